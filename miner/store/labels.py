@@ -1,0 +1,118 @@
+"""SQL for the analysis stage: audits, labels and evidence keyed by repository and commit."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from miner.codebook import CODEBOOK_VERSION, FIELD_NAMES, Evidence, format_value
+from miner.store.core import StoreBase
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from miner.models import AuditResult
+
+
+class LabelQueries(StoreBase):
+    """Queries over audits, labels and evidence."""
+
+    def save_audit(
+        self, repo_id: int, commit_sha: str, full_name: str | None, result: AuditResult
+    ) -> None:
+        """Store one audit's labels and evidence, replacing any earlier audit of that commit."""
+        from miner import __version__
+
+        with self.transaction() as conn:
+            conn.execute(
+                "DELETE FROM audits WHERE repo_id = ? AND commit_sha = ?", (repo_id, commit_sha)
+            )
+            conn.execute(
+                "INSERT INTO audits (repo_id, commit_sha, full_name, status, error, warnings,"
+                " details, miner_version, codebook_version, analysed_at)"
+                " VALUES (?, ?, ?, 'ok', NULL, ?, ?, ?, ?, ?)",
+                (
+                    repo_id,
+                    commit_sha,
+                    full_name,
+                    json.dumps(list(result.warnings)),
+                    json.dumps(result.details, sort_keys=True, default=str),
+                    __version__,
+                    CODEBOOK_VERSION,
+                    result.analysed_at,
+                ),
+            )
+            for name, label in result.labels.items():
+                conn.execute(
+                    "INSERT INTO labels (repo_id, commit_sha, field, value) VALUES (?, ?, ?, ?)",
+                    (repo_id, commit_sha, name, format_value(label.value)),
+                )
+                for seq, ev in enumerate(label.evidence):
+                    conn.execute(
+                        "INSERT INTO evidence (repo_id, commit_sha, field, seq, path, line, text,"
+                        " rule) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (repo_id, commit_sha, name, seq, ev.path, ev.line, ev.text, ev.rule),
+                    )
+
+    def save_audit_failure(
+        self, repo_id: int, commit_sha: str, full_name: str | None, error: str, when: str
+    ) -> None:
+        """Record that auditing a commit failed, so `analyze` reports it and moves on."""
+        from miner import __version__
+
+        with self.transaction() as conn:
+            conn.execute(
+                "DELETE FROM audits WHERE repo_id = ? AND commit_sha = ?", (repo_id, commit_sha)
+            )
+            conn.execute(
+                "INSERT INTO audits (repo_id, commit_sha, full_name, status, error, warnings,"
+                " details, miner_version, codebook_version, analysed_at)"
+                " VALUES (?, ?, ?, 'failed', ?, '[]', '{}', ?, ?, ?)",
+                (repo_id, commit_sha, full_name, error, __version__, CODEBOOK_VERSION, when),
+            )
+
+    def audit_status(self, repo_id: int, commit_sha: str) -> str | None:
+        """'ok', 'failed', or None when this commit was never audited."""
+        row = self.conn.execute(
+            "SELECT status FROM audits WHERE repo_id = ? AND commit_sha = ?", (repo_id, commit_sha)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def evidence_for(self, repo_id: int, commit_sha: str, field: str) -> list[Evidence]:
+        """The evidence stored for one field of one audit, in order."""
+        rows = self.query(
+            "SELECT path, line, text, rule FROM evidence WHERE repo_id = ? AND commit_sha = ?"
+            " AND field = ? ORDER BY seq",
+            (repo_id, commit_sha, field),
+        )
+        return [Evidence(r["path"], r["line"], r["text"], r["rule"]) for r in rows]
+
+    def labels_frame(self) -> pd.DataFrame:
+        """One row per successfully audited repository (its latest audit), codebook columns."""
+        import pandas as pd
+
+        audits = self.query(
+            "SELECT a.repo_id, a.full_name, a.commit_sha, a.analysed_at FROM audits a"
+            " WHERE a.status = 'ok' AND a.analysed_at = (SELECT MAX(b.analysed_at) FROM audits b"
+            " WHERE b.repo_id = a.repo_id AND b.status = 'ok') ORDER BY a.full_name, a.repo_id"
+        )
+        rows = []
+        for audit in audits:
+            values = {
+                r["field"]: r["value"]
+                for r in self.query(
+                    "SELECT field, value FROM labels WHERE repo_id = ? AND commit_sha = ?",
+                    (audit["repo_id"], audit["commit_sha"]),
+                )
+            }
+            rows.append(
+                {
+                    "repo_id": audit["repo_id"],
+                    "full_name": audit["full_name"],
+                    "commit_sha": audit["commit_sha"],
+                    **{name: values.get(name, "") for name in FIELD_NAMES},
+                    "analysed_at": audit["analysed_at"],
+                }
+            )
+        columns = ["repo_id", "full_name", "commit_sha", *FIELD_NAMES, "analysed_at"]
+        return pd.DataFrame(rows, columns=columns)
