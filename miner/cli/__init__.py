@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import typer
-from typer._click.core import Context
 from typer.core import TyperGroup
 
 from miner import __version__
@@ -16,7 +15,7 @@ from miner.errors import MinerError
 class MinerGroup(TyperGroup):
     """Turns every MinerError raised below it into a one-line message and exit code 1."""
 
-    def invoke(self, ctx: Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:  # typer's vendored click Context
         try:
             return super().invoke(ctx)
         except MinerError as exc:
