@@ -1,1 +1,114 @@
-"""Placeholder replaced by its stage."""
+"""`miner audit PATH` (one folder, offline) and `miner analyze` (every stored clone)."""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from miner.cli import app
+from miner.cli.common import DbOption, StudyOption, is_tty, open_store, settings
+from miner.models import AuditResult
+
+
+class AuditFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+def _render_text(result: AuditResult, all_evidence: bool) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from miner.codebook import FIELD_NAMES, format_value
+
+    console = Console(soft_wrap=not is_tty())
+    table = Table(title=f"miner audit {result.path}", show_lines=False, expand=False)
+    table.add_column("field", style="bold")
+    table.add_column("value")
+    table.add_column("evidence (file:line  rule  text)", overflow="fold")
+    for name in FIELD_NAMES:
+        label = result.labels.get(name)
+        if label is None:
+            table.add_row(name, "[red]not labelled[/red]", "")
+            continue
+        shown = label.evidence if all_evidence else label.evidence[:2]
+        lines = [f"{e.path}:{e.line}  {e.rule}  {e.text.strip()[:160]}" for e in shown]
+        if len(label.evidence) > len(shown):
+            lines.append(f"... {len(label.evidence) - len(shown)} more (--all-evidence)")
+        table.add_row(name, format_value(label.value) or "-", "\n".join(lines))
+    console.print(table)
+    for warning in result.warnings:
+        console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+
+
+@app.command("audit")
+def audit_command(
+    path: Annotated[
+        Path, typer.Argument(help="A local checkout or any folder (no .git needed).", exists=True)
+    ],
+    fmt: Annotated[
+        AuditFormat, typer.Option("--format", "-f", help="text (a table) or json.")
+    ] = AuditFormat.text,
+    all_evidence: Annotated[
+        bool, typer.Option("--all-evidence", help="Show every piece of evidence in text output.")
+    ] = False,
+) -> None:
+    """Audit one folder: every codebook field with the file, line, text and rule behind it."""
+    from miner.analyse import audit
+
+    result = audit(path)
+    if fmt is AuditFormat.json:
+        typer.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False, default=str))
+    else:
+        _render_text(result, all_evidence)
+
+
+@app.command("analyze")
+def analyze_command(
+    workers: Annotated[
+        int, typer.Option("--workers", "-w", min=1, help="Parallel audit processes.")
+    ] = 2,
+    refresh: Annotated[
+        bool, typer.Option("--refresh", help="Audit again commits that were already audited.")
+    ] = False,
+    study: StudyOption = None,
+    db: DbOption = None,
+) -> None:
+    """Audit every cloned repository and store its labels and evidence (resumable)."""
+    from miner.analyse import analyze
+
+    config = settings(study, db)
+    counts = {"audited": 0, "skipped": 0, "failed": 0}
+    with open_store(config) as store:
+        events = analyze(store, workers=workers, refresh=refresh)
+        if is_tty():
+            from rich.progress import Progress
+
+            with Progress() as progress:
+                task = progress.add_task("analysing", total=None)
+                for event in events:
+                    progress.update(task, total=event.total, completed=event.done)
+                    if event.status == "skipped":
+                        counts["skipped"] = event.done
+                        continue
+                    counts[event.status] += 1
+                    if event.status == "failed":
+                        progress.console.print(
+                            f"[red]failed[/red] {event.full_name}: {event.error}"
+                        )
+        else:
+            for event in events:
+                if event.status == "skipped":
+                    counts["skipped"] = event.done
+                    typer.echo(f"skipped {event.done} already audited")
+                    continue
+                counts[event.status] += 1
+                suffix = f": {event.error}" if event.error else ""
+                typer.echo(f"[{event.done}/{event.total}] {event.status} {event.full_name}{suffix}")
+    typer.echo(
+        f"audited {counts['audited']}, skipped {counts['skipped']}, failed {counts['failed']}"
+    )

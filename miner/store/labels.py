@@ -78,6 +78,11 @@ class LabelQueries(StoreBase):
         ).fetchone()
         return None if row is None else str(row[0])
 
+    def is_archived(self, repo_id: int) -> bool:
+        """True when GitHub marks the repository archived (known from search, not a clone)."""
+        row = self.conn.execute("SELECT archived FROM repos WHERE id = ?", (repo_id,)).fetchone()
+        return bool(row and row[0])
+
     def evidence_for(self, repo_id: int, commit_sha: str, field: str) -> list[Evidence]:
         """The evidence stored for one field of one audit, in order."""
         rows = self.query(

@@ -1,0 +1,154 @@
+"""The analysis stage: audit one checkout with every detector, or every stored clone."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from miner.codebook import FIELD_NAMES
+from miner.detect import AuditContext, Detector
+from miner.docs import Documents
+from miner.errors import ConfigError
+from miner.files import RepoTree
+from miner.models import AuditResult, Checkout, Label
+from miner.store import Store
+
+
+def _registry() -> tuple[Detector, ...]:
+    # Imported lazily: spaCy and friends load only when an audit runs.
+    from miner.classify.exclusions import classify_project
+    from miner.classify.hardware import classify_hardware
+    from miner.classify.software import classify_software
+    from miner.detect.frameworks import detect_frameworks
+    from miner.detect.languages import detect_language
+    from miner.detect.networks import detect_networks
+
+    return (
+        detect_frameworks,
+        detect_language,
+        detect_networks,
+        classify_software,
+        classify_hardware,
+        classify_project,
+    )
+
+
+def audit(path: Path | str, commit_sha: str | None = None) -> AuditResult:
+    """Audit one local folder: every codebook field with evidence; never raises on bad input."""
+    root = Path(path)
+    if not root.is_dir():
+        raise ConfigError(f"{root}: not a folder")
+    tree = RepoTree(root)
+    ctx = AuditContext(tree=tree, docs=Documents(tree))
+    labels: dict[str, Label] = {}
+    for detector in _registry():
+        try:
+            for label in detector(ctx, labels):
+                labels[label.field] = label
+        except Exception as exc:  # one broken detector must not lose the others' labels
+            name = getattr(detector, "__name__", "detector")
+            ctx.warnings.append(f"{name} failed: {type(exc).__name__}: {exc}")
+    ordered = {name: labels[name] for name in FIELD_NAMES if name in labels}
+    return AuditResult(
+        labels=ordered,
+        warnings=tuple(dict.fromkeys(ctx.warnings)),
+        details=ctx.details,
+        path=str(root),
+        commit_sha=commit_sha,
+    )
+
+
+@dataclass(frozen=True)
+class AnalyzeEvent:
+    """Progress of `analyze`: one repository done (or skipped, or failed)."""
+
+    full_name: str
+    status: str  # audited | skipped | failed
+    done: int
+    total: int
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class AnalyzeSummary:
+    """What `analyze` did."""
+
+    audited: int
+    skipped: int
+    failed: int
+
+
+def _audit_job(checkout: Checkout) -> AuditResult | str:
+    try:
+        return audit(checkout.path, checkout.commit_sha)
+    except Exception as exc:  # reported per repository; the batch goes on
+        return f"{type(exc).__name__}: {exc}"
+
+
+def analyze(
+    store: Store, workers: int | None = None, refresh: bool = False
+) -> Iterator[AnalyzeEvent]:
+    """Audit every stored clone not yet audited at its commit, persisting labels as it goes."""
+    checkouts = list(store.checkouts())
+    todo = []
+    skipped = 0
+    for c in checkouts:
+        if c.repo_id is None or not c.commit_sha:
+            continue
+        if not refresh and store.audit_status(c.repo_id, c.commit_sha) == "ok":
+            skipped += 1
+            continue
+        todo.append(c)
+    total = len(todo) + skipped
+    done = skipped
+    if skipped:
+        yield AnalyzeEvent("", "skipped", done, total)
+    workers = max(1, workers or min(2, os.cpu_count() or 1))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for checkout, result in zip(todo, pool.map(_audit_job, todo, chunksize=4), strict=True):
+            done += 1
+            name = checkout.full_name or str(checkout.path)
+            assert checkout.repo_id is not None and checkout.commit_sha is not None
+            if isinstance(result, str):
+                when = datetime.now().astimezone().isoformat()
+                store.save_audit_failure(
+                    checkout.repo_id, checkout.commit_sha, checkout.full_name, result, when
+                )
+                yield AnalyzeEvent(name, "failed", done, total, result)
+            else:
+                if store.is_archived(checkout.repo_id):
+                    result = with_archived(result)
+                store.save_audit(checkout.repo_id, checkout.commit_sha, checkout.full_name, result)
+                yield AnalyzeEvent(name, "audited", done, total)
+
+
+def with_archived(result: AuditResult) -> AuditResult:
+    """Add the `archived` exclusion, which only the GitHub API can see, to an audit."""
+    from dataclasses import replace
+
+    from miner.codebook import Evidence
+
+    old = result.labels.get("exclude")
+    values = frozenset(old.value) if old and isinstance(old.value, frozenset) else frozenset()
+    evidence = (
+        *(old.evidence if old else ()),
+        Evidence("", 0, "archived on GitHub", "api.archived"),
+    )
+    labels = dict(result.labels)
+    labels["exclude"] = Label("exclude", values | {"archived"}, evidence)
+    return replace(result, labels=labels)
+
+
+def summarise(events: Iterator[AnalyzeEvent]) -> AnalyzeSummary:
+    """Drain `analyze` events into counts."""
+    counts = {"audited": 0, "skipped": 0, "failed": 0}
+    for event in events:
+        if event.status == "skipped":
+            counts["skipped"] = event.done
+        else:
+            counts[event.status] += 1
+    return AnalyzeSummary(**counts)

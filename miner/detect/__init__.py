@@ -1,0 +1,30 @@
+"""Detectors: pure functions of a checkout that return codebook labels with evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from miner.docs import Documents
+from miner.files import RepoTree
+from miner.models import Label
+
+
+@dataclass
+class AuditContext:
+    """What every detector may read: the files, the parsed docs, and shared notes."""
+
+    tree: RepoTree
+    docs: Documents
+    details: dict[str, Any] = field(default_factory=dict)  # structured extras, e.g. versions
+
+    @property
+    def warnings(self) -> list[str]:
+        """Warnings shown with the audit (unreadable files, malformed manifests ...)."""
+        return self.tree.warnings
+
+
+# A detector reads the context and the labels decided before it (the registry's order), and
+# returns the labels it decides. Adding a detector is one entry in miner.analyse.REGISTRY.
+Detector = Callable[[AuditContext, Mapping[str, Label]], Iterable[Label]]

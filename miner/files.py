@@ -1,0 +1,215 @@
+"""Which files of a checkout are read (the codebook's "What is read"), and reading them safely.
+
+A checkout is untrusted input: symlinks are never followed out of it, binary and oversized files
+are skipped, and any encoding decodes (invalid bytes become U+FFFD) instead of failing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path, PurePosixPath
+
+MAX_FILE_BYTES = 2_000_000
+MAX_FILES = 60_000
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".ipynb_checkpoints", ".venv", "venv",
+     "site-packages", ".tox", ".mypy_cache", ".pytest_cache", ".idea", ".vscode"}
+)  # fmt: skip
+DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".mdown", ".rest")
+NOT_DOCS = re.compile(
+    r"(^|/)(licen[cs]e|copying|notice|changelog|changes|history|news|code_of_conduct|authors|"
+    r"contributors|citation|patents)[^/]*$|(^|/)requirements[^/]*\.txt$|(^|/)[^/]*cmakelists\.txt$",
+    re.IGNORECASE,
+)
+ROOT_TEXT_DOC = re.compile(
+    r"^(readme|install|installation|setup|usage|getting|guide|hardware|requirements?_?notes|"
+    r"docs?|instructions?|howto|tutorial|notes)[^/]*\.txt$",
+    re.IGNORECASE,
+)
+DEPENDENCY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("requirements_file", re.compile(r"(^|/)[^/]*requirements[^/]*\.(txt|in|pip)$", re.I)),
+    ("conda_env", re.compile(r"(^|/)(environment[^/]*|conda[^/]*)\.ya?ml$", re.I)),
+    ("setup", re.compile(r"(^|/)(setup\.py|setup\.cfg|pyproject\.toml)$", re.I)),
+    ("pipfile", re.compile(r"(^|/)Pipfile(\.lock)?$")),
+    ("poetry", re.compile(r"(^|/)poetry\.lock$")),
+    ("dockerfile", re.compile(
+        r"(^|/)(Dockerfile[^/]*|[^/]*\.dockerfile|docker-compose[^/]*\.ya?ml)$", re.I)),
+    ("other_manifest", re.compile(
+        r"(^|/)([^/]*\.rockspec|package\.json|CMakeLists\.txt|DESCRIPTION|install[^/]*\.sh|"
+        r"Project\.toml|requirements\.R|go\.mod|pom\.xml|build\.gradle)$", re.I)),
+)  # fmt: skip
+LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)|href=[\"']([^\"']+)[\"']")
+
+
+@dataclass(frozen=True)
+class RepoFile:
+    """One regular file of a checkout: its POSIX path relative to the root and its size."""
+
+    path: str
+    size: int
+
+    @property
+    def name(self) -> str:
+        """The file name."""
+        return PurePosixPath(self.path).name
+
+    @property
+    def suffix(self) -> str:
+        """The lower-case suffix, e.g. '.py'."""
+        return PurePosixPath(self.path).suffix.lower()
+
+    @property
+    def depth(self) -> int:
+        """0 for a file at the root, 1 one folder down, and so on."""
+        return self.path.count("/")
+
+
+@dataclass
+class RepoTree:
+    """The readable files of one checkout (a plain folder is enough; .git is ignored)."""
+
+    root: Path
+    max_bytes: int = MAX_FILE_BYTES
+    warnings: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.root = Path(self.root).resolve()
+        self._cache: dict[str, str | None] = {}
+
+    @cached_property
+    def files(self) -> tuple[RepoFile, ...]:
+        """Every regular file under the root, sorted; links out of the tree are left out."""
+        found: list[RepoFile] = []
+        root = str(self.root)
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+            for name in filenames:
+                full = os.path.join(dirpath, name)
+                rel = os.path.relpath(full, root).replace(os.sep, "/")
+                size = self._regular_size(full, rel)
+                if size is not None:
+                    found.append(RepoFile(rel, size))
+                if len(found) >= MAX_FILES:
+                    self.warnings.append(f"more than {MAX_FILES} files: the rest is not read")
+                    return tuple(sorted(found, key=lambda f: f.path))
+        return tuple(sorted(found, key=lambda f: f.path))
+
+    def _regular_size(self, full: str, rel: str) -> int | None:
+        try:
+            if os.path.islink(full):
+                target = os.path.realpath(full)
+                if not target.startswith(str(self.root) + os.sep) or not os.path.isfile(target):
+                    self.warnings.append(f"{rel}: symlink out of the checkout, not followed")
+                    return None
+                return os.path.getsize(target)
+            return os.path.getsize(full) if os.path.isfile(full) else None
+        except OSError:
+            return None
+
+    @cached_property
+    def paths(self) -> frozenset[str]:
+        """The set of relative paths, for membership tests."""
+        return frozenset(f.path for f in self.files)
+
+    def read_text(self, rel: str) -> str | None:
+        """The file's text, or None when it is missing, binary, oversized or unreadable."""
+        if rel in self._cache:
+            return self._cache[rel]
+        text = self._read(rel)
+        self._cache[rel] = text
+        return text
+
+    def _read(self, rel: str) -> str | None:
+        if rel not in self.paths:
+            return None
+        full = os.path.realpath(self.root / rel)
+        if not full.startswith(str(self.root) + os.sep):
+            return None
+        try:
+            if os.path.getsize(full) > self.max_bytes:
+                self.warnings.append(f"{rel}: larger than {self.max_bytes} bytes, skipped")
+                return None
+            with open(full, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            self.warnings.append(f"{rel}: unreadable ({exc.strerror})")
+            return None
+        if b"\0" in data[:8192]:
+            return None
+        if data.startswith(b"\xff\xfe") or data.startswith(b"\xfe\xff"):
+            return data.decode("utf-16", errors="replace")
+        return data.decode("utf-8-sig", errors="replace")
+
+    def with_suffix(self, *suffixes: str) -> list[RepoFile]:
+        """Files whose lower-case suffix is one of `suffixes`."""
+        wanted = tuple(s.lower() for s in suffixes)
+        return [f for f in self.files if f.suffix in wanted]
+
+    @cached_property
+    def readme(self) -> str | None:
+        """The root README (Markdown preferred), if any."""
+        candidates = [f for f in self.files if f.depth == 0 and f.name.lower().startswith("readme")]
+        candidates.sort(
+            key=lambda f: (f.suffix not in (".md", ".markdown"), f.suffix == "", f.path)
+        )
+        return candidates[0].path if candidates else None
+
+    @cached_property
+    def docs(self) -> tuple[str, ...]:
+        """Documentation files in reading order: README, files it links to, root and docs/ prose."""
+        chosen: list[str] = []
+        if self.readme:
+            chosen.append(self.readme)
+            chosen.extend(self._linked_docs(self.readme))
+        for f in self.files:
+            if f.suffix not in DOC_SUFFIXES or NOT_DOCS.search(f.path):
+                continue
+            top = f.path.split("/", 1)[0].lower()
+            if f.depth == 0:
+                if f.suffix == ".txt" and not ROOT_TEXT_DOC.match(f.name):
+                    continue
+                chosen.append(f.path)
+            elif top in ("docs", "doc") and f.suffix != ".txt":
+                chosen.append(f.path)
+            elif f.name.lower().startswith("readme") and f.depth <= 2 and f.suffix != ".txt":
+                # Sub-project READMEs often carry the install and hardware notes of the model.
+                chosen.append(f.path)
+        return tuple(dict.fromkeys(chosen))
+
+    def _linked_docs(self, doc: str) -> list[str]:
+        text = self.read_text(doc) or ""
+        base = PurePosixPath(doc).parent
+        linked = []
+        for match in LINK.finditer(text):
+            target = (match.group(1) or match.group(2) or "").split("#", 1)[0]
+            if not target or "://" in target or target.startswith(("mailto:", "/")):
+                continue
+            rel = os.path.normpath(str(base / target)).replace(os.sep, "/")
+            if rel in self.paths and PurePosixPath(rel).suffix.lower() in DOC_SUFFIXES:
+                if not NOT_DOCS.search(rel):
+                    linked.append(rel)
+        return linked
+
+    @cached_property
+    def dependency_files(self) -> tuple[tuple[str, str], ...]:
+        """(path, source kind) for every dependency file, kind named as in software_req_sources."""
+        found = []
+        for f in self.files:
+            for kind, pattern in DEPENDENCY_PATTERNS:
+                if pattern.search(f.path):
+                    found.append((f.path, kind))
+                    break
+        return tuple(found)
+
+
+def is_vendored(path: str) -> bool:
+    """True for third-party or generated code that does not define the project's own model."""
+    parts = path.lower().split("/")
+    return any(
+        p in ("third_party", "thirdparty", "3rdparty", "external", "externals", "vendor",
+              "vendored", "deps", "lib64", "site-packages", "dist", "build")
+        for p in parts[:-1]
+    )  # fmt: skip

@@ -1,0 +1,1 @@
+"""Candidate selection for variance experiments: static evidence, ranking and the manifest."""
