@@ -42,7 +42,11 @@ def audit(path: Path | str, commit_sha: str | None = None) -> AuditResult:
     root = Path(path)
     if not root.is_dir():
         raise ConfigError(f"{root}: not a folder")
-    tree = RepoTree(root)
+    return audit_tree(RepoTree(root), commit_sha)
+
+
+def audit_tree(tree: RepoTree, commit_sha: str | None = None) -> AuditResult:
+    """Audit the files of `tree` with every detector in the registry, in order."""
     ctx = AuditContext(tree=tree, docs=Documents(tree))
     labels: dict[str, Label] = {}
     for detector in _registry():
@@ -57,7 +61,7 @@ def audit(path: Path | str, commit_sha: str | None = None) -> AuditResult:
         labels=ordered,
         warnings=tuple(dict.fromkeys(ctx.warnings)),
         details=ctx.details,
-        path=str(root),
+        path=str(tree.root),
         commit_sha=commit_sha,
     )
 

@@ -18,6 +18,7 @@ from miner.files import RepoTree
 BlockKind = Literal["heading", "paragraph", "list_item", "table_row", "code", "html"]
 RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
 TAGS = re.compile(r"<[^>]+>")
+HTML_HEADING = re.compile(r"\s*<h([1-6])[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,23 @@ def _inline_text(token: object) -> str:
     return text if "<" not in text else TAGS.sub(" ", text)
 
 
+def _is_bold_title(token: object, content: str) -> bool:
+    """True for a short paragraph that is one bold span, e.g. "**Setup**"."""
+    kinds = [
+        c.type
+        for c in getattr(token, "children", None) or []
+        if c.type != "softbreak" and not (c.type == "text" and not c.content.strip())
+    ]
+    return (
+        len(content) <= 60
+        and "\n" not in content
+        and not content.endswith(".")
+        and kinds[:1] == ["strong_open"]
+        and kinds[-1:] == ["strong_close"]
+        and kinds.count("strong_open") == 1
+    )
+
+
 def parse_markdown(path: str, text: str) -> list[Block]:
     """Blocks of a Markdown document, in order, with their starting lines."""
     from markdown_it import MarkdownIt
@@ -86,13 +104,25 @@ def parse_markdown(path: str, text: str) -> list[Block]:
             in_list -= 1
         elif tok.type == "paragraph_open":
             content = _inline_text(tokens[i + 1]).strip()
-            if content:
+            if content and not in_list and _is_bold_title(tokens[i + 1], content):
+                # "**Requirements**" on a line of its own is used as a heading.
+                section = content.rstrip(":").strip().lower()
+                blocks.append(Block(path, line, "heading", content, section))
+            elif content:
                 kind: BlockKind = "list_item" if in_list else "paragraph"
                 blocks.append(Block(path, line, kind, content, section))
         elif tok.type in ("fence", "code_block"):
             blocks.append(Block(path, line + (tok.type == "fence"), "code", tok.content, section))
         elif tok.type == "html_block":
             content = _html_text(tok.content)
+            title = HTML_HEADING.match(tok.content)
+            heading = " ".join(TAGS.sub(" ", title.group(2)).split()) if title else ""
+            if heading:
+                # <h1>Requirements</h1> opens a section like a Markdown heading does.
+                section = heading.rstrip(":").strip().lower()
+                blocks.append(Block(path, line, "heading", heading, section))
+                if content == heading:
+                    continue
             if content:
                 blocks.append(Block(path, line, "html", content, section))
         elif tok.type == "thead_open":

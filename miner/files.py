@@ -54,12 +54,15 @@ class RepoFile:
     @property
     def name(self) -> str:
         """The file name."""
-        return PurePosixPath(self.path).name
+        # String operations, not PurePosixPath: detectors ask this of every file of big trees.
+        return self.path.rsplit("/", 1)[-1]
 
     @property
     def suffix(self) -> str:
-        """The lower-case suffix, e.g. '.py'."""
-        return PurePosixPath(self.path).suffix.lower()
+        """The lower-case suffix, e.g. '.py' ('' for '.bashrc' or 'Makefile', as pathlib)."""
+        name = self.path.rsplit("/", 1)[-1]
+        dot = name.rfind(".")
+        return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
 
     @property
     def depth(self) -> int:
@@ -84,11 +87,12 @@ class RepoTree:
         """Every regular file under the root, sorted; links out of the tree are left out."""
         found: list[RepoFile] = []
         root = str(self.root)
+        prefix = root.rstrip(os.sep) + os.sep  # slicing, not os.path.relpath: big trees
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
             for name in filenames:
                 full = os.path.join(dirpath, name)
-                rel = os.path.relpath(full, root).replace(os.sep, "/")
+                rel = full[len(prefix) :].replace(os.sep, "/")
                 size = self._regular_size(full, rel)
                 if size is not None:
                     found.append(RepoFile(rel, size))
@@ -113,6 +117,11 @@ class RepoTree:
     def paths(self) -> frozenset[str]:
         """The set of relative paths, for membership tests."""
         return frozenset(f.path for f in self.files)
+
+    @property
+    def read_paths(self) -> tuple[str, ...]:
+        """The paths read so far (for measuring what an audit reads)."""
+        return tuple(self._cache)
 
     def read_text(self, rel: str) -> str | None:
         """The file's text, or None when it is missing, binary, oversized or unreadable."""
@@ -178,6 +187,15 @@ class RepoTree:
                 # Sub-project READMEs often carry the install and hardware notes of the model.
                 chosen.append(f.path)
         return tuple(dict.fromkeys(chosen))
+
+    @cached_property
+    def codebook_docs(self) -> tuple[str, ...]:
+        """`docs` as the codebook reads them: sub-folder READMEs only when the README links them."""
+        linked = set(self._linked_docs(self.readme)) if self.readme else set()
+        return tuple(
+            p for p in self.docs
+            if "/" not in p or p.split("/", 1)[0].lower() in ("docs", "doc") or p in linked
+        )  # fmt: skip
 
     def _linked_docs(self, doc: str) -> list[str]:
         text = self.read_text(doc) or ""

@@ -1,1 +1,102 @@
-"""Placeholder replaced by its stage."""
+"""`miner select`: rank audited repositories for variance experiments and write manifests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from miner.cli import app
+from miner.cli.common import DbOption, StudyOption, is_tty, open_store, settings
+
+if TYPE_CHECKING:
+    from miner.select.selection import Selection
+
+
+@app.command("select")
+def select_cmd(
+    n: Annotated[int, typer.Option("--n", help="How many candidates to pick.")] = 5,
+    require: Annotated[
+        str,
+        typer.Option(
+            "--require",
+            help="Criteria a candidate must meet, comma-separated: training_code, "
+            "data_available, cpu, pinned, entry_point, seeds, thread_hooks ('' for none).",
+        ),
+    ] = "training_code,entry_point",
+    diversify: Annotated[
+        str | None,
+        typer.Option(
+            "--diversify",
+            help="Spread the pick over framework, domain and/or version (greedy), e.g. "
+            "framework,domain,version.",
+        ),
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="Manifest format: yaml or json.")] = "yaml",
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Manifest folder (default: data/runs/manifests)."),
+    ] = None,
+    include_excluded: Annotated[
+        bool,
+        typer.Option(
+            "--include-excluded", help="Also consider repositories the codebook excludes."
+        ),
+    ] = False,
+    study: StudyOption = None,
+    db: DbOption = None,
+) -> None:
+    """Rank analysed repositories for variance experiments from static evidence and write a
+    runnable manifest per picked project (`miner experiment run MANIFEST`)."""
+    from miner.select.rank import DIVERSITY_KEYS, REQUIREMENTS, parse_names
+    from miner.select.selection import SelectOptions, select_candidates
+
+    config = settings(study, db)
+    options = SelectOptions(
+        out_dir=out or config.runs / "manifests",
+        n=n,
+        require=parse_names(require, REQUIREMENTS, "--require"),
+        diversify=parse_names(diversify, DIVERSITY_KEYS, "--diversify"),
+        fmt=fmt,
+        include_excluded=include_excluded,
+        base_dir=config.study_dir,
+    )
+    with open_store(config) as store:
+        result = select_candidates(store, options)
+    _render(result)
+
+
+def _render(result: Selection) -> None:
+    """A table of the picked candidates, then the counts and where the manifests went."""
+    rows = []
+    for i, c in enumerate(result.picked, start=1):
+        entry = c.scan.entry_points[0].script if c.scan.entry_points else "-"
+        version = c.version.split(" ", 1)[1]
+        rows.append((str(i), c.full_name, f"{c.score:g}", c.framework, version, c.domain,
+                     c.cpu["level"], c.cost["level"], entry))  # fmt: skip
+    headers = ("#", "repository", "score", "framework", "version", "domain", "cpu", "cost", "entry")
+    if is_tty():
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(*headers)
+        for row in rows:
+            table.add_row(*row)
+        Console().print(table)
+    else:
+        typer.echo("\t".join(headers))
+        for row in rows:
+            typer.echo("\t".join(row))
+    reasons: dict[str, int] = {}
+    for skip in result.skipped:
+        key = skip.reason.split(":")[0] if skip.reason.startswith("excluded") else skip.reason
+        reasons[key] = reasons.get(key, 0) + 1
+    summary = ", ".join(f"{count} {why}" for why, count in sorted(reasons.items()))
+    typer.echo(
+        f"assessed {len(result.assessed)}, eligible {result.eligible}, picked "
+        f"{len(result.picked)}" + (f"; left out: {summary}" if summary else ""),
+        err=True,
+    )
+    for path in result.manifests:
+        typer.echo(f"wrote {path}", err=True)

@@ -18,6 +18,8 @@ class AuditContext:
     tree: RepoTree
     docs: Documents
     details: dict[str, Any] = field(default_factory=dict)  # structured extras, e.g. versions
+    # Intermediate results shared by detectors (e.g. the scanned source index); not output.
+    cache: dict[str, Any] = field(default_factory=dict)
 
     @property
     def warnings(self) -> list[str]:

@@ -36,11 +36,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options, with environment fallbacks for the ones a runner sets."""
     env = os.environ
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seed", type=int, default=_env_int("MINER_SEED"),
-                        help="training seed (default: MINER_SEED, else fresh entropy)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=_env_int("MINER_SEED"),
+        help="training seed (default: MINER_SEED, else fresh entropy)",
+    )
     parser.add_argument("--data-seed", type=int, default=0, help="seed of the generated data")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="gradient workers (default: OMP_NUM_THREADS, else usable CPUs)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="gradient workers (default: OMP_NUM_THREADS, else usable CPUs)",
+    )
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--hidden", type=int, default=64)
@@ -48,10 +56,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--samples", type=int, default=3000, help="training samples")
     parser.add_argument("--features", type=int, default=32)
     parser.add_argument("--classes", type=int, default=4)
-    parser.add_argument("--metrics", default=env.get("MINER_METRICS_FILE"),
-                        help="write the metrics JSON here")
-    parser.add_argument("--weights", default=env.get("MINER_WEIGHTS_FILE"),
-                        help="write the trained weights here")
+    parser.add_argument(
+        "--metrics", default=env.get("MINER_METRICS_FILE"), help="write the metrics JSON here"
+    )
+    parser.add_argument(
+        "--weights", default=env.get("MINER_WEIGHTS_FILE"), help="write the trained weights here"
+    )
     return parser.parse_args(argv)  # fmt: skip
 
 
@@ -153,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     seed = args.seed
     entropy = None
     if seed is None:
-        entropy = int(np.random.SeedSequence().entropy % 2**63)  # an unseeded run: fresh entropy
+        # An unseeded run: fresh OS entropy, as in a project that never sets a seed.
+        entropy = int(np.random.SeedSequence().entropy) % 2**63  # type: ignore[arg-type]
     rng = np.random.default_rng(seed if seed is not None else entropy)
     print(f"seed: {seed if seed is not None else 'default'}  workers: {workers}", flush=True)
 

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from miner.codebook import (
     FIELD_BY_NAME,
     FIELD_NAMES,
-    SET_FIELDS,
     format_value,
     paper_framework,
     paper_network,
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
 UNCLEAR = "unclear"
 NOT_APPLICABLE = "n/a"
 SPECIAL_VALUES = (UNCLEAR, NOT_APPLICABLE)
+EMPTY_SET = "none"  # what annotators write for an empty set
 ID_COLUMNS = ("repo_id", "full_name", "commit_sha")
 
 
@@ -39,6 +39,7 @@ class LabelSet:
     source: str  # auto | consensus
     origin: str  # the store or the consensus file the labels were read from
     frame: pd.DataFrame
+    as_of: str | None = None  # the latest analysis time, for auto labels
 
 
 def load_labels(store: Store, source: str, consensus_path: Path | None = None) -> LabelSet:
@@ -46,32 +47,25 @@ def load_labels(store: Store, source: str, consensus_path: Path | None = None) -
     if source == "auto":
         raw = store.labels_frame()
         frame = normalise(raw, str(store.path), StoreError)
-        return LabelSet("auto", str(store.path), frame)
+        times = sorted(str(t) for t in raw["analysed_at"] if t)
+        return LabelSet("auto", str(store.path), frame, times[-1] if times else None)
     if source == "consensus":
         if consensus_path is None:
             raise ConfigError("--labels consensus needs the consensus file's path")
         raw = read_consensus(consensus_path)
         frame = normalise(raw, str(consensus_path), SheetError)
-        return LabelSet("consensus", str(consensus_path), _attach_repo_ids(frame, store))
+        return LabelSet("consensus", str(consensus_path), frame)
     raise ConfigError(f"unknown label source {source!r}; choose auto or consensus")
 
 
 def read_consensus(path: Path) -> pd.DataFrame:
-    """Read annotations/consensus.csv (sheet format) as strings, keeping empty cells empty."""
-    import pandas as pd
+    """The annotation stage's consensus layer (full_name, repo_id, commit_sha, codebook fields)."""
+    from miner.annotate.reconcile import load_consensus
 
-    if not path.is_file():
-        raise ConfigError(f"no consensus at {path}: run `miner annotate` to reconcile first")
     try:
-        frame = pd.read_csv(
-            path, dtype=str, keep_default_na=False, encoding="utf-8-sig", na_filter=False
-        )
-    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
-        raise SheetError(f"{path}: not a readable CSV ({exc})") from None
-    missing = [c for c in ("full_name", *FIELD_NAMES) if c not in frame.columns]
-    if missing:
-        raise SheetError(f"{path}: missing column(s) {', '.join(missing)}")
-    return frame
+        return load_consensus(path)
+    except ValueError as exc:  # pandas' parse errors and a repo_id that is not a number
+        raise SheetError(f"{path}: not a readable consensus sheet ({exc})") from None
 
 
 def normalise(raw: pd.DataFrame, origin: str, error: type[MinerError]) -> pd.DataFrame:
@@ -101,7 +95,10 @@ def canonical(field: str, cell: object) -> str:
     text = "" if cell is None or _is_nan(cell) else str(cell).strip()
     if text.lower() in SPECIAL_VALUES or not text:
         return text.lower()
-    if FIELD_BY_NAME[field].kind != "bool":
+    kind = FIELD_BY_NAME[field].kind
+    if kind == "set" and text.lower() == EMPTY_SET:
+        return ""
+    if kind != "bool":
         text = text.lower() if not text.startswith("other:") else text
         if field in ("paper_framework", "paper_network"):
             text = _paper_case(field, text)
@@ -125,10 +122,14 @@ def _derive(row: dict[str, object]) -> dict[str, object]:
     if not row["paper_network"] and types:
         row["paper_network"] = types if types in SPECIAL_VALUES else paper_network(types.split(";"))
     parts = [str(row[f]) for f in ("hw_gpu", "hw_cpu", "hw_memory", "hw_other")]
-    if not row["hardware_req"] and all(parts):
+    if not row["hardware_req"] and any(parts):
         if "yes" in parts:
             row["hardware_req"] = "yes"
-        elif all(p == "no" for p in parts):
+        elif UNCLEAR in parts or "" in parts:
+            row["hardware_req"] = UNCLEAR
+        elif NOT_APPLICABLE in parts:
+            row["hardware_req"] = NOT_APPLICABLE
+        else:
             row["hardware_req"] = "no"
     return row
 
@@ -151,20 +152,6 @@ def set_values(cell: str) -> list[str]:
     return [part for part in cell.split(";") if part] if cell else []
 
 
-def _attach_repo_ids(frame: pd.DataFrame, store: Store) -> pd.DataFrame:
-    # A consensus row may lack repo_id: match it to the search results by full name.
-    from miner.export import table_frame
-
-    repos = table_frame(store, "repos")
-    by_name = {str(n).lower(): int(i) for n, i in zip(repos["full_name"], repos["id"], strict=True)}
-    frame = frame.copy()
-    frame["repo_id"] = [
-        rid if rid is not None else by_name.get(str(name).lower())
-        for rid, name in zip(frame["repo_id"], frame["full_name"], strict=True)
-    ]
-    return frame
-
-
 def _as_int(value: object) -> int | None:
     if value is None or _is_nan(value) or str(value).strip() == "":
         return None
@@ -181,7 +168,6 @@ def _is_nan(value: object) -> bool:
 __all__ = [
     "ID_COLUMNS",
     "NOT_APPLICABLE",
-    "SET_FIELDS",
     "SPECIAL_VALUES",
     "UNCLEAR",
     "LabelSet",

@@ -37,7 +37,9 @@ class Population:
     def of(cls, labels: LabelSet, include_excluded: bool = False) -> Population:
         """Select the counted rows of `labels` (excluded repositories left out by default)."""
         frame = included(labels.frame, include_excluded)
-        left_out = sum(excluded(str(c)) for c in labels.frame["exclude"]) if len(labels.frame) else 0
+        left_out = (
+            sum(excluded(str(c)) for c in labels.frame["exclude"]) if len(labels.frame) else 0
+        )
         return cls(labels, frame, 0 if include_excluded else left_out, include_excluded)
 
     def note(self) -> str:
@@ -47,7 +49,12 @@ class Population:
         text = f"N = {n} projects ({source})"
         if self.include_excluded:
             return text + "; excluded projects included."
-        return text + f"; {self.left_out} projects with a non-empty `exclude` left out."
+        return text + f"; {projects(self.left_out)} with a non-empty `exclude` left out."
+
+
+def projects(count: int) -> str:
+    """`1 project`, `2 projects`."""
+    return f"{count} project" if count == 1 else f"{count} projects"
 
 
 def percent(count: int, base: int) -> float | None:
@@ -73,7 +80,7 @@ def value_counts(frame: pd.DataFrame, field: str) -> dict[str, int]:
 def ordered_values(
     field: str, counts: dict[str, int], zeros: bool, by_count: bool = False
 ) -> list[str]:
-    """The values to list for `field`: codebook order (or by count), open and special values last."""
+    """Values to list for `field`: codebook order (or by count); open and special values last."""
     spec = FIELD_BY_NAME[field]
     vocabulary = ["yes", "no"] if spec.kind == "bool" else list(spec.values)
     trailing = [*SPECIAL_VALUES, NONE, MISSING]
@@ -95,12 +102,18 @@ def field_rows(
     counts = value_counts(frame, field)
     base = len(frame)
     return [
-        {"field": field, "value": v, "projects": counts.get(v, 0), "percent": percent(counts.get(v, 0), base)}
+        {
+            "field": field,
+            "value": v,
+            "projects": counts.get(v, 0),
+            "percent": percent(counts.get(v, 0), base),
+        }
         for v in ordered_values(field, counts, zeros, by_count)
-    ]  # fmt: skip
+    ]
 
 
-def _frame(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
+def make_frame(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
+    """A DataFrame of `rows` with `columns`, object dtype so ints stay ints and gaps stay None."""
     import pandas as pd
 
     # object dtype keeps ints as ints and empty cells as None in every renderer.
@@ -117,7 +130,7 @@ def coverage(pop: Population) -> ReportTable:
     return ReportTable(
         key="coverage",
         title="Software and hardware requirements stated",
-        frame=_frame(rows, ["field", "value", "projects", "percent"]),
+        frame=make_frame(rows, ["field", "value", "projects", "percent"]),
         notes=(pop.note(),),
         group="field",
     )
@@ -146,7 +159,7 @@ def coverage_detail(pop: Population) -> ReportTable:
     return ReportTable(
         key="coverage_detail",
         title="Requirement details: dependency files, sources, pinned versions, hardware kinds",
-        frame=_frame(rows, ["field", "value", "projects", "percent", "among", "base"]),
+        frame=make_frame(rows, ["field", "value", "projects", "percent", "among", "base"]),
         notes=notes,
         group="field",
     )
@@ -168,13 +181,13 @@ def hardware(pop: Population) -> ReportTable:
         rows.append(_hw_row("combination", _combo_name(combo), combos[combo], base, everyone))
     notes = (
         pop.note(),
-        f"{base} projects state hardware requirements. Devices overlap (a project can name a "
+        f"{projects(base)} with hardware requirements. Devices overlap (a project can name a "
         "GPU and memory); combinations do not and sum to 100%.",
     )
     return ReportTable(
         key="hardware",
         title="Hardware named by projects that state hardware requirements",
-        frame=_frame(rows, ["breakdown", "hardware", "projects", "percent", "percent_all"]),
+        frame=make_frame(rows, ["breakdown", "hardware", "projects", "percent", "percent_all"]),
         notes=notes,
         group="breakdown",
     )
@@ -207,7 +220,7 @@ def distribution(pop: Population) -> ReportTable:
     return ReportTable(
         key="distribution",
         title="Networks, frameworks and languages",
-        frame=_frame(rows, ["field", "value", "projects", "percent"]),
+        frame=make_frame(rows, ["field", "value", "projects", "percent"]),
         notes=(pop.note(),),
         group="field",
     )
@@ -221,7 +234,7 @@ def distribution_detail(pop: Population) -> ReportTable:
     return ReportTable(
         key="distribution_detail",
         title="Network types, frameworks, primary framework and domain",
-        frame=_frame(rows, ["field", "value", "projects", "percent"]),
+        frame=make_frame(rows, ["field", "value", "projects", "percent"]),
         notes=(pop.note(), f"network_types and frameworks are sets. {SET_NOTE}"),
         group="field",
     )

@@ -169,7 +169,8 @@ def load_manifest(path: Path) -> Manifest:
     if "run" not in document:
         raise ExperimentError(f"{path}: no `run` section")
     name = str(document.get("name") or path.stem)
-    return Manifest(name=name, run=run_spec(document["run"], f"{path.name}: run"), document=document, path=path)
+    run = run_spec(document["run"], f"{path.name}: run")
+    return Manifest(name=name, run=run, document=document, path=path)
 
 
 def dump_manifest(document: dict[str, Any], fmt: str) -> str:
@@ -197,23 +198,30 @@ def example_dir() -> Path:
     return Path(str(resources.files("miner").joinpath("examples")))
 
 
+EXAMPLES = {"numpy": ("train_numpy.py", "weights.npy")}
+
+
 def example_manifest(framework: str = "numpy") -> dict[str, Any]:
-    """A runnable manifest for a shipped example: `numpy` (default) or `torch`."""
-    script = {"numpy": "train_numpy.py", "torch": "train_torch.py"}.get(framework)
-    if script is None:
-        raise ExperimentError(f"unknown example {framework!r}; choose numpy or torch")
+    """A runnable manifest for a shipped example (`numpy`: train_numpy.py)."""
+    if framework not in EXAMPLES:
+        raise ExperimentError(f"unknown example {framework!r}; choose {', '.join(EXAMPLES)}")
+    script, weights = EXAMPLES[framework]
     return {
         "manifest_version": MANIFEST_VERSION,
         "name": f"example-{framework}",
         "description": f"miner's shipped example: {script}, a small classifier on generated data",
-        "framework": {"primary": "pytorch" if framework == "torch" else "other:numpy"},
+        "framework": {"primary": f"other:{framework}"},
         "cpu_support": {"ok": True, "reason": "runs on CPU only"},
         "dataset": {"acquisition": "generated in the script (no download)"},
         "metric_source": {"file": "{run_dir}/metrics.json", "stdout": "test_accuracy: <value>"},
         "run": RunSpec(
             command=(
-                "{python}", f"{{example_dir}}/{script}",
-                "--metrics", "{run_dir}/metrics.json", "--weights", f"{{run_dir}}/weights.{'pt' if framework == 'torch' else 'npy'}",
+                "{python}",
+                f"{{example_dir}}/{script}",
+                "--metrics",
+                "{run_dir}/metrics.json",
+                "--weights",
+                f"{{run_dir}}/{weights}",
             ),  # fmt: skip
             workdir="run_dir",
             seed_args=("--seed", "{seed}"),

@@ -1,0 +1,130 @@
+"""The clone root on disk: safe paths, the batch lock, half-written clones and the marker.
+
+A clone is built in `<root>/.partial/` and renamed into `<root>/<owner>/<name>` only once it is
+complete, with a marker file (`.git/miner-clone.json`) written last. So a folder under the root
+either holds a complete checkout with its marker, or it is half-written and is redone; whatever
+a killed batch left in `.partial/` is swept by the next one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import IO, Any
+
+from miner.errors import ConfigError
+
+MARKER = "miner-clone.json"
+PARTIAL = ".partial"
+LOCK = ".lock"
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+_MAX_PART = 100
+
+
+def safe_part(text: str) -> str:
+    """One path component from an owner or repository name: no separators, no dot-only names."""
+    part = _UNSAFE.sub("_", text)[:_MAX_PART]
+    if not part.strip("."):
+        part = "_" * max(1, len(part))  # '.', '..' and '' cannot escape or vanish
+    return part
+
+
+def clone_path(root: Path, full_name: str, repo_id: int) -> Path:
+    """Where a repository's checkout lives: `<root>/<owner>/<name>`, never outside the root."""
+    owner, _, name = full_name.strip().partition("/")
+    if not name:
+        owner, name = f"id-{repo_id}", owner
+    owner_part = safe_part(owner)
+    if owner_part.startswith("."):  # the root's own entries (.partial, .lock) start with a dot
+        owner_part = "_" + owner_part[1:]
+    path = root / owner_part / safe_part(name.replace("/", "_"))
+    if not path.resolve().is_relative_to(root.resolve()):  # e.g. a symlinked owner folder
+        raise ConfigError(f"{full_name}: the clone path {path} leaves the clone root")
+    return path
+
+
+def read_marker(path: Path) -> dict[str, Any] | None:
+    """The marker of a complete checkout at `path`, or None when it is missing or unreadable."""
+    try:
+        data = json.loads((path / ".git" / MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("commit_sha") else None
+
+
+def write_marker(path: Path, data: dict[str, Any]) -> None:
+    """Write the marker (the last step of a clone), flushed to disk before the rename."""
+    target = path / ".git" / MARKER
+    with open(target, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=1, sort_keys=True)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def disk_bytes(path: Path) -> int:
+    """Bytes of every file under `path` (the checkout and its .git), links not followed."""
+    total = 0
+    for dirpath, _dirs, files in os.walk(path, followlinks=False):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def remove_tree(path: Path) -> None:
+    """Delete a folder (or a stray file or link) under the clone root; missing is fine."""
+    if path.is_symlink() or path.is_file():
+        path.unlink(missing_ok=True)
+    elif path.exists():
+        shutil.rmtree(path, ignore_errors=True)
+
+
+class CloneRoot:
+    """The clone root held by one batch: locked, swept of half-written clones, with temp dirs."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.partial = root / PARTIAL
+        self._lock: IO[str] | None = None
+
+    def __enter__(self) -> CloneRoot:
+        import fcntl
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._lock = open(self.root / LOCK, "w", encoding="utf-8")  # noqa: SIM115
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock.close()
+            raise ConfigError(f"another `miner clone` is writing to {self.root}") from None
+        remove_tree(self.partial)  # whatever a killed batch was writing
+        self.partial.mkdir(exist_ok=True)
+        self.hooks = Path(tempfile.mkdtemp(prefix="hooks-", dir=self.partial))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        remove_tree(self.partial)
+        if self._lock is not None:
+            self._lock.close()
+
+    def workspace(self, dest: Path) -> Path:
+        """A fresh folder in `.partial/` on the same file system as `dest`, for one attempt."""
+        label = f"{dest.parent.name}+{dest.name}"[:150]
+        return Path(tempfile.mkdtemp(prefix=f"{label}.", dir=self.partial))
+
+    def install(self, built: Path, dest: Path) -> None:
+        """Move a complete checkout into place atomically, replacing what was there."""
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        old = None
+        if dest.exists() or dest.is_symlink():
+            old = Path(tempfile.mkdtemp(prefix="old.", dir=self.partial)) / "tree"
+            os.rename(dest, old)
+        os.rename(built, dest)
+        if old is not None:
+            remove_tree(old.parent)

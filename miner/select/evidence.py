@@ -1,0 +1,270 @@
+"""Static evidence that a checkout can be re-trained on CPU: read, never run.
+
+Each finding is an Evidence(path, line, text, rule) so every selection reason can be checked.
+Checkouts are read through miner.files.RepoTree (regular files only, no symlinks out of the tree,
+size cap, undecodable bytes replaced).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from miner.codebook import Evidence
+from miner.files import RepoTree, is_vendored
+from miner.select.versions import VersionSpec, version_specs
+
+MAX_LINES_PER_FILE = 5000
+CLIP = 160
+
+# (rule, pattern) for seed sites; the rule names the framework the snippet must cover.
+SEED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("python", re.compile(r"\brandom\.seed\s*\(")),
+    ("numpy", re.compile(r"\b(?:np|numpy)\.random\.(?:seed|default_rng|RandomState)\s*\(")),
+    ("pytorch", re.compile(r"\btorch\.(?:cuda\.)?manual_seed(?:_all)?\s*\(")),
+    ("pytorch", re.compile(r"\btorch\.use_deterministic_algorithms\s*\(|cudnn\.deterministic\s*=")),
+    ("tensorflow1", re.compile(r"\btf\.(?:compat\.v1\.)?set_random_seed\s*\(")),
+    ("tensorflow2", re.compile(r"\btf\.random\.set_seed\s*\(")),
+    ("keras", re.compile(r"\bkeras\.utils\.set_random_seed\s*\(")),
+    ("jax", re.compile(r"\bjax\.random\.(?:PRNGKey|key)\s*\(")),
+)  # fmt: skip
+THREAD_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("pytorch", re.compile(r"\btorch\.set_num(?:_interop)?_threads\s*\(")),
+    ("tensorflow2", re.compile(r"\btf\.config\.threading\.set_(?:intra|inter)_op_parallelism")),
+    ("tensorflow1", re.compile(r"\b(?:intra|inter)_op_parallelism_threads\s*=")),
+    ("environment", re.compile(r"\b(?:OMP|MKL|OPENBLAS)_NUM_THREADS\b")),
+)  # fmt: skip
+SEED_ARG = re.compile(r"add_argument\(\s*['\"]--(?:manual_|random_|random-)?seed['\"]")
+ARGPARSE = re.compile(r"\bargparse\b|\bArgumentParser\(|\babsl\.flags\b|\btf\.app\.flags\b")
+MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]")
+README_RUN = re.compile(r"\bpython[0-9.]*\s+(?:-u\s+)?([\w./-]+\.py)\b([^\n`|&;>]*)")
+EPOCHS = re.compile(
+    r"(?:['\"]--(?:n_|num_|max_)?epochs?['\"][^\n]*?default\s*=\s*|\b(?:n_|num_|max_)?epochs?\s*=\s*)(\d+)",
+    re.I,
+)  # fmt: skip
+GPU_ONLY = re.compile(
+    r"\.cuda\(\)|torch\.device\(\s*['\"]cuda(?::\d)?['\"]\s*\)|['\"]cuda:0['\"]|tf\.device\(\s*['\"]/gpu",
+    re.I,
+)  # fmt: skip
+CPU_FALLBACK = re.compile(
+    r"cuda\.is_available\(\)|['\"]cpu['\"]|--no[-_]cuda|--cpu\b|list_physical_devices\(", re.I
+)
+DATA_API = re.compile(
+    r"\b(?:torchvision\.)?datasets\.[A-Z]\w*\([^)]*download\s*=\s*True|"
+    r"\bkeras\.datasets\.\w+\.load_data\(|\btfds\.load\(|\bload_dataset\(|"
+    r"\bsklearn\.datasets\.(?:fetch|load)_\w+\(|\bfetch_openml\(|\btorchtext\.datasets\.",
+)  # fmt: skip
+DOWNLOAD_LINE = re.compile(r"\b(?:wget|curl|gdown|gsutil\s+cp|kaggle\s+datasets)\b.*|https?://\S+")
+DATA_WORDS = re.compile(r"(?i)data|dataset|download|corpus|images")
+DOWNLOAD_FILE = re.compile(r"(?i)(^|/)(download|get_data|fetch|prepare)[^/]*\.(sh|py)$")
+DATA_SUFFIXES = (".csv", ".tsv", ".npy", ".npz", ".h5", ".hdf5", ".pkl", ".json", ".txt", ".mat")
+METRIC_LINE = re.compile(
+    r"(?i)(?:print|log\w*|write|add_scalar|info)\s*\(.*\b(acc(?:uracy)?|loss|f1|bleu|map|auc|"
+    r"perplexity|rmse|mae)\b"
+)
+BIG_DATA = re.compile(r"(?i)\b(imagenet|coco|cityscapes|kinetics|openimages|librispeech|wmt1\d)\b")
+SMALL_DATA = re.compile(r"(?i)\b(mnist|fashion.?mnist|cifar.?10|cifar.?100|iris|imdb|svhn)\b")
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    """A way to start training: the script, the argv after it, and why we think so."""
+
+    script: str
+    args: tuple[str, ...]
+    kind: str  # readme_command | train_script | main_argparse
+    evidence: tuple[Evidence, ...]
+
+    @property
+    def strength(self) -> float:
+        """How sure the entry point is (README command > train*.py > main.py with argparse)."""
+        return {"readme_command": 2.0, "train_script": 1.5, "main_argparse": 1.0}[self.kind]
+
+
+@dataclass(frozen=True)
+class CheckoutEvidence:
+    """Everything `miner select` learns from one checkout, each item with its evidence."""
+
+    entry_points: tuple[EntryPoint, ...] = ()
+    seed_sites: tuple[Evidence, ...] = ()
+    seed_argument: Evidence | None = None
+    thread_hooks: tuple[Evidence, ...] = ()
+    versions: tuple[VersionSpec, ...] = ()
+    environment_files: tuple[tuple[str, str], ...] = ()
+    dataset: tuple[Evidence, ...] = ()
+    metric_sites: tuple[Evidence, ...] = ()
+    gpu_only: tuple[Evidence, ...] = ()
+    cpu_fallback: tuple[Evidence, ...] = ()
+    epochs: Evidence | None = None
+    data_scale: tuple[Evidence, ...] = ()
+    size_bytes: int = 0
+    python_files: int = 0
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _ev(path: str, line: int, text: str, rule: str) -> Evidence:
+    text = " ".join(text.strip().split())
+    return Evidence(path, line, text[:CLIP], rule)
+
+
+def _lines(tree: RepoTree, rel: str) -> list[str]:
+    text = tree.read_text(rel)
+    return [] if text is None else text.splitlines()[:MAX_LINES_PER_FILE]
+
+
+def scan_checkout(root: Path) -> CheckoutEvidence:
+    """Read a checkout and collect entry points, seed/thread hooks, versions, data and metrics."""
+    tree = RepoTree(root)
+    py_files = [f for f in tree.with_suffix(".py") if not is_vendored(f.path)]
+    seeds: list[Evidence] = []
+    threads: list[Evidence] = []
+    metrics: list[Evidence] = []
+    data: list[Evidence] = []
+    gpu: list[Evidence] = []
+    fallback: list[Evidence] = []
+    scale: list[Evidence] = []
+    seed_arg: Evidence | None = None
+    epochs: Evidence | None = None
+    scripts: list[EntryPoint] = []
+    for f in py_files:
+        lines = _lines(tree, f.path)
+        has_argparse = has_main = False
+        for no, line in enumerate(lines, start=1):
+            stripped = line.strip()
+            if stripped.startswith("#"):
+                continue
+            for rule, pattern in SEED_PATTERNS:
+                if pattern.search(line):
+                    seeds.append(_ev(f.path, no, line, rule))
+                    break
+            for rule, pattern in THREAD_PATTERNS:
+                if pattern.search(line):
+                    threads.append(_ev(f.path, no, line, rule))
+                    break
+            if seed_arg is None and SEED_ARG.search(line):
+                seed_arg = _ev(f.path, no, line, "argparse_seed")
+            if epochs is None and EPOCHS.search(line):
+                epochs = _ev(f.path, no, line, "epochs_default")
+            has_argparse = has_argparse or bool(ARGPARSE.search(line))
+            has_main = has_main or bool(MAIN_GUARD.match(stripped))
+            if METRIC_LINE.search(line):
+                metrics.append(_ev(f.path, no, line, "metric_output"))
+            if DATA_API.search(line):
+                data.append(_ev(f.path, no, line, "dataset_api"))
+            if GPU_ONLY.search(line):
+                gpu.append(_ev(f.path, no, line, "gpu_call"))
+            if CPU_FALLBACK.search(line):
+                fallback.append(_ev(f.path, no, line, "cpu_fallback"))
+            for pattern in (BIG_DATA, SMALL_DATA):
+                if pattern.search(line) and len(scale) < 20:
+                    scale.append(
+                        _ev(
+                            f.path,
+                            no,
+                            line,
+                            "large_dataset" if pattern is BIG_DATA else "small_dataset",
+                        )
+                    )
+        scripts.extend(_script_entry(f.path, has_argparse, has_main))
+    readme_entries, readme_data, readme_scale = _readme_evidence(tree)
+    data = _data_files(tree) + data + readme_data
+    entries = sorted(readme_entries + scripts, key=_entry_order)
+    return CheckoutEvidence(
+        entry_points=tuple(entries),
+        seed_sites=tuple(seeds),
+        seed_argument=seed_arg,
+        thread_hooks=tuple(threads),
+        versions=tuple(version_specs(tree)),
+        environment_files=tuple(tree.dependency_files),
+        dataset=tuple(data[:30]),
+        metric_sites=tuple(metrics[:30]),
+        gpu_only=tuple(gpu[:30]),
+        cpu_fallback=tuple(fallback[:30]),
+        epochs=epochs,
+        data_scale=tuple(scale + readme_scale),
+        size_bytes=sum(f.size for f in tree.files),
+        python_files=len(py_files),
+        warnings=tuple(tree.warnings),
+    )
+
+
+def _entry_order(entry: EntryPoint) -> tuple[float, bool, int, str]:
+    """Strongest kind first, then train.py, then the shallowest path."""
+    name = PurePosixPath(entry.script).name.lower()
+    return (-entry.strength, name != "train.py", entry.script.count("/"), entry.script)
+
+
+def _script_entry(path: str, has_argparse: bool, has_main: bool) -> list[EntryPoint]:
+    name = PurePosixPath(path).name.lower()
+    if name.startswith("train") and name.endswith(".py") and (has_main or has_argparse):
+        rule = "train_script" + ("_argparse" if has_argparse else "_main")
+        return [EntryPoint(path, (), "train_script", (Evidence(path, 0, name, rule),))]
+    if name == "main.py" and has_argparse:
+        return [EntryPoint(path, (), "main_argparse", (Evidence(path, 0, name, "main_argparse"),))]
+    return []
+
+
+def _readme_evidence(tree: RepoTree) -> tuple[list[EntryPoint], list[Evidence], list[Evidence]]:
+    """`python train.py ...` commands naming an existing script; download lines; dataset names."""
+    entries: list[EntryPoint] = []
+    data: list[Evidence] = []
+    scale: list[Evidence] = []
+    for doc in tree.docs:
+        for no, line in enumerate(_lines(tree, doc), start=1):
+            for match in README_RUN.finditer(line):
+                script = match.group(1).removeprefix("./")
+                base = str(PurePosixPath(doc).parent)
+                candidates = [script] if base == "." else [script, f"{base}/{script}"]
+                found = next((c for c in candidates if c in tree.paths), None)
+                if found is None or "test" in PurePosixPath(found).name.lower():
+                    continue
+                if not re.search(r"(?i)train|main|run|fit", PurePosixPath(found).name):
+                    continue
+                entries.append(
+                    EntryPoint(
+                        found,
+                        _concrete_args(match.group(2)),
+                        "readme_command",
+                        (_ev(doc, no, line, "readme_command"),),
+                    )
+                )
+            if DOWNLOAD_LINE.search(line) and DATA_WORDS.search(line):
+                data.append(_ev(doc, no, line, "readme_download"))
+            if BIG_DATA.search(line) or SMALL_DATA.search(line):
+                rule = "large_dataset" if BIG_DATA.search(line) else "small_dataset"
+                scale.append(_ev(doc, no, line, rule))
+    return entries, data[:10], scale[:10]
+
+
+def _concrete_args(text: str) -> tuple[str, ...]:
+    """The README command's arguments when they are literal; placeholders drop them all."""
+    try:
+        args = shlex.split(text.strip().rstrip("\\"))
+    except ValueError:
+        return ()
+    if any(re.search(r"[<>$\[\]{}]|\.\.\.|/path/to|your_", a, re.I) for a in args):
+        return ()
+    return tuple(args)
+
+
+def _data_files(tree: RepoTree) -> list[Evidence]:
+    """Download scripts and data files shipped in the repository."""
+    found = [
+        Evidence(f.path, 0, f.name, "download_script")
+        for f in tree.files
+        if DOWNLOAD_FILE.search(f.path)
+    ]
+    shipped = [
+        f
+        for f in tree.files
+        if f.suffix in DATA_SUFFIXES
+        and re.search(r"(?i)(^|/)(data|dataset|datasets)/", f.path)
+        and "requirements" not in f.name.lower()
+    ]
+    if shipped:
+        total = sum(f.size for f in shipped)
+        text = f"{len(shipped)} data files ({total} bytes), e.g. {shipped[0].path}"
+        found.append(Evidence(shipped[0].path, 0, text, "data_in_repo"))
+    return found

@@ -1,0 +1,151 @@
+"""`miner select` as a library call: assess every audited clone, filter, rank, pick, write."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from miner.errors import ConfigError
+from miner.select.build import manifest_document
+from miner.select.evidence import scan_checkout
+from miner.select.manifest import slugify, write_manifest
+from miner.select.rank import Candidate, assess, diversify, meets, rank
+
+if TYPE_CHECKING:
+    from miner.store import Store
+
+DEFAULT_REQUIRE = ("training_code", "entry_point")
+LABEL_EVIDENCE = ("training_code", "data_available", "exclude", "primary_framework")
+
+
+@dataclass(frozen=True)
+class SelectOptions:
+    """How many to pick, what they must have, what to vary, and where manifests go."""
+
+    out_dir: Path
+    n: int = 5
+    require: tuple[str, ...] = DEFAULT_REQUIRE
+    diversify: tuple[str, ...] = ()
+    fmt: str = "yaml"
+    include_excluded: bool = False
+    base_dir: Path = Path(".")  # clone paths stored relative are resolved against this
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A repository not considered, and why."""
+
+    full_name: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The picked candidates (in pick order), everything assessed, and the files written."""
+
+    picked: tuple[Candidate, ...]
+    assessed: tuple[Candidate, ...]
+    eligible: int
+    skipped: tuple[Skipped, ...]
+    manifests: tuple[Path, ...]
+    table: Path | None
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+
+def assess_store(
+    store: Store, base_dir: Path, progress: Callable[[str], None] | None = None
+) -> tuple[list[Candidate], list[Skipped]]:
+    """Assess every successfully audited repository whose checkout is on disk."""
+    from miner.export import table_frame
+
+    labels = store.labels_frame()
+    if labels.empty:
+        raise ConfigError("no audited repositories in the store: run `miner analyze` first")
+    clones = table_frame(store, "clones")
+    cloned = {
+        int(r["repo_id"]): r for r in clones.to_dict("records") if r.get("status") == "cloned"
+    }
+    candidates: list[Candidate] = []
+    skipped: list[Skipped] = []
+    for row in labels.to_dict("records"):
+        name = str(row["full_name"])
+        if progress:
+            progress(name)
+        clone = cloned.get(int(row["repo_id"]))
+        if clone is None or not clone.get("path"):
+            skipped.append(Skipped(name, "not cloned"))
+            continue
+        path = Path(str(clone["path"]))
+        path = path if path.is_absolute() else base_dir / path
+        if not path.is_dir():
+            skipped.append(Skipped(name, f"checkout missing at {path}"))
+            continue
+        if clone.get("commit_sha") and clone["commit_sha"] != row["commit_sha"]:
+            skipped.append(Skipped(name, "checkout is at another commit than the audit"))
+            continue
+        evidence = {
+            f: tuple(store.evidence_for(int(row["repo_id"]), str(row["commit_sha"]), f))
+            for f in LABEL_EVIDENCE
+        }
+        candidates.append(assess(row, str(path.resolve()), scan_checkout(path), evidence))
+    return candidates, skipped
+
+
+def select_candidates(
+    store: Store, options: SelectOptions, progress: Callable[[str], None] | None = None
+) -> Selection:
+    """Rank the store's candidates, pick `n` (diversely if asked) and write one manifest each."""
+    if options.n < 1:
+        raise ConfigError(f"--n {options.n}: pick at least one candidate")
+    if options.fmt not in ("yaml", "json"):
+        raise ConfigError(f"--format {options.fmt!r}: choose yaml or json")
+    candidates, skipped = assess_store(store, options.base_dir, progress)
+    eligible = []
+    for candidate in candidates:
+        if candidate.exclusions and not options.include_excluded:
+            skipped.append(
+                Skipped(candidate.full_name, f"excluded: {', '.join(candidate.exclusions)}")
+            )
+            continue
+        missing = meets(candidate, options.require)
+        if missing:
+            skipped.append(Skipped(candidate.full_name, f"lacks {', '.join(missing)}"))
+            continue
+        eligible.append(candidate)
+    picked = diversify(eligible, options.n, options.diversify)
+    manifests = []
+    for position, candidate in enumerate(picked, start=1):
+        path = options.out_dir / f"{slugify(candidate.full_name)}.{options.fmt}"
+        manifests.append(write_manifest(manifest_document(candidate, position), path, options.fmt))
+    table = write_selection_csv(picked, manifests, options.out_dir) if picked else None
+    return Selection(
+        picked=tuple(picked),
+        assessed=tuple(rank(candidates)),
+        eligible=len(eligible),
+        skipped=tuple(skipped),
+        manifests=tuple(manifests),
+        table=table,
+    )
+
+
+def write_selection_csv(picked: list[Candidate], manifests: list[Path], out_dir: Path) -> Path:
+    """selection.csv: one row per picked candidate with its score, keys and manifest."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "selection.csv"
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(
+            ["rank", "full_name", "commit_sha", "score", "framework", "version", "domain",
+             "cpu", "cost", "entry_point", "criteria_met", "manifest"]
+        )  # fmt: skip
+        for position, (c, manifest) in enumerate(zip(picked, manifests, strict=True), start=1):
+            entry = c.scan.entry_points[0].script if c.scan.entry_points else ""
+            met = ";".join(r.criterion for r in c.reasons if r.met)
+            writer.writerow(
+                [position, c.full_name, c.commit_sha, c.score, c.framework, c.version, c.domain,
+                 c.cpu["level"], c.cost["level"], entry, met, str(manifest)]
+            )  # fmt: skip
+    return path

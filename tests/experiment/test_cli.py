@@ -1,0 +1,72 @@
+"""The experiment commands through the CLI, and manifest validation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from miner.cli import app
+from miner.errors import ExperimentError
+from miner.select.manifest import load_manifest
+
+runner = CliRunner()
+
+
+def test_example_manifest_run_and_analyze(tmp_path):
+    manifest = tmp_path / "example.yaml"
+    made = runner.invoke(app, ["experiment", "example-manifest", "-o", str(manifest)])
+    assert made.exit_code == 0, made.output
+    document = yaml.safe_load(manifest.read_text())
+    document["run"]["command"] += ["--samples", "400", "--epochs", "2"]
+    manifest.write_text(yaml.safe_dump(document))
+    out = tmp_path / "runs"
+    ran = runner.invoke(
+        app,
+        ["experiment", "run", str(manifest), "--threads", "1", "--runs", "2", "--out", str(out)],
+    )
+    assert ran.exit_code == 0, ran.output
+    assert "threads-01_fixed run 2: ok" in ran.output and "ran 2, skipped 0" in ran.output
+    analysed = runner.invoke(app, ["experiment", "analyze", str(out), "--format", "csv"])
+    assert analysed.exit_code == 0, analysed.output
+    assert "threads-01_fixed: all identical." in analysed.output
+    assert (out / "analysis" / "summary.csv").exists()
+
+
+def test_run_needs_exactly_one_manifest_source(tmp_path):
+    result = runner.invoke(app, ["experiment", "run"])
+    assert result.exit_code == 1 and "give a MANIFEST or --example" in result.output
+    result = runner.invoke(app, ["experiment", "run", "--example", "--threads", "0"])
+    assert result.exit_code == 1 and "--threads" in result.output
+
+
+@pytest.mark.parametrize(
+    ("run", "message"),
+    [
+        ({"workdir": "run_dir"}, "command is missing"),
+        ({"command": ["x"], "workdir": "copy"}, "source: needed"),
+        (
+            {"command": ["x"], "workdir": "run_dir", "metric_patterns": {"a": "acc"}},
+            "capture group",
+        ),
+        ({"command": ["x"], "workdir": "run_dir", "metric_patterns": {"a": "("}}, "bad regex"),
+        ({"command": ["x"], "workdir": "nowhere"}, "workdir"),
+    ],
+)
+def test_manifest_validation(tmp_path: Path, run, message):
+    path = tmp_path / "m.yaml"
+    path.write_text(yaml.safe_dump({"name": "m", "run": run}))
+    with pytest.raises(ExperimentError, match=message):
+        load_manifest(path)
+
+
+def test_manifest_json_and_broken_files(tmp_path: Path):
+    good = tmp_path / "m.json"
+    good.write_text('{"name": "m", "run": {"command": ["python", "t.py"], "workdir": "run_dir"}}')
+    assert load_manifest(good).run.command == ("python", "t.py")
+    broken = tmp_path / "b.yaml"
+    broken.write_text("run: [unclosed\n")
+    with pytest.raises(ExperimentError, match="not valid"):
+        load_manifest(broken)
