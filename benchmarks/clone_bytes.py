@@ -8,7 +8,7 @@ packs each clone received), wall time, CPU time and how many cores were busy.
 
 Target: miner receives at most 10 % of the bytes of a full clone, and its pool keeps 2 cores busy.
 
-    python benchmarks/clone_bytes.py [--repos 12] [--weights-mib 6] [--workers 4]
+    python benchmarks/clone_bytes.py [--repos 24] [--weights-mib 3] [--workers 8]
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ import os
 import random
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from miner.clone import CloneOptions, clone_all, human_bytes
+from miner.clone import DEFAULT_WORKERS, CloneOptions, clone_all, human_bytes
 from miner.clone.git import pack_bytes
 from miner.store import Store
 
@@ -99,8 +99,9 @@ def full_clone(url: str, dest: Path) -> int:
     return pack_bytes(dest / ".git")
 
 
-def measure(label: str, run) -> tuple[str, int, float, float]:  # type: ignore[no-untyped-def]
+def measure(label: str, run: Callable[[], int]) -> tuple[str, int, float, float]:
     """Run one method; return its label, bytes, wall seconds and CPU seconds."""
+    os.sync()  # no method pays for flushing what the one before it wrote
     cpu, wall = cpu_seconds(), time.perf_counter()
     received = run()
     return label, received, time.perf_counter() - wall, cpu_seconds() - cpu
@@ -109,62 +110,94 @@ def measure(label: str, run) -> tuple[str, int, float, float]:  # type: ignore[n
 def main() -> None:
     """Build the repositories, clone them both ways, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repos", type=int, default=12)
-    parser.add_argument("--weights-mib", type=int, default=6)
+    parser.add_argument("--repos", type=int, default=24)
+    parser.add_argument("--weights-mib", type=int, default=3)
     parser.add_argument("--files", type=int, default=300)
-    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="miner-clone-bench-"))
     try:
         started = time.perf_counter()
         upstream = work / "upstream"
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            list(pool.map(lambda i: build_repo(upstream / f"repo{i:02d}", i, args.weights_mib,
-                                               args.files), range(args.repos)))  # fmt: skip
+            list(
+                pool.map(
+                    lambda i: build_repo(
+                        upstream / f"repo{i:02d}", i, args.weights_mib, args.files
+                    ),
+                    range(args.repos),
+                )
+            )
         urls = [(upstream / f"repo{i:02d}").as_uri() for i in range(args.repos)]
-        print(f"built {args.repos} repositories in {time.perf_counter() - started:.1f} s: each "
-              f"{args.files} source/doc files, 2 weight files of {args.weights_mib} MiB replaced "
-              f"once, {args.weights_mib // 2 or 1} MiB of data, 3 commits")  # fmt: skip
+        print(
+            f"built {args.repos} repositories in {time.perf_counter() - started:.1f} s: each "
+            f"{args.files} source/doc files, 2 weight files of {args.weights_mib} MiB replaced "
+            f"once, {args.weights_mib // 2 or 1} MiB of data, 3 commits"
+        )
 
         def run_full() -> int:
             with ThreadPoolExecutor(max_workers=args.workers) as pool:
-                return sum(pool.map(lambda p: full_clone(p[1], work / "full" / f"r{p[0]}"),
-                                    enumerate(urls)))  # fmt: skip
+                return sum(
+                    pool.map(
+                        lambda p: full_clone(p[1], work / "full" / f"r{p[0]}"), enumerate(urls)
+                    )
+                )
+
+        pool_seconds: list[float] = []
 
         def run_miner() -> int:
             with Store(work / "study" / "miner.db") as store:
                 rows = [
-                    {"id": i + 1, "full_name": f"bench/repo{i:02d}", "clone_url": url,
-                     "default_branch": "main", "first_seen": "t", "last_seen": "t"}
+                    {
+                        "id": i + 1,
+                        "full_name": f"bench/repo{i:02d}",
+                        "clone_url": url,
+                        "default_branch": "main",
+                        "first_seen": "t",
+                        "last_seen": "t",
+                    }
                     for i, url in enumerate(urls)
-                ]  # fmt: skip
+                ]
                 store.upsert("repos", rows, key=["id"])
                 options = CloneOptions(root=work / "study" / "repos", workers=args.workers)
                 summary = clone_all(store, options)
             if summary.failed_total:
                 raise SystemExit(f"miner clone failed: {summary.failed}")
+            pool_seconds.extend(r.seconds for r in summary.results)
             return summary.bytes_received
 
         results = [measure("git clone (full)", run_full), measure("miner clone", run_miner)]
         full_bytes = results[0][1]
         cores = os.cpu_count() or 1
         print(f"\n{args.repos} repositories, pool of {args.workers} workers on {cores} cores")
-        print(f"{'method':<18} {'bytes received':>15} {'share':>8} {'wall s':>8} {'CPU s':>8} "
-              f"{'cores busy':>11} {'s/repo':>7}")  # fmt: skip
+        print(
+            f"{'method':<18} {'bytes received':>15} {'share':>8} {'wall s':>8} {'CPU s':>8} "
+            f"{'cores busy':>11} {'s/repo':>7}"
+        )
         for label, received, wall, cpu in results:
-            share = f"{100 * received / full_bytes:.2f}%"
-            print(f"{label:<18} {human_bytes(received):>15} {share:>8} {wall:>8.2f} {cpu:>8.2f} "
-                  f"{cpu / wall:>11.2f} {wall / args.repos:>7.3f}")  # fmt: skip
+            percent = f"{100 * received / full_bytes:.2f}%"
+            print(
+                f"{label:<18} {human_bytes(received):>15} {percent:>8} {wall:>8.2f} {cpu:>8.2f} "
+                f"{cpu / wall:>11.2f} {wall / args.repos:>7.3f}"
+            )
         share = results[1][1] / full_bytes
         busy = results[1][3] / results[1][2]
-        print(f"\nbytes: miner receives {100 * share:.2f} % of a full clone's bytes "
-              f"(target <= 10 %): {'PASS' if share <= 0.10 else 'FAIL'}")  # fmt: skip
-        print(f"cores: miner's pool kept {busy:.2f} of {cores} cores busy (target 2; other "
-              f"load on the machine lowers it): {'PASS' if busy >= 1.6 else 'CHECK'}")  # fmt: skip
-        print(f"machine load average while it ran: {os.getloadavg()[0]:.2f}")
+        print(
+            f"\nbytes: miner receives {100 * share:.2f} % of a full clone's bytes "
+            f"(target <= 10 %): {'PASS' if share <= 0.10 else 'FAIL'}"
+        )
+        print(
+            f"cores: miner's pool kept {busy:.2f} of {cores} cores busy (target 2; load "
+            f"average {os.getloadavg()[0]:.2f} with the machine's other work): "
+            f"{'PASS' if busy >= 0.8 * min(cores, 2) else 'BELOW TARGET'}"
+        )
+        print(
+            f"pool: on average {sum(pool_seconds) / results[1][2]:.1f} of {args.workers} "
+            "workers had a clone in progress"
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

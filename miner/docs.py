@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Literal
+from functools import cached_property, lru_cache
+from typing import Any, Literal
 
 from miner.files import RepoTree
 
@@ -78,11 +78,17 @@ def _is_bold_title(token: object, content: str) -> bool:
     )
 
 
-def parse_markdown(path: str, text: str) -> list[Block]:
-    """Blocks of a Markdown document, in order, with their starting lines."""
+@lru_cache(maxsize=1)
+def _markdown_parser() -> Any:
+    """One markdown-it parser per process: building it costs more than parsing a README."""
     from markdown_it import MarkdownIt
 
-    md = MarkdownIt("commonmark").enable("table")
+    return MarkdownIt("commonmark").enable("table")
+
+
+def parse_markdown(path: str, text: str) -> list[Block]:
+    """Blocks of a Markdown document, in order, with their starting lines."""
+    md = _markdown_parser()
     tokens = md.parse(text)
     blocks: list[Block] = []
     section = ""

@@ -27,7 +27,13 @@ def table_frame(store: Store, name: str) -> pd.DataFrame:
     if name not in TABLES:
         raise ConfigError(f"unknown table {name!r}; choose from {', '.join(TABLES)}")
     order = {"repos": "full_name", "clones": "full_name", "searches": "id"}[name]
-    return pd.read_sql_query(f"SELECT * FROM {name} ORDER BY {order}", store.conn)
+    frame = pd.read_sql_query(f"SELECT * FROM {name} ORDER BY {order}", store.conn)
+    # SQLite integers with gaps arrive as floats; keep them integers (3, not 3.0) in every format.
+    for column in frame.columns:
+        series = frame[column]
+        if series.dtype.kind == "f" and series.dropna().apply(float.is_integer).all():
+            frame[column] = series.astype("Int64")
+    return frame
 
 
 def render_frame(frame: pd.DataFrame, fmt: str) -> bytes:

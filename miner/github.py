@@ -1,9 +1,10 @@
 """The only PyGithub importer: one search page at a time, politely, with rate limits and retries.
 
 PyGithub's Requester does the HTTP (base URL, auth, JSON, error classification); this module
-follows GitHub's `Link: rel="next"` URLs, tracks the search bucket from `x-ratelimit-*` headers and
-decides every wait itself. PyGithub's own retry and request spacing are switched off so that no
-sleep happens where the caller cannot see or inject it.
+follows GitHub's `Link: rel="next"` URLs page by page (PaginatedList iterates items, hiding
+where a page ends and whether it was incomplete, which decide the next step), tracks the bucket
+from `x-ratelimit-*` headers and decides every wait itself. PyGithub's own retry and request
+spacing are switched off so that no sleep happens where the caller cannot see or inject it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -355,7 +357,9 @@ class GitHubClient:
             return
         wait = rate.reset - self.clock()
         if wait > 0:
-            self._wait(wait + self.policy.reset_margin, "rate limit: waiting for reset", 0)
+            resets = datetime.fromtimestamp(rate.reset, timezone.utc).strftime("%H:%M:%S UTC")
+            reason = f"{rate.resource} rate limit used up, resets at {resets}"
+            self._wait(wait + self.policy.reset_margin, reason, 0)
         self.rate = replace(rate, remaining=rate.limit)
 
     def _wait(self, seconds: float, reason: str, attempt: int) -> None:

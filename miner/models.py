@@ -55,7 +55,7 @@ class CloneResult:
     full_name: str
     path: Path | None
     status: str  # cloned | skipped | failed
-    error_class: str | None = None  # gone | blocked | auth | timeout | too_large | other
+    error_class: str | None = None  # gone|blocked|auth|timeout|too_large|too_new|other
     error: str | None = None
     commit_sha: str | None = None
     commit_date: str | None = None

@@ -239,7 +239,7 @@ def _read_all(page: SearchPage) -> bool:
     )
 
 
-def _summary(store: Store, row: sqlite3.Row, new: int, resumed: bool) -> KeywordSummary:
+def _summary(row: sqlite3.Row, new: int, resumed: bool) -> KeywordSummary:
     return KeywordSummary(
         keyword=row["keyword"],
         search_id=int(row["id"]),
@@ -313,7 +313,7 @@ def search(
             store.finish_search(search_id, now_iso())
         earlier = [s.search_id for s in summaries]
         summary = _summary(
-            store, store.search_row(search_id), store.new_repos(search_id, earlier), resumed
+            store.search_row(search_id), store.new_repos(search_id, earlier), resumed
         )
         summaries.append(summary)
         emit(SearchFinished(summary))

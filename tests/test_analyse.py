@@ -113,14 +113,29 @@ def _store_with_clones(tmp_path: Path) -> Store:
     ):
         store.upsert(
             "repos",
-            [{"id": repo_id, "full_name": name, "archived": archived, "first_seen": "t",
-              "last_seen": "t"}],  # fmt: skip
+            [
+                {
+                    "id": repo_id,
+                    "full_name": name,
+                    "archived": archived,
+                    "first_seen": "t",
+                    "last_seen": "t",
+                }
+            ],  # fmt: skip
             key=["id"],
         )
         store.upsert(
             "clones",
-            [{"repo_id": repo_id, "full_name": name, "path": str(path), "status": "cloned",
-              "commit_sha": f"{repo_id:040d}", "cloned_at": "t"}],  # fmt: skip
+            [
+                {
+                    "repo_id": repo_id,
+                    "full_name": name,
+                    "path": str(path),
+                    "status": "cloned",
+                    "commit_sha": f"{repo_id:040d}",
+                    "cloned_at": "t",
+                }
+            ],  # fmt: skip
             key=["repo_id"],
         )
     return store

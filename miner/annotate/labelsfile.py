@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,10 +57,20 @@ class LabelsTable:
         parts = [cells.get(evidence_column(name), ""), cells.get(f"{name}_evidence", "")]
         if name in HARDWARE:
             parts.append(cells.get("hardware_evidence", ""))
-        parts += [cells.get(c, "") for c in NOTE_COLUMNS]
+        parts += [field_note(cells.get(c, ""), name) for c in NOTE_COLUMNS]
         if self.evidence is not None:
             parts.append(self.evidence(key, name))
         return " | ".join(p for p in parts if p)
+
+
+def field_note(note: str, name: str) -> str:
+    """The part of a note about one field, when the note is written as `field=value: why | ...`."""
+    parts = [p.strip() for p in note.split(" | ") if p.strip()]
+    keyed = {p.split("=", 1)[0].strip(): p for p in parts if re.match(r"^\w+=", p)}
+    if not keyed:
+        return note
+    related = HARDWARE if name in HARDWARE else (name,)
+    return " | ".join(p for key, p in keyed.items() if key in related)
 
 
 def canonical_value(name: str, cell: str) -> str | None:

@@ -16,6 +16,7 @@ from miner.annotate.layout import DEFAULT_ROUND, Layout, atomic_write
 from miner.annotate.passages import (
     FIELD_GROUP,
     Passage,
+    doc_files,
     evidence_passages,
     field_passages,
     list_files,
@@ -83,6 +84,17 @@ def _show_passages(dialog: Dialog, passages: Sequence[Passage], title: str) -> N
             number = p.start + offset
             mark = ">" if number in p.hits else " "
             dialog.say(f"   {mark} {p.path}:{number}: {line[:160]}")
+
+
+def describe_files(files: Sequence[str]) -> str:
+    """The docs and manifests the codebook reads, then the top-level entries and a count."""
+    docs = doc_files(list(files))
+    top = sorted({f.split("/", 1)[0] + ("/" if "/" in f else "") for f in files})
+    more = f" ... ({len(top)} entries)" if len(top) > 30 else ""
+    return (
+        f"docs and manifests: {', '.join(docs) or '-'}\n"
+        f"  top level ({len(files)} files): {', '.join(top[:30])}{more}"
+    )
 
 
 def _needs_answer(row: dict[str, str], name: str, prefilled: bool, confirmed: set[str]) -> bool:
@@ -170,10 +182,7 @@ def review(
             if checkout is None:
                 dialog.say("  no local checkout: open the link above")
             else:
-                shown = ", ".join(files[:40]) + (
-                    f" ... ({len(files)} files)" if len(files) > 40 else ""
-                )
-                dialog.say(f"  files: {shown}")
+                dialog.say(f"  {describe_files(files)}")
             groups_shown: set[str] = set()
             skip = False
             for name in todo:

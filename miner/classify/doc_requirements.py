@@ -10,7 +10,7 @@ a sentence that requires, installs or was tested with a named package ("requires
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from miner.classify.dependency import NOT_PACKAGES, Dependency
@@ -50,8 +50,19 @@ LIST_SECTION = re.compile(
     r"environment|\bsetup\b|set ?up|install|getting started|before you start|tools",
     re.IGNORECASE,
 )
+NOT_SOFTWARE_SECTION = re.compile(
+    r"\b(?:data|dataset|datasets|test|tests|testing|hardware|gpu|format|input|file|files|label|"
+    r"labels|image|images|memory)\b",
+    re.IGNORECASE,
+)
 STRONG_LIST_SECTION = re.compile(
     r"requirement|dependenc|prerequisite|pre-requisite|\bsoftware\b|\bpackages?\b|librar", re.I
+)
+# "Requirements: Python 3.6, PyTorch 1.0" opens a list the way a heading does.
+INLINE_LABEL = re.compile(
+    r"^\W*(requirements?|dependenc\w*|prerequisites?|environment|software|packages|libraries)"
+    r"\s*[:：]",
+    re.IGNORECASE,
 )
 REQUIRE = re.compile(
     r"\b(requires?|required|requirements?|needs?|needed|install(?:s|ed|ing|ation)?|"
@@ -75,7 +86,7 @@ NOT_ITEMS = re.compile(
     r"x86|x64|64-?bit|gpu|cpu|nvidia|an?\b|the\b|you|we|it|this|please|note|download|clone|run|"
     r"create|make|build|set|use|see|check|go|open|follow|add|put|copy|change|edit|modify|train|"
     r"test|get|only|at least|optional|recommended|tested|for|if|to|in|on|with|and|or|ram|memory|"
-    r"disk|none|nothing|n/a|\d)\b",
+    r"disk|none|nothing|n/a|required|\d)\b",
     re.IGNORECASE,
 )
 
@@ -102,7 +113,9 @@ def _snippet(text: str, start: int, end: int) -> str:
     return " ".join(text[lo : hi if hi >= 0 else len(text)].split())[:300]
 
 
-def _packages(block: Block, text: str, base: int, start: int = 0, stop: int | None = None):
+def _packages(
+    block: Block, text: str, base: int, start: int = 0, stop: int | None = None
+) -> Iterator[Dependency]:
     """Known packages named in text[start:stop], with a version when one follows the name."""
     for m in PACKAGE.finditer(text, start, len(text) if stop is None else stop):
         name = _normal(m.group(1)).replace("py-torch", "pytorch").replace("open-cv", "opencv")
@@ -131,7 +144,7 @@ def _sentence_findings(block: Block) -> Iterable[DocFinding]:
         ):
             for verb in pattern.finditer(sentence):
                 if NEGATED.search(sentence[: verb.start()]):
-                    continue
+                    break  # "do not need to install X": the later verbs are negated too
                 window_end = min(len(sentence), verb.end() + 90)
                 deps = [
                     d for d in _packages(block, sentence, at, verb.end(), window_end)
@@ -168,14 +181,19 @@ def _command_findings(block: Block, self_names: frozenset[str]) -> Iterable[DocF
         offset += len(raw)
 
 
-def _list_item_dep(block: Block) -> Dependency | None:
-    """The package a Requirements-list item names, e.g. "OpenSlide Python" or "Caffe: Linux ..."."""
+def _list_item_dep(block: Block, listing: bool) -> Dependency | None:
+    """The package a Requirements-list item names, e.g. "OpenSlide Python" or "Caffe: Linux ...".
+
+    An item outside the known-package list counts when its list names known packages too
+    (`listing`), or when it looks like a package: a version, a URL, or a name such as
+    "PyYAML" or "png++" rather than an English word ("thorough, covering ...", "Image").
+    """
     head = re.split(
         r"\s*(?::|\(|,|;| - | – | — | or | for | and |https?://)", block.text, maxsplit=1
     )[0]
     head = head.strip(" *`'\"[]")
     words = head.split()
-    bare = re.sub(r"(?<=[A-Za-z])[\d.x]+\b", "", head)  # "Windows10", "Python3.6"
+    bare = re.sub(r"(?<=[A-Za-z])\d[\d.]*x?\b", "", head)  # "Windows10", "Python3.x"
     if not words or len(words) > 5 or NOT_ITEMS.match(bare) or not words[0][0].isalpha():
         return None
     if "/" in head or re.search(r"\.(py|sh|ipynb|json|txt|ya?ml|md)\b", head):
@@ -184,14 +202,21 @@ def _list_item_dep(block: Block) -> Dependency | None:
     version = VERSION_AFTER.match(head, len(words[0]))
     if version:
         spec = (version.group(1) or "") + version.group(2)
+    looks_like_package = re.search(r"[\d_.+\-]|[a-z][A-Z]", name) or "://" in block.text
+    if not (listing or spec or looks_like_package):
+        return None
     return Dependency(name, spec, block.path, block.line, " ".join(block.text.split())[:300])
 
 
-def _section_findings(block: Block) -> Iterable[DocFinding]:
-    """Packages listed under a Requirements/Dependencies/Installation heading."""
-    if not LIST_SECTION.search(block.section) or block.kind == "heading":
-        return
-    strong = bool(STRONG_LIST_SECTION.search(block.section))
+def _section_findings(block: Block, listing: bool = False) -> Iterable[DocFinding]:
+    """Packages listed under a Requirements/Dependencies/Installation heading (or label)."""
+    label = INLINE_LABEL.match(block.text)
+    section = label.group(1) if label else block.section
+    if not LIST_SECTION.search(section) or NOT_SOFTWARE_SECTION.search(section):
+        return  # "Dataset requirements", "Test requirement", "Hardware requirements"
+    if block.kind == "heading" or block.text == block.header:
+        return  # a table's header row names columns, not packages
+    strong = bool(label or STRONG_LIST_SECTION.search(section))
     deps: list[Dependency] = []
     rule = "software.readme_section"
     if block.kind == "code":
@@ -206,7 +231,7 @@ def _section_findings(block: Block) -> Iterable[DocFinding]:
         if strong or block.kind in ("list_item", "table_row", "html"):
             deps = list(_packages(block, block.text, 0))
         if not deps and strong and block.kind in ("list_item", "table_row"):
-            item = _list_item_dep(block)
+            item = _list_item_dep(block, listing)
             deps = [item] if item else []
     deps = [d for d in deps if d.name.lower() not in NOT_PACKAGES]
     if deps:
@@ -217,12 +242,19 @@ def _section_findings(block: Block) -> Iterable[DocFinding]:
 def doc_requirements(blocks: Iterable[Block], self_names: frozenset[str]) -> list[DocFinding]:
     """Every statement of required software in the documentation blocks, in reading order."""
     findings: list[DocFinding] = []
+    blocks = list(blocks)
+    # Sections whose list names at least one known package: their other items are packages too.
+    listing = {
+        (b.path, b.section)
+        for b in blocks
+        if b.kind != "heading" and LIST_SECTION.search(b.section) and PACKAGE.search(b.text)
+    }
     for block in blocks:
         findings.extend(_command_findings(block, self_names))
         if block.kind == "code":
             findings.extend(_section_findings(block))
             continue
-        section = list(_section_findings(block))
+        section = list(_section_findings(block, (block.path, block.section) in listing))
         findings.extend(section)
         if not section:
             findings.extend(_sentence_findings(block))

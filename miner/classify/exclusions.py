@@ -20,34 +20,45 @@ from miner.classify.project_signals import (
 )
 from miner.codebook import Evidence
 from miner.detect import AuditContext
+from miner.detect.framework_map import module_framework
 from miner.detect.sources import CodeIndex, code_index
 from miner.docs import Block
 from miner.models import Label
 
 EDU_WORDS = re.compile(
-    r"\b(?:tutorials?|(?<!of )courses?|lectures?|(?<!note)books?|chapters?|workshops?|bootcamp|"
-    r"class notes|study notes|exercises|assignments?|homework|lessons?|cheat ?sheets?|"
-    r"awesome|reading list|paper list|companion (?:code|repository)|collection of|"
-    r"learn(?:ing)? (?:deep learning|pytorch|tensorflow|keras|machine learning))\b",
+    r"\b(?:tutorials?|(?<!of )courses?|lectures?|class notes|study notes|exercises|assignments?|"
+    r"homework|lessons?|cheat ?sheets?|awesome|reading list|paper list|"
+    r"companion (?:code|repository|notebooks?)|(?:code|notebooks?) (?:for|of|to) (?:the |our |my )?"
+    r"book|this book|collection of|learn(?:ing)? (?:deep learning|pytorch|tensorflow|keras|"
+    r"machine learning))\b",
     re.I,
 )
-EDU_TITLE_ONLY = re.compile(r"\b(?:examples|samples|demos|notebooks|zoo)\b", re.I)
+EDU_TITLE_ONLY = re.compile(r"\b(?:examples|samples|demos|notebooks|zoo|workshop|book)\b", re.I)
 EDU_FOLDER = re.compile(
     r"^(?:chapter|chap|ch|lesson|lecture|week|day|lab|assignment|exercise|hw|tutorial|part|"
-    r"module|unit|session)[ _\-]?\d+", re.I
+    r"module|unit|session)[ _\-]?\d+",
+    re.I,
 )
 LIBRARY_WORDS = re.compile(
     r"\b(?:library|toolkit|toolbox|framework|package|python module|api|sdk|platform)\b", re.I
 )
+# "X is an open-source deep learning toolkit ...": the project presents itself as a library.
+SELF_LIBRARY = re.compile(
+    r"\bis\s+an?\s+(?:[\w-]+,?\s+){0,5}?(?:library|toolkit|toolbox|framework|package|"
+    r"python (?:module|package))\b",
+    re.I,
+)
+BUILD_FILES = ("setup.py", "setup.cfg", "pyproject.toml", "Makefile", "CMakeLists.txt")
 PIP_SELF = re.compile(r"\b(?:pip3?|conda)\s+install\s+(?:-U\s+|--upgrade\s+)?([A-Za-z][\w.\-]*)")
 PYPI_BADGE = re.compile(r"pypi\.(?:org|python\.org)/(?:project|pypi)/|badge\.fury\.io/py", re.I)
+SUBJECT = (
+    r"(?:this|the|our)\s+(?:repo|repository|project|code|codebase|implementation|library|package)"
+)
 DEPRECATED = re.compile(
-    r"\b(?:this|the)\s+(?:repo|repository|project|code|codebase|library|package|implementation)\b"
-    r"[^.]{0,60}?\b(?:is|has been|was)\s+(?:now\s+)?(?:deprecated|no longer maintained|"
-    r"unmaintained|archived|moved|discontinued)|\bno longer (?:being )?(?:actively )?"
-    r"(?:maintained|supported|developed|updated)\b|\b(?:deprecated|unmaintained)\b(?=[^.]{0,40}"
-    r"(?:use|see|moved|instead|repo))|\b(?:has|have) moved to\b|^\s*(?:deprecated|"
-    r"unmaintained)\b",
+    rf"\b{SUBJECT}\b[^.]{{0,60}}?\b(?:is|has been|was)\s+(?:now\s+)?(?:deprecated|no longer "
+    r"(?:being )?(?:actively )?(?:maintained|supported|developed|updated)|unmaintained|archived|"
+    r"moved|discontinued)|\bwe (?:are )?no longer (?:maintain|support|updat)\w*|"
+    rf"\b{SUBJECT}\s+(?:has\s+)?moved\s+to\b|^\W*(?:deprecated|unmaintained)\b",
     re.I | re.M,
 )
 PRETRAINED_DOC = re.compile(r"\bpre-?trained\b", re.I)
@@ -85,7 +96,9 @@ def _library(ctx: AuditContext, blocks: list[Block]) -> list[Evidence]:
     for path in ("setup.py", "setup.cfg", "pyproject.toml"):
         text = ctx.tree.read_text(path) if path in ctx.tree.paths else None
         if text:
-            names.update(m.lower() for m in re.findall(r"""\bname\s*[=:]\s*['"]?([\w.\-]+)""", text))
+            names.update(
+                m.lower() for m in re.findall(r"""\bname\s*[=:]\s*['"]?([\w.\-]+)""", text)
+            )
     names = {n.replace("_", "-") for n in names}
     published: Evidence | None = None
     for block in ctx.docs.blocks:
@@ -101,11 +114,21 @@ def _library(ctx: AuditContext, blocks: list[Block]) -> list[Evidence]:
         if published:
             break
     if published is None:
-        return []
+        return _self_described_library(ctx, blocks)
     for block in blocks[: INTRO_BLOCKS + 2]:
         if LIBRARY_WORDS.search(block.text):
             return [published, Evidence(block.path, block.line, block.text[:200],
                                         "exclude.library_description")]  # fmt: skip
+    return []
+
+
+def _self_described_library(ctx: AuditContext, blocks: list[Block]) -> list[Evidence]:
+    """An installable or buildable project whose introduction calls it a library or toolkit."""
+    if not any(path in ctx.tree.paths for path in BUILD_FILES):
+        return []
+    for block in blocks[:INTRO_BLOCKS]:
+        if block.kind != "heading" and SELF_LIBRARY.search(block.text):
+            return [Evidence(block.path, block.line, block.text[:200], "exclude.library_self")]
     return []
 
 
@@ -119,13 +142,16 @@ def _deprecated(blocks: list[Block]) -> list[Evidence]:
 def _is_dl(index: CodeIndex) -> list[Evidence]:
     for sf in sorted(index.own(), key=lambda f: -f.weight):
         if sf.read and uses_nn(sf):
-            imp = sf.imports[0] if sf.imports else None
-            text = imp.text if imp else sf.path
-            line = index.where(sf.path, text)[0] if imp else 0
-            return [Evidence(sf.path, line, text, "is_dl.framework_code")]
+            imp = next((i for i in sf.imports if module_framework(sf.lang, i.module)), None)
+            if imp:
+                line = index.where(sf.path, imp.text)[0] if sf.notebook else imp.line
+                return [Evidence(sf.path, line, imp.text, "is_dl.framework_code")]
+            return [Evidence(sf.path, 0, "neural-network API calls", "is_dl.framework_code")]
     for art in index.artifacts:
         if art.weight > 0 and art.kind in ("prototxt", "darknet_cfg") and art.layer_types:
-            return [Evidence(art.path, 0, ", ".join(sorted(art.layer_types)[:5]), "is_dl.model_file")]
+            return [
+                Evidence(art.path, 0, ", ".join(sorted(art.layer_types)[:5]), "is_dl.model_file")
+            ]
     if index.framework_copies:
         return [Evidence(index.framework_copies[0] + "src/caffe/", 0, "Caffe fork", "is_dl.fork")]
     return []
@@ -135,7 +161,7 @@ def _loads_models(ctx: AuditContext, index: CodeIndex, blocks: list[Block]) -> l
     for sf in sorted(index.own(), key=lambda f: -f.weight):
         hit = sf.hits.get("proj.load")
         if hit and uses_nn(sf):
-            line, text = index.where(sf.path, hit.samples[0])
+            line, text, _ = index.where_code(sf.path, hit.samples)
             return [Evidence(sf.path, line, text, "exclude.pretrained_load")]
     for block in blocks:
         if PRETRAINED_DOC.search(block.text):
@@ -145,10 +171,13 @@ def _loads_models(ctx: AuditContext, index: CodeIndex, blocks: list[Block]) -> l
 
 def _domain(ctx: AuditContext, index: CodeIndex, labels: Mapping[str, Label]) -> str:
     types = labels.get("network_types")
-    network_types = frozenset(types.value) if types and isinstance(types.value, frozenset) else frozenset()
+    network_types = (
+        frozenset(types.value) if types and isinstance(types.value, frozenset) else frozenset()
+    )
     votes = domain_scores(ctx, index, network_types)
-    ctx.details["domain_votes"] = {k: round(v, 1) for k, v in votes.most_common()}
-    if not votes or votes.most_common(1)[0][1] < 1.0:
+    ranked = sorted(votes.items(), key=lambda kv: -kv[1])
+    ctx.details["domain_votes"] = {k: round(v, 1) for k, v in ranked}
+    if not ranked or ranked[0][1] < 1.0:
         return "other"
     best = max(votes.values())
     return next(d for d in DOMAIN_PRIORITY if votes.get(d) == best)
@@ -159,7 +188,7 @@ def classify_project(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterable
     index = code_index(ctx)
     blocks = _readme_blocks(ctx)
     dl = _is_dl(index)
-    training = training_evidence(index)
+    training = training_evidence(index, bool(dl))
     data = data_evidence(ctx, index)
     yield Label("is_dl", bool(dl), tuple(dl))
     yield Label("training_code", bool(training), tuple(training[:3]))
@@ -169,8 +198,11 @@ def classify_project(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterable
         "educational": _educational(ctx, blocks),
         "library": _library(ctx, blocks),
         "deprecated": _deprecated(blocks),
-        "not_dl": [] if dl else [Evidence(".", 0, "no neural-network code or model files",
-                                          "exclude.not_dl")],  # fmt: skip
+        "not_dl": []
+        if dl
+        else [
+            Evidence(".", 0, "no neural-network code or model files", "exclude.not_dl")
+        ],  # fmt: skip
     }
     if dl and not training:
         reasons["pretrained_only"] = _loads_models(ctx, index, blocks)

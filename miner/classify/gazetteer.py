@@ -70,6 +70,7 @@ NUM = _re(r"^\d{1,5}$")
 HYPHEN = _w("-", op="?")
 SUFFIX = _re(r"^[a-z]{1,3}\.?$", op="?")  # the K of i7-8700K, the X of 3700X
 VENDOR_GTX = _w("nvidia", "geforce", "gtx", op="?")
+GEFORCE_SUFFIX = _re(r"^(ti|super|m\.?)$", op="?")  # 1080 Ti, 2080 Super, 980M
 TITAN = _w("titan", "titian")  # "Titian" is a frequent misspelling
 VENDOR = _w("nvidia", "geforce", op="?")
 GPU_WORD = _w("gpu", "gpus", "card", "cards", "graphics")
@@ -77,13 +78,13 @@ DC_LETTER = ("k", "m", "p", "v", "t", "a", "h", "l")  # Tesla K80, P100, V100, T
 
 GPU: list[Pattern] = [
     # GeForce: GTX 1080 Ti, RTX 2080 Super, GTX 980M, GT 730, MX150, GeForce 920M, "Nvidia 780".
-    [VENDOR, VENDOR, _w("gtx", "rtx"), HYPHEN, _re(r"^\d{3,4}$"), _w("ti", "super", "m", op="?")],
+    [VENDOR, VENDOR, _w("gtx", "rtx"), HYPHEN, _re(r"^\d{3,4}$"), GEFORCE_SUFFIX],
     [VENDOR, _w("gt"), _re(r"^(610|620|630|640|710|720|730|740|750|1030)$"), _w("m", op="?")],
     [_w("mx"), _re(r"^(110|130|150|230|250|330|350|450|550)$")],
-    [_w("nvidia", "geforce"), _re(r"^\d{3,4}$"), _w("m", "mx", "ti", "titan", op="?")],
+    [_w("nvidia", "geforce"), _re(r"^\d{3,4}$"), _re(r"^(m\.?|mx|ti|titan)$", op="?")],
     [_re(r"^\d{3,4}$"), _w("ti")],  # "1080Ti", "2080 Ti"
     # TITAN family: Titan X/Xp/V/Z/Black/RTX, TitanX, "GTX Titan", "Titan GPU" (and "Titian").
-    [VENDOR_GTX, VENDOR_GTX, TITAN, HYPHEN, _w("x", "xp", "v", "z", "black", "rtx")],
+    [VENDOR_GTX, VENDOR_GTX, TITAN, HYPHEN, _re(r"^(x|xp|v|z|black|rtx)\.?$")],
     [VENDOR_GTX, VENDOR_GTX, _re(r"^titan(x|xp|v|z)$")],
     [VENDOR, _w("rtx"), _w("titan")],
     [_w("nvidia", "gtx", "geforce"), _w("titan", "titian")],
@@ -148,7 +149,7 @@ ACCELERATOR: list[Pattern] = [
     [_w("alveo"), _w("u"), _re(r"^\d{2,3}$")],
     [_w("ultra96", "zedboard", "movidius", "hailo", "graphcore", "gaudi")],
     [_w("neural"), _w("compute"), _w("stick")],
-    [_w("myriad"), _w("x", "2")],
+    [_w("myriad"), _re(r"^(x\.?|2)$")],
 ]  # fmt: skip
 
 MEMORY_UNITS = {

@@ -19,10 +19,9 @@ from typing import Any
 
 from miner.classify.gazetteer import INFIXES, PATTERNS, may_name_hardware
 from miner.classify.hardware_context import (
-    MACHINE_WORDS,
-    PROGRAM_SETTING,
     after_gpu,
     count_before,
+    machine_cores,
     memory_after,
     memory_at,
     memory_kind,
@@ -36,7 +35,14 @@ from miner.files import RepoTree
 from miner.models import Label
 
 FIELDS = ("hw_gpu", "hw_cpu", "hw_memory", "hw_other")
-BUNDLED_FRAMEWORKS = ("caffe", "caffe2", "torch", "mxnet", "darknet", "tensorflow", "theano")
+# A file only a full copy of the framework's source has: the repository is a fork of it.
+FRAMEWORK_SOURCES = {
+    "caffe": ("include/caffe/caffe.hpp", "src/caffe/net.cpp"),
+    "caffe2": ("caffe2/core/net.h",),
+    "mxnet": ("include/mxnet/base.h",),
+    "darknet": ("include/darknet.h", "src/darknet.c"),
+    "tensorflow": ("tensorflow/core/framework/op.h",),
+}
 MAX_EVIDENCE = 6
 SCHEDULER = re.compile(r"^\s*#(?:SBATCH\b|PBS\b|BSUB\b|\$)(.*)$")
 SCHED_MEMORY = re.compile(
@@ -72,16 +78,32 @@ class Hit:
     spec: dict[str, Any]
 
 
+def _import_spacy() -> Any:
+    """Import spaCy without letting thinc import PyTorch (seconds, unused by a blank pipeline)."""
+    import sys
+
+    if "spacy" in sys.modules or "torch" in sys.modules:
+        import spacy
+
+        return spacy
+    sys.modules["torch"] = None  # type: ignore[assignment]  # makes thinc's probe fail fast
+    try:
+        import spacy
+    finally:
+        del sys.modules["torch"]
+    return spacy
+
+
 @lru_cache(maxsize=1)
 def _pipeline() -> tuple[Any, Any]:
     """The blank English pipeline and the Matcher, built once per process."""
-    import spacy
+    spacy = _import_spacy()
     from spacy.matcher import Matcher
     from spacy.util import compile_infix_regex
 
     nlp = spacy.blank("en")
     infixes = [*(nlp.Defaults.infixes or ()), *INFIXES]
-    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer  # type: ignore[union-attr]
+    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
     nlp.add_pipe("sentencizer")
     matcher = Matcher(nlp.vocab)
     for label, patterns in PATTERNS.items():
@@ -158,7 +180,8 @@ def _judge(doc: Any, seg: Segment) -> Iterator[Hit]:
             continue
         line = seg.line + (seg.text.count("\n", 0, sent.start_char) if seg.kind != "html" else 0)
         source = f"{seg.path}:{line}"
-        spec: dict[str, Any] = {"device": None, "count": None, "memory_gb": None, "source": source}
+        spec: dict[str, Any] = {"kind": None, "device": None, "count": None, "memory_gb": None}
+        spec["source"] = source
         if label in ("GPU", "CPU", "ACCELERATOR"):
             if span.end < len(doc) and doc[span.end].lower_ in ("driver", "drivers"):
                 continue  # "NVIDIA 418 driver" is software
@@ -184,8 +207,7 @@ def _judge(doc: Any, seg: Segment) -> Iterator[Hit]:
             rule = "hardware.gpu_memory" if where == "gpu" else "hardware.system_memory"
             spec.update(kind=kind, memory_gb=round(gb, 2))
         else:  # CORES
-            words = {t.lower_ for t in sent} | {t.lower_ for t in doc[span.end : span.end + 2]}
-            if not words & MACHINE_WORDS or PROGRAM_SETTING.search(sent.text):
+            if not machine_cores(doc, span):
                 continue
             field, rule = "hw_cpu", "hardware.cpu_cores"
             spec.update(kind="cpu", count=number(doc[span.start]))
@@ -203,7 +225,8 @@ def find_hardware(blocks: Iterable[Block]) -> list[Hit]:
             segments, nlp.pipe((s.text for s in segments), batch_size=64), strict=True
         ):
             hits.extend(_judge(doc, seg))
-    return hits
+    order = {path: i for i, path in enumerate(dict.fromkeys(b.path for b in blocks))}
+    return sorted(hits, key=lambda h: (order.get(h.evidence.path, 0), h.evidence.line))
 
 
 def bundled_framework_docs(tree: RepoTree) -> set[str]:
@@ -211,10 +234,7 @@ def bundled_framework_docs(tree: RepoTree) -> set[str]:
 
     Their benchmarks and tested hardware are the framework's, not this project's.
     """
-    folders = {
-        "/".join(p.split("/", 2)[:2]) for p in tree.paths if p.startswith(("src/", "include/"))
-    }
-    bundled = {fw for fw in BUNDLED_FRAMEWORKS if {f"src/{fw}", f"include/{fw}"} & folders}
+    bundled = {fw for fw, files in FRAMEWORK_SOURCES.items() if tree.paths.intersection(files)}
     pages = set()
     for path in tree.codebook_docs if bundled else ():
         if path.split("/", 1)[0].lower() in ("docs", "doc"):

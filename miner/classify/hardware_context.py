@@ -53,9 +53,16 @@ FOREIGN_SECTION = re.compile(
     r"see also|comparison with|alternatives|external",
     re.IGNORECASE,
 )
+REPORTED = re.compile(r"\breported (?:in|by)\b|\baccording to\b|\bas reported\b", re.I)
 EXAMPLES = re.compile(r"\betc\b|\be\.g\.|\bsuch as\b|\bfor (?:example|instance)\b", re.I)
 POSSIBLE = re.compile(r"\b(?:deploy\w*|embedded|could|can be|may|might|possible|easier)\b", re.I)
-USED = re.compile(r"\b(?:tested|trained|used|ran|run|measured|benchmarked|evaluated)\b", re.I)
+USED = re.compile(
+    r"\b(?:test(?:s|ed|ing)?|train(?:s|ed|ing)?|use[sd]?|using|ran|run(?:s|ning)?|measured|"
+    r"benchmarked|evaluated|takes|took)\b",
+    re.IGNORECASE,
+)
+DISK = re.compile(r"\b(?:disk|storage|ssd|hdd|hard drive|free space|download)", re.I)
+MEMORY_CONTEXT = re.compile(r"memory|\bram\b|vram|hardware", re.I)
 PROGRAM_SETTING = re.compile(
     r"worker|num_|--|=|n_jobs|nproc|processes|\bjobs\b|parallel|multiprocess|data ?load|"
     r"omp_num_threads|\bflag\b|argument",
@@ -63,8 +70,9 @@ PROGRAM_SETTING = re.compile(
 )
 # The tokenizer splits "DDR4" into DDR 4, so the words here are the letter parts.
 GPU_MEM_WORDS = {"vram", "gpu", "gpus", "card", "cards", "graphics", "gddr", "hbm"}
-RAM_WORDS = {"ram", "dram", "sdram", "ddr", "lpddr"}
-MEM_WORDS = {"memory", "mem"}
+RAM_WORDS = {"ram", "sdram", "ddr", "lpddr"}
+GPU_WORDS = {"gpu", "gpus", "card", "cards", "graphics"}
+MEM_WORDS = {"memory", "mem", "dram"}  # GPU or system memory by context ("GPUs with 11GB of DRAM")
 SYSTEM_HINTS = {"main", "system", "host", "physical"}
 SKIP_AFTER = {"of", "the", "ecc", "total", "onboard", "dedicated", "installed", "available",
               "free", "or", "more", "at", "least"} | SYSTEM_HINTS  # fmt: skip
@@ -74,12 +82,13 @@ NOT_MEMORY = {"disk", "disks", "storage", "ssd", "ssds", "hdd", "hdds", "space",
               "weights", "videos", "size", "swap", "network", "lte", "bandwidth", "/s"}  # fmt: skip
 GPU_CUES = {"gpu", "gpus", "vram", "cuda", "card", "cards", "graphics", "nvidia", "video"}
 SYSTEM_CUES = {"cpu", "cpus", "ram", "system", "host", "machine", "server", "computer", "pc",
-               "workstation", "laptop", "desktop", "node", "processor", "dram"}  # fmt: skip
+               "workstation", "laptop", "desktop", "node", "processor"}  # fmt: skip
 MACHINE_WORDS = SYSTEM_CUES | {"processors", "machines", "nodes", "instance", "intel", "amd",
                                "xeon", "ryzen", "epyc", "vcpus", "vcpu"}  # fmt: skip
 
 
 def _nearest(pattern: re.Pattern[str], text: str, at: int) -> int:
+    """Characters from `at` to the nearest match of `pattern` in `text` (far when none)."""
     return min((abs(m.start() - at) for m in pattern.finditer(text)), default=10**6)
 
 
@@ -88,20 +97,38 @@ def not_own(sentence: str, at: int, seg: Where) -> bool:
 
     That is another project's or tool's hardware, or devices offered only as examples of
     where the model might go ("easier to deploy to embedded systems (Raspberry Pi, etc.)"):
-    there the nearest verb to the device is a possibility, not a use.
+    there the nearest verb to the device is a possibility, not a use. Likewise a device
+    nearer to "reported in the paper" than to a verb of use is the compared work's.
     """
     if FOREIGN_SECTION.search(seg.section):
         return True
-    if EXAMPLES.search(sentence) and _nearest(POSSIBLE, sentence, at) < _nearest(
-        USED, sentence, at
-    ):
+    used = _nearest(USED, sentence, at)
+    if EXAMPLES.search(sentence) and _nearest(POSSIBLE, sentence, at) < used:
+        return True
+    if _nearest(REPORTED, sentence, at) < used:
         return True
     if FIRST_PERSON.search(sentence):
         return False
     return bool(OTHER_SUBJECT.search(sentence) or OTHER_WORK.search(sentence))
 
 
+def machine_cores(doc: Any, span: Any) -> bool:
+    """True when a core count describes a machine, not a program setting.
+
+    "a 16-core machine", "8 CPU cores" describe the machine; "num_workers to 8 cores for data
+    loading" is a setting; a bare "8 cores" counts only beside machine words and no setting.
+    """
+    sent = span.sent
+    attached = {t.lower_ for t in doc[span.start : min(span.end + 2, sent.end)]}
+    if attached & MACHINE_WORDS - {"core", "cores"}:
+        return True
+    near = doc[max(sent.start, span.start - 3) : min(sent.end, span.end + 3)].text
+    words = {t.lower_ for t in sent}
+    return bool(words & MACHINE_WORDS - {"core", "cores"}) and not PROGRAM_SETTING.search(near)
+
+
 def number(token: Any) -> int | None:
+    """An integer written as digits ("8") or as a word ("eight", "single")."""
     if token.text.isdigit() and len(token.text) <= 3:
         return int(token.text)
     return WORD_NUMBERS.get(token.lower_)
@@ -168,6 +195,15 @@ def _context_kind(doc: Any, span: Any, seg: Where, gpu_tokens: set[int]) -> str:
     return "gpu" if re.search(r"gpu|vram", f"{seg.section} {seg.header}", re.I) else "system"
 
 
+def _gpu_has(doc: Any, span: Any) -> bool:
+    """True for "a GPU with / that has (at least) N GB": the size is the GPU's own."""
+    words = [t.lower_ for t in doc[max(span.sent.start, span.start - 7) : span.start]]
+    for i, word in enumerate(words):
+        if word in ("with", "has", "having") and set(words[max(0, i - 3) : i]) & GPU_WORDS:
+            return True
+    return False
+
+
 def memory_kind(doc: Any, span: Any, seg: Where, gpu_tokens: set[int]) -> str | None:
     """'gpu', 'system' or None (disk, data, bandwidth ...) for a memory-size match."""
     j, hint = span.end, None
@@ -186,10 +222,12 @@ def memory_kind(doc: Any, span: Any, seg: Where, gpu_tokens: set[int]) -> str | 
         return None
     if nxt in GPU_MEM_WORDS:
         return "gpu"
-    if nxt in RAM_WORDS:
-        return "system"
+    if nxt in RAM_WORDS:  # "16GB RAM", but "a GPU with 12GB of RAM" is the GPU's
+        return "gpu" if _gpu_has(doc, span) else "system"
     if nxt in MEM_WORDS:
         return hint or _context_kind(doc, span, seg, gpu_tokens)
+    if DISK.search(span.sent.text):
+        return None  # "enough disk space on your server (120GB recommended)"
     i = span.start - 1
     while i >= max(span.sent.start, span.start - 4):
         word = doc[i].lower_
@@ -202,4 +240,6 @@ def memory_kind(doc: Any, span: Any, seg: Where, gpu_tokens: set[int]) -> str | 
         if word in NOT_MEMORY:
             return None
         i -= 1
+    if MEMORY_CONTEXT.search(f"{seg.section} | {seg.header}"):
+        return _context_kind(doc, span, seg, gpu_tokens)  # "16 GB" under "## Hardware"
     return None

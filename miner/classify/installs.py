@@ -19,7 +19,7 @@ MANAGER = re.compile(
     r"(?:^|[^\w.\-/])(?:sudo\s+(?:-\S+\s+)*)?"
     r"((?:python[\d.]*|py)\s+-m\s+pip|pip[\d.]*(?:\.exe)?|conda|mamba|micromamba|pipenv|"
     r"poetry|apt-get|apt|yum|dnf|apk|brew|luarocks|npm|yarn|gem)"
-    r"\s+(install|add|create|i)\b([^;&|`\n]*)",
+    r"\s+(install|add|create|i)\b(?=([^;&|`\n]*))",  # the lookahead lets a later command match
     re.IGNORECASE,
 )
 # Options whose value is the next word, so the value is not read as a package.
@@ -30,6 +30,10 @@ TAKES_VALUE = frozenset(
     "--platform --python-version --implementation --abi --default-timeout --timeout --file "
     "--server --tree --registry".split()
 )  # fmt: skip
+COMMAND_WORDS = frozenset(
+    "sudo pip pip3 pip2 python python3 conda mamba pipenv poetry apt-get apt yum dnf apk brew "
+    "luarocks npm yarn gem cd export source".split()
+)
 NOT_A_PACKAGE = frozenset({"install", "add", "create", "update", "upgrade", "y", "yes", "all"})
 # Words that end the package list of a command quoted in prose ("pip install numpy and then ...").
 PROSE_STOP = frozenset(
@@ -135,8 +139,9 @@ def install_commands(text: str) -> list[InstallCommand]:
             if word.startswith("-"):
                 skip_next = word.split("=", 1)[0] in TAKES_VALUE and "=" not in word
                 continue
-            if word.lower() in PROSE_STOP or word.startswith((">", "2>", "#")):
-                break
+            low = word.rstrip(".,;:)").lower()
+            if low in PROSE_STOP or low in COMMAND_WORDS or word.startswith((">", "2>", "#", "(")):
+                break  # the end of this command's package list
             if word.lower() in NOT_A_PACKAGE or word in (">", ">>", "2>&1", "&&"):
                 continue
             bare = word.rstrip(".,;:)")

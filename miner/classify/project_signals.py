@@ -7,23 +7,27 @@ an empty list when there is none.
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 
 from miner.codebook import Evidence
 from miner.detect import AuditContext
 from miner.detect.framework_map import module_framework
-from miner.detect.sources import CodeIndex, SourceFile
+from miner.detect.sources import CodeIndex, SourceFile, in_copy
 
 DATA_SUFFIXES = frozenset({
     ".csv", ".tsv", ".npy", ".npz", ".h5", ".hdf5", ".pkl", ".pickle", ".mat", ".tfrecord",
     ".tfrecords", ".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".wav", ".mp3", ".flac",
-    ".json", ".jsonl", ".txt", ".xml", ".ppm", ".pgm", ".nii", ".gz", ".zip", ".lmdb", ".mdb",
+    ".json", ".jsonl", ".txt", ".xml", ".ppm", ".pgm", ".nii", ".gz", ".zip",
     ".parquet", ".arff", ".data", ".conll", ".midi", ".mid",
 })  # fmt: skip
-DATA_FOLDERS = frozenset({"data", "dataset", "datasets", "corpus", "corpora", "samples", "train",
-                          "training", "test", "testing", "val", "valid", "validation"})  # fmt: skip
-NOT_DATA_FOLDERS = frozenset({"docs", "doc", "assets", "images", "img", "imgs", "figures", "fig",
-                              "static", "media", "results", "output", "outputs", "logs"})  # fmt: skip
+DATA_FOLDERS = frozenset({
+    "data", "dataset", "datasets", "corpus", "corpora", "samples", "train", "training", "test",
+    "testing", "val", "valid", "validation",
+})  # fmt: skip
+NOT_DATA_FOLDERS = frozenset({
+    "docs", "doc", "assets", "images", "img", "imgs", "figures", "fig", "static", "media",
+    "results", "output", "outputs", "logs", "tests",
+})  # fmt: skip
 MIN_DATA_FILES = 20
 DATA_WORDS = re.compile(r"\b(?:data\s*sets?|datasets?|data|corpus|corpora|benchmark)\b", re.I)
 URL = re.compile(r"https?://\S+|\bwww\.\S+")
@@ -35,8 +39,13 @@ DATA_HOSTS = re.compile(
 )
 DATA_SECTION = re.compile(r"data|download|prepar|getting started|usage|training|quick ?start", re.I)
 DOWNLOAD_VERB = re.compile(r"\b(?:download|get|obtain|fetch|available|place|put)\b", re.I)
-DATA_SCRIPT = re.compile(r"(?:download|get|fetch|prepare)[\w-]*(?:data|dataset|corpus)|"
-                         r"(?:data|dataset)[\w-]*(?:download|get|fetch)", re.I)  # fmt: skip
+DATA_SCRIPT = re.compile(r"data|corpus|download|fetch|^get_", re.I)
+MODEL_SCRIPT = re.compile(r"model|weight|pretrain|checkpoint|ckpt|snapshot", re.I)
+DOWNLOADS = ("proj.download", "proj.curl", "proj.data_loader")
+TRAINING_SIGNALS = ("proj.train", "lua.backward", "fw.caffe_pytrain", "caffe.cli_train",
+                    "theano.updates")  # fmt: skip
+FIT_ONLY = re.compile(r"\.fit\($")
+CLASSICAL = ("sklearn", "xgboost", "lightgbm", "statsmodels", "catboost")
 TRAIN_FILE = re.compile(r"(?:^|/)[^/]*train[^/]*\.(?:py|lua|m|sh|ipynb)$", re.I)
 DOMAIN_WORDS: dict[str, tuple[str, ...]] = {
     "medical": ("medical", "mri", "mr image", "ct scan", "x-ray", "xray", "chest", "clinical",
@@ -53,11 +62,22 @@ DOMAIN_WORDS: dict[str, tuple[str, ...]] = {
             "headline", "corpus", "lyrics", "spoken language", "intent", "slot filling"),
     "recsys": ("recommend", "ctr", "click-through", "collaborative filtering"),
     "generative": ("generative", "gan", "generate", "generation", "synthesis", "composition"),
-    "vision": ("image", "video", "vision", "visual", "detection", "segmentation", "face", "pose",
+    "vision": ("image", "video", "vision", "visual", "segmentation", "face", "pose",
                "optical flow", "stereo", "camera", "pixel", "3d shape", "point cloud", "captcha",
                "handwriting", "ocr", "object", "landmark", "super-resolution", "super resolution",
-               "satellite", "aerial", "driving", "recognition"),
+               "satellite", "aerial", "driving", "facial", "object detection", "scene text",
+               "ocr"),
 }  # fmt: skip
+# Phrases whose words would vote for the wrong domain ("text" in text-to-speech).
+DOMAIN_PHRASES = (
+    (re.compile(r"\btext[- ]to[- ]speech\b", re.I), "speech synthesis"),
+    (
+        re.compile(
+            r"\b(?:scene text|text (?:spott\w*|recognition|detection)|spotting text)\b", re.I
+        ),
+        "ocr",
+    ),
+)
 DOMAIN_PATTERNS = {
     domain: re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + ")", re.I)
     for domain, words in DOMAIN_WORDS.items()
@@ -79,29 +99,50 @@ def uses_nn(sf: SourceFile) -> bool:
     return any(sf.count(s) for s in ("fw.torch7", "fw.matconvnet", "fw.matlab_dl", "fw.caffe"))
 
 
-def training_evidence(index: CodeIndex) -> list[Evidence]:
-    """Where the project trains a model: optimizer steps, fit calls, solvers, train scripts."""
+def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
+    """Where the project trains a model: optimizer steps, fit calls, solvers, train scripts.
+
+    Files using a neural-network framework count; in a deep-learning project so do the others
+    (a training script importing its model from the project), except `.fit(` calls in files that
+    use classical learners (scikit-learn and the like).
+    """
     found: list[tuple[float, Evidence]] = []
     for sf in index.own():
-        if not sf.read or sf.role in ("test", "doc") or not uses_nn(sf):
+        if not sf.read or sf.role in ("test", "doc"):
             continue
-        for signal in ("proj.train", "lua.backward", "fw.caffe_pytrain", "caffe.cli_train"):
+        nn = uses_nn(sf)
+        if not nn and not dl:
+            continue
+        for signal in TRAINING_SIGNALS:
             hit = sf.hits.get(signal)
-            if hit:
-                line, text = index.where(sf.path, hit.samples[0])
-                found.append((sf.weight, Evidence(sf.path, line, text, "training_code.code")))
-                break
+            if not hit:
+                continue
+            if signal == "theano.updates" and not sf.imports_module("theano", "lasagne"):
+                continue
+            samples = [s for s in hit.samples if nn or not FIT_ONLY.search(s)]
+            if not samples and sf.imports_module(*CLASSICAL):
+                continue
+            line, text, _ = index.where_code(sf.path, samples or hit.samples)
+            found.append((sf.weight, Evidence(sf.path, line, text, "training_code.code")))
+            break
+        else:
+            # An optimizer built in network code trains something, even when the update call
+            # is out of sight (`Adam(lr).\` continued on the next line, a pipeline's fit).
+            hit = sf.hits.get("proj.optimizer")
+            if hit and nn:
+                line, text, _ = index.where_code(sf.path, hit.samples)
+                found.append((sf.weight, Evidence(sf.path, line, text, "training_code.optimizer")))
     for art in index.artifacts:
         if art.weight == 0:
             continue
         for signal in ("caffe.cli_train", "darknet.cli_train"):
             hit = art.hits.get(signal)
             if hit:
-                line, text = index.where(art.path, hit.samples[0])
+                line, text, _ = index.where_code(art.path, hit.samples)
                 found.append((art.weight, Evidence(art.path, line, text, "training_code.script")))
         if art.kind == "prototxt" and art.solver:
-            found.append((0.5 * art.weight,
-                          Evidence(art.path, 0, "Caffe solver definition", "training_code.solver")))  # fmt: skip
+            solver = Evidence(art.path, 0, "Caffe solver definition", "training_code.solver")
+            found.append((0.5 * art.weight, solver))
     found.sort(key=lambda item: -item[0])
     return [e for _, e in found]
 
@@ -122,37 +163,47 @@ def data_evidence(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
     for sf in index.own():
         hit = sf.hits.get("proj.data_loader")
         if hit and sf.read:
-            line, text = index.where(sf.path, hit.samples[0])
+            line, text, _ = index.where_code(sf.path, hit.samples)
             out.append(Evidence(sf.path, line, text, "data_available.loader"))
             break
-    for f in ctx.tree.files:
-        if DATA_SCRIPT.search(f.name) and f.suffix in (".sh", ".py", ".bash", ".bat", ".lua", ".m"):
-            out.append(Evidence(f.path, 0, f.name, "data_available.download_script"))
+    scripts = [(sf.path, sf.hits) for sf in index.own()]
+    scripts += [(a.path, a.hits) for a in index.artifacts if a.kind == "shell" and a.weight > 0]
+    for path, hits in scripts:  # a data-named script that downloads something
+        name = path.rsplit("/", 1)[-1]
+        hit = next((hits[s] for s in DOWNLOADS if s in hits), None)
+        if hit and DATA_SCRIPT.search(name) and not MODEL_SCRIPT.search(name):
+            line, text, _ = index.where_code(path, hit.samples)
+            out.append(Evidence(path, line, text, "data_available.download_script"))
             break
     for block in ctx.docs.blocks:
         if block.path != ctx.tree.readme and not block.path.lower().startswith(("doc", "data")):
             continue
+        if in_copy(block.path, index.framework_copies):  # a bundled framework's own docs
+            continue
         text = block.text
         if not URL.search(text) and "wget" not in text:
             continue
-        if DATA_HOSTS.search(text) or (
-            DATA_WORDS.search(text)
-            and (DATA_SECTION.search(block.section) or DOWNLOAD_VERB.search(text))
-        ):
+        named = DATA_WORDS.search(text) or DATA_HOSTS.search(text)
+        if named and (DATA_SECTION.search(block.section) or DOWNLOAD_VERB.search(text)):
             out.append(Evidence(block.path, block.line, text[:200], "data_available.link"))
             break
     return out
 
 
-def domain_scores(ctx: AuditContext, index: CodeIndex, network_types: frozenset[str]) -> Counter[str]:
+def domain_scores(
+    ctx: AuditContext, index: CodeIndex, network_types: frozenset[str]
+) -> dict[str, float]:
     """Votes per domain from the README's title and introduction, imports and network types."""
-    votes: Counter[str] = Counter()
+    votes: dict[str, float] = defaultdict(float)
     readme = ctx.tree.readme
     blocks = [b for b in ctx.docs.blocks if b.path == readme and b.kind != "code"][:6]
     for n, block in enumerate(blocks):
         weight = 3.0 if n == 0 else 1.0
+        text = block.text
+        for phrase, replacement in DOMAIN_PHRASES:
+            text = phrase.sub(replacement, text)
         for domain, pattern in DOMAIN_PATTERNS.items():
-            hits = len({m.lower() for m in pattern.findall(block.text)})
+            hits = len({m.lower() for m in pattern.findall(text)})
             if hits:
                 votes[domain] += weight * min(hits, 3)
     imported: set[str] = set()

@@ -63,6 +63,17 @@ def _pinned(deps: Iterable[Dependency]) -> list[Dependency]:
     return [d for d in deps if d.pinned and d.name.lower() not in NOT_LIBRARIES]
 
 
+def _one_per_line(evidence: Iterable[Evidence], limit: int = MAX_EVIDENCE) -> tuple[Evidence, ...]:
+    """The first evidence of each file line, at most `limit` of them."""
+    seen: set[tuple[str, int]] = set()
+    kept: list[Evidence] = []
+    for e in evidence:
+        if (e.path, e.line) not in seen:
+            seen.add((e.path, e.line))
+            kept.append(e)
+    return tuple(kept[:limit])
+
+
 def classify_software(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterable[Label]:
     """software_req, dependency_file, software_req_sources and versions_pinned, with evidence."""
     manifests: list[Manifest] = []
@@ -92,12 +103,14 @@ def classify_software(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterabl
     yield Label(
         "software_req",
         bool(manifests or findings),
-        tuple((file_evidence[: MAX_EVIDENCE // 2] + doc_evidence)[:MAX_EVIDENCE]),
+        _one_per_line(file_evidence[: MAX_EVIDENCE // 2] + doc_evidence),
     )
-    yield Label("dependency_file", bool(manifests), tuple(file_evidence[:MAX_EVIDENCE]))
+    yield Label("dependency_file", bool(manifests), _one_per_line(file_evidence))
     yield Label("software_req_sources", frozenset(sources), tuple(sources.values()))
     yield Label(
         "versions_pinned",
         bool(pinned),
-        tuple(Evidence(d.path, d.line, d.text, "software.version_pin") for d in pinned[:5]),
+        _one_per_line(
+            (Evidence(d.path, d.line, d.text, "software.version_pin") for d in pinned), 5
+        ),
     )

@@ -45,7 +45,7 @@ def result_line(result: CloneResult) -> str:
 def clone(
     workers: Annotated[
         int, typer.Option("--workers", "-w", help="Repositories cloned at the same time.")
-    ] = 4,
+    ] = 8,
     as_of: Annotated[
         str | None,
         typer.Option(
@@ -110,10 +110,18 @@ def clone(
         token=config.token,
     )
     with open_store(config) as store:
-        if is_tty():
-            summary = _clone_with_progress(store, options)
-        else:
-            summary = clone_all(store, options, _print_line)
+        try:
+            if is_tty():
+                summary = _clone_with_progress(store, options)
+            else:
+                summary = clone_all(store, options, _print_line)
+        except KeyboardInterrupt:
+            done = store.query("SELECT COUNT(*) FROM clones WHERE status = 'cloned'")[0][0]
+            typer.echo(
+                f"interrupted: {done} checkouts stored; run `miner clone` again to resume",
+                err=True,
+            )
+            raise typer.Exit(130) from None
     typer.echo(summary.line())
 
 

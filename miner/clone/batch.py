@@ -183,9 +183,6 @@ def clone_one(
     job: CloneJob, options: CloneOptions, root: CloneRoot, cancel: threading.Event
 ) -> _Outcome:
     """Clone one repository (or skip it when its checkout is current); never raises CloneError."""
-    current = current_checkout(job, options)
-    if current is not None and not options.refresh:
-        return _record(current, job, "skipped")
     started = time.monotonic()
     url = job.url or ""
     session = git.GitSession(
@@ -197,6 +194,11 @@ def clone_one(
         extra_config=git.auth_config(url, options.token),
         secret=options.token,
     )
+    current = current_checkout(job, options)
+    if current is not None and root.unclean and not steps.worktree_intact(session, job.dest):
+        current = None  # written by a batch that never flushed: its files may be cut short
+    if current is not None and not options.refresh:
+        return _record(current, job, "skipped")
     work = root.workspace(job.dest)
     try:
         steps.check_url(job.url)

@@ -1,4 +1,4 @@
-"""The only GitPython importer: safe git plumbing for one partial clone pinned to a commit.
+"""The only GitPython importer: every git process of the clone stage runs through GitSession.
 
 Clones are untrusted input, so every git process runs with an environment that never runs hooks,
 never smudges LFS, never touches submodules, never prompts for credentials and never writes the
@@ -38,6 +38,8 @@ SAFE_CONFIG: tuple[tuple[str, str], ...] = (
     ("filter.lfs.smudge", ""),
     ("filter.lfs.process", ""),
     ("filter.lfs.required", "false"),
+    # A batch flushes once at its end (see layout.py) rather than after every pack and index.
+    ("core.fsync", "none"),
     ("gc.auto", "0"),
     ("maintenance.auto", "false"),
     ("fetch.writeCommitGraph", "false"),

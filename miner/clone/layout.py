@@ -4,6 +4,11 @@ A clone is built in `<root>/.partial/` and renamed into `<root>/<owner>/<name>` 
 complete, with a marker file (`.git/miner-clone.json`) written last. So a folder under the root
 either holds a complete checkout with its marker, or it is half-written and is redone; whatever
 a killed batch left in `.partial/` is swept by the next one.
+
+Clones are not flushed to disk one by one (that stalls the pool): a batch flushes once when it
+ends, and `.running` marks a batch in progress. A batch that finds `.running` knows the one
+before it was killed, or the machine went down, so it checks each checkout against its index
+before trusting it.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from miner.errors import ConfigError
 MARKER = "miner-clone.json"
 PARTIAL = ".partial"
 LOCK = ".lock"
+RUNNING = ".running"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _MAX_PART = 100
 
@@ -57,12 +63,9 @@ def read_marker(path: Path) -> dict[str, Any] | None:
 
 
 def write_marker(path: Path, data: dict[str, Any]) -> None:
-    """Write the marker (the last step of a clone), flushed to disk before the rename."""
-    target = path / ".git" / MARKER
-    with open(target, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=1, sort_keys=True)
-        handle.flush()
-        os.fsync(handle.fileno())
+    """Write the marker: the last step of a clone, just before it is moved into place."""
+    text = json.dumps(data, indent=1, sort_keys=True)
+    (path / ".git" / MARKER).write_text(text, encoding="utf-8")
 
 
 def disk_bytes(path: Path) -> int:
@@ -106,10 +109,18 @@ class CloneRoot:
         remove_tree(self.partial)  # whatever a killed batch was writing
         self.partial.mkdir(exist_ok=True)
         self.hooks = Path(tempfile.mkdtemp(prefix="hooks-", dir=self.partial))
+        running = self.root / RUNNING
+        self.unclean = running.exists()  # the last batch never reached its flush
+        with open(running, "w", encoding="utf-8") as handle:
+            handle.write(f"{os.getpid()}\n")
+            handle.flush()
+            os.fsync(handle.fileno())
         return self
 
     def __exit__(self, *exc: object) -> None:
         remove_tree(self.partial)
+        os.sync()  # every checkout of this batch is on disk before the flag goes
+        (self.root / RUNNING).unlink(missing_ok=True)
         if self._lock is not None:
             self._lock.close()
 

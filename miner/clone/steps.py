@@ -217,3 +217,12 @@ def as_of_commit(
         deepen = "--unshallow" if rounds >= MAX_DEEPEN_ROUNDS else f"--deepen={2**rounds}"
         fetch(session, git_dir, None, refspec, "tree:0", deepen)
     return None, pack_bytes(git_dir)
+
+
+def worktree_intact(session: GitSession, dest: Path) -> bool:
+    """True when every checked-out file still matches the index (sizes, then contents)."""
+    try:
+        session.run(["diff-files", "--quiet"], dest / ".git", dest)
+    except CloneError:
+        return False
+    return True

@@ -1,4 +1,4 @@
-"""The Keras backend of a Keras project: TensorFlow (default, and always for tf.keras), Theano, CNTK.
+"""The Keras backend of a Keras project: TensorFlow (default; always for tf.keras), Theano, CNTK.
 
 Evidence, strongest first: a `keras.json` with a "backend" key, a `KERAS_BACKEND=...` setting in
 code, scripts or docs, a documentation sentence naming one backend ("the Theano backend should
@@ -16,12 +16,9 @@ from miner.detect import AuditContext
 from miner.detect.sources import CodeIndex
 
 BACKENDS = ("tensorflow", "theano", "cntk")
-BACKEND_SENTENCE = re.compile(
-    r"\b(theano|tensorflow|cntk)\b[\w\s,()/-]{0,40}?\bbackend|\bbackend\b[\w\s:,()/-]{0,30}?"
-    r"\b(theano|tensorflow|cntk)\b",
-    re.I,
-)
-KERAS_ENV = re.compile(r"KERAS_BACKEND['\"]?\s*[\]=:]*\s*['\"]?(\w+)")
+BACKEND_WORD = re.compile(r"\bbackends?\b", re.I)
+BACKEND_NAME = re.compile(r"\b(theano|tensorflow|cntk)\b", re.I)
+KERAS_ENV = re.compile(r"KERAS_BACKEND['\"]?[\s\]=:,]*['\"]?(\w+)")
 STANDALONE = ("keras",)
 
 
@@ -64,14 +61,14 @@ def _env_setting(ctx: AuditContext, index: CodeIndex) -> tuple[str, Evidence] | 
 
 
 def _doc_sentence(ctx: AuditContext) -> tuple[str, Evidence] | None:
+    """A documentation sentence naming exactly one backend near the word "backend"."""
     named: dict[str, Evidence] = {}
     for block in ctx.docs.prose():
-        if "backend" not in block.text.lower():
-            continue
-        for m in BACKEND_SENTENCE.finditer(block.text):
-            backend = (m.group(1) or m.group(2)).lower()
-            named.setdefault(backend, Evidence(block.path, block.line, block.text[:200],
-                                               "keras_backend.docs"))  # fmt: skip
+        for word in BACKEND_WORD.finditer(block.text):
+            window = block.text[max(0, word.start() - 50) : word.end() + 40]
+            for name in BACKEND_NAME.findall(window):
+                evidence = Evidence(block.path, block.line, block.text[:200], "keras_backend.docs")
+                named.setdefault(name.lower(), evidence)
     if len(named) == 1:
         backend, evidence = next(iter(named.items()))
         return backend, evidence

@@ -27,6 +27,12 @@ API_CAP = 30
 CORE_PACKAGES = frozenset({"tensorflow", "tensorflow-gpu", "tensorflow-cpu", "keras", "torch",
                            "pytorch", "theano", "mxnet", "cntk", "jax", "chainer", "paddlepaddle",
                            "dynet", "caffe", "@tensorflow/tfjs"})  # fmt: skip
+STATED_BEFORE = re.compile(
+    r"\b(?:trained|implemented|built|written|developed|done|using|uses|with|in|on|based on)\b"
+    r"[^.;]{0,40}$",
+    re.I,
+)
+STATED_AFTER = re.compile(r"\W{0,3}(?:framework|implementation|model|code|version)\b", re.I)
 TRAIN_SIGNALS = ("proj.train", "lua.backward", "fw.caffe_pytrain", "caffe.cli_train")
 MODEL_SIGNALS = ("model.class", "model.build", "keras.layer_class", "keras.functional")
 
@@ -72,8 +78,8 @@ def _api_evidence(index: CodeIndex, sf: SourceFile, signals: Iterable[str]) -> E
     for signal in signals:
         hit = sf.hits.get(signal)
         if hit:
-            line, text = index.where(sf.path, hit.samples[0])
-            return Evidence(sf.path, line, text or hit.samples[0], "frameworks.api")
+            line, text, sample = index.where_code(sf.path, hit.samples)
+            return Evidence(sf.path, line, text or sample, "frameworks.api")
     return Evidence(sf.path, 0, "", "frameworks.api")
 
 
@@ -138,16 +144,45 @@ def _declared_votes(declared: list[Declared], votes: dict[str, Vote]) -> None:
         vote.add(0.1, Evidence(d.path, d.line, d.text, "frameworks.dependency"))
 
 
-def readme_order(ctx: AuditContext) -> list[str]:
-    """Frameworks in the order the README first names them."""
+def readme_order(ctx: AuditContext) -> list[tuple[str, Evidence]]:
+    """Frameworks in the order the README's prose presents them, then the docs it links to.
+
+    Prose only: a framework named in a link target or a code block is not presented.
+    """
+    rank = {path: n for n, path in enumerate(ctx.tree.docs)}
+    first: dict[str, tuple[tuple[int, int, int], Evidence]] = {}
+    for n, block in enumerate(ctx.docs.prose()):
+        for pattern, fw in README_NAMES:
+            m = re.search(pattern, block.text, re.I)
+            if m:
+                key = (rank.get(block.path, len(rank)), n, m.start())
+                if fw not in first or key < first[fw][0]:
+                    line = block.line + block.text.count("\n", 0, m.start())
+                    evidence = Evidence(
+                        block.path, line, block.text[:200], "frameworks.readme_first"
+                    )
+                    first[fw] = (key, evidence)
+    return [(fw, item[1]) for fw, item in sorted(first.items(), key=lambda kv: kv[1][0])]
+
+
+def readme_statement(ctx: AuditContext) -> tuple[str, Evidence] | None:
+    """The framework the README says the model was trained or implemented with, if any."""
     readme = ctx.tree.readme
-    text = (ctx.tree.read_text(readme) or "") if readme else ""
-    first: dict[str, int] = {}
-    for pattern, fw in README_NAMES:
-        m = re.search(pattern, text, re.I)
-        if m and (fw not in first or m.start() < first[fw]):
-            first[fw] = m.start()
-    return sorted(first, key=first.__getitem__)
+    for block in ctx.docs.prose():
+        if block.path != readme:
+            continue
+        for pattern, fw in README_NAMES:
+            name = re.search(pattern, block.text, re.I)
+            if not name:
+                continue
+            before = block.text[max(0, name.start() - 60) : name.start()]
+            after = block.text[name.end() : name.end() + 25]
+            if STATED_BEFORE.search(before) or STATED_AFTER.match(after):
+                line = block.line + block.text.count("\n", 0, name.start())
+                return fw, Evidence(
+                    block.path, line, block.text[:200], "frameworks.readme_statement"
+                )
+    return None
 
 
 def _primary(ctx: AuditContext, votes: dict[str, Vote]) -> tuple[str, str]:
@@ -163,10 +198,10 @@ def _primary(ctx: AuditContext, votes: dict[str, Vote]) -> tuple[str, str]:
             and nn[fw].credit >= 0.3 * nn[top].credit]  # fmt: skip
     separate = [fw for fw in full if fw == full[0] or _disjoint(nn[full[0]], nn[fw])]
     if len(separate) >= 2:
-        order = readme_order(ctx)
-        named = [fw for fw in order if fw in separate]
+        named = [(fw, e) for fw, e in readme_order(ctx) if fw in separate]
         if named:
-            return named[0], "frameworks.readme_first"
+            nn[named[0][0]].add(99.0, named[0][1])  # the README's words lead the evidence
+            return named[0][0], "frameworks.readme_first"
     return top, "frameworks.model_code"
 
 
@@ -206,18 +241,22 @@ def detect_frameworks(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterabl
     _artifact_votes(index, votes)
     declared = declared_frameworks(ctx.tree, ctx.warnings)
     _declared_votes(declared, votes)
+    stated = None if votes else readme_statement(ctx)
+    if stated:  # no code, model file or manifest names a framework: the README's word
+        votes[stated[0]] = Vote(0.1, evidence=[(0.1, stated[1])])
     frameworks = {fw for fw, v in votes.items() if v.credit > 0}
     primary, rule = _primary(ctx, votes)
+    if stated:
+        rule = "frameworks.readme_statement"
     ctx.details["framework_versions"] = _versions(declared, frameworks)
-    ctx.details["framework_scores"] = {fw: round(v.credit, 2) for fw, v in
-                                       sorted(votes.items(), key=lambda kv: -kv[1].credit)}  # fmt: skip
+    ranked = sorted(votes.items(), key=lambda kv: -kv[1].credit)
+    ctx.details["framework_scores"] = {fw: round(v.credit, 2) for fw, v in ranked}
     fw_evidence = tuple(e for fw in sorted(frameworks) for e in _top_evidence(votes[fw], 2))
     yield Label("frameworks", frozenset(frameworks), fw_evidence)
     primary_evidence: tuple[Evidence, ...] = ()
     if primary != "none":
         primary_evidence = tuple(
-            Evidence(e.path, e.line, e.text, f"{rule}:{e.rule.split('.', 1)[-1]}")
-            for e in _top_evidence(votes[primary])
+            Evidence(e.path, e.line, e.text, rule) for e in _top_evidence(votes[primary])
         )
     yield Label("primary_framework", primary, primary_evidence)
     backend, backend_evidence = keras_backend(ctx, index, primary, votes.keys())

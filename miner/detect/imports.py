@@ -62,7 +62,7 @@ def _statement(text: str, start: int) -> tuple[str, int]:
 def _modules_ast(stmt: str) -> list[str] | None:
     try:
         tree = ast.parse(stmt.strip())
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     found: list[str] = []
     for node in tree.body:

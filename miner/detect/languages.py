@@ -11,7 +11,7 @@ or MATLAB drives it through matcaffe. Without a framework, the largest share of 
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
 from miner.codebook import LANGUAGES, Evidence
@@ -51,9 +51,9 @@ def _uses(sf: SourceFile, framework: str) -> bool:
 
 def _framework_votes(
     index: CodeIndex, framework: str
-) -> tuple[Counter[str], dict[str, SourceFile]]:
+) -> tuple[dict[str, float], dict[str, SourceFile]]:
     """Per language: how much own code uses `framework` to build and train; the top file."""
-    votes: Counter[str] = Counter()
+    votes: dict[str, float] = defaultdict(float)
     best: dict[str, tuple[float, SourceFile]] = {}
     for sf in index.own():
         if not sf.read or not _uses(sf, framework):
@@ -73,7 +73,7 @@ def _caffe_language(ctx: AuditContext, index: CodeIndex) -> tuple[str, Evidence]
         for sf in sorted(own, key=lambda f: -f.weight):
             hit = sf.hits.get(signal)
             if sf.lang == "python" and hit:
-                line, text = index.where(sf.path, hit.samples[0])
+                line, text, _ = index.where_code(sf.path, hit.samples)
                 return "python", Evidence(sf.path, line, text, "language.pycaffe")
     for sf in own:
         if sf.lang == "matlab" and sf.count("fw.caffe") and "Solver" in str(sf.hits["fw.caffe"]):
@@ -89,12 +89,12 @@ def _caffe_language(ctx: AuditContext, index: CodeIndex) -> tuple[str, Evidence]
     for sf in own:  # Python that drives the `caffe train` tool is the project's training code
         hit = sf.hits.get("caffe.cli_train")
         if hit and sf.lang == "python":
-            line, text = index.where(sf.path, hit.samples[0])
+            line, text, _ = index.where_code(sf.path, hit.samples)
             return "python", Evidence(sf.path, line, text, "language.python_drives_caffe")
     for art in index.artifacts:
         hit = art.hits.get("caffe.cli_train")
         if hit and art.weight > 0:
-            line, text = index.where(art.path, hit.samples[0])
+            line, text, _ = index.where_code(art.path, hit.samples)
             return "cpp", Evidence(art.path, line, text, "language.caffe_tool")
     return None
 
@@ -110,9 +110,9 @@ def _readme_order(ctx: AuditContext) -> list[str]:
     return sorted(first, key=first.__getitem__)
 
 
-def _decide(ctx: AuditContext, votes: Counter[str]) -> str:
+def _decide(ctx: AuditContext, votes: dict[str, float]) -> str:
     """The top-voted language; near ties go to the one the README names first, else Python."""
-    ranked = votes.most_common()
+    ranked = _ranked(votes)
     close = [lang for lang, v in ranked if v >= 0.8 * ranked[0][1]]
     if len(close) > 1:
         named = [lang for lang in _readme_order(ctx) if lang in close]
@@ -123,8 +123,12 @@ def _decide(ctx: AuditContext, votes: Counter[str]) -> str:
     return ranked[0][0]
 
 
-def _byte_shares(index: CodeIndex) -> Counter[str]:
-    shares: Counter[str] = Counter()
+def _ranked(scores: dict[str, float]) -> list[tuple[str, float]]:
+    return sorted(scores.items(), key=lambda kv: -kv[1])
+
+
+def _byte_shares(index: CodeIndex) -> dict[str, float]:
+    shares: dict[str, float] = defaultdict(float)
     for sf in index.own():
         shares[sf.lang] += sf.size * sf.weight
     return shares
@@ -142,7 +146,7 @@ def detect_language(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterable[
     shares = _byte_shares(index)
     total = sum(shares.values()) or 1.0
     ctx.details["language_shares"] = {
-        lang: round(v / total, 3) for lang, v in shares.most_common() if v / total >= 0.005
+        lang: round(v / total, 3) for lang, v in _ranked(shares) if v / total >= 0.005
     }
     if primary == "caffe":
         found = _caffe_language(ctx, index)
@@ -150,8 +154,13 @@ def detect_language(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterable[
             yield Label("language", found[0], (found[1],))
             return
     if primary == "torch7" and shares["lua"] > 0:
-        lua = max((sf for sf in index.own() if sf.lang == "lua"), key=lambda f: f.weight)
-        yield Label("language", "lua", (Evidence(lua.path, 0, "Lua Torch code", "language.lua"),))
+        lua_files = [sf for sf in index.own() if sf.lang == "lua"]
+        torch = [sf for sf in lua_files if _uses(sf, "torch7")] or lua_files
+        lua = max(torch, key=lambda f: f.weight)
+        req = next((i for i in lua.imports if module_framework("lua", i.module)), None)
+        evidence = Evidence(lua.path, req.line if req else 0, req.text if req else "Lua code",
+                            "language.lua_torch")  # fmt: skip
+        yield Label("language", "lua", (evidence,))
         return
     if primary != "none":
         votes, best = _framework_votes(index, primary)
@@ -170,9 +179,9 @@ def detect_language(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterable[
             yield Label("language", _codebook_language(lang),
                         (Evidence(sf.path, line, text, "language.framework_code"),))  # fmt: skip
             return
-    ranked = [lang for lang, _ in shares.most_common() if lang not in SECONDARY]
+    ranked = [lang for lang, _ in _ranked(shares) if lang not in SECONDARY]
     if not ranked:
-        ranked = [lang for lang, _ in shares.most_common()]
+        ranked = [lang for lang, _ in _ranked(shares)]
     if not ranked:
         yield Label("language", "other")
         return

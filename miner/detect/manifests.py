@@ -138,7 +138,7 @@ def _conda(raw: str) -> list[tuple[str, str]]:
 
 
 def _quoted(raw: str) -> list[tuple[str, str]]:
-    return [(m.group(1), (m.group(2) or "").strip()) for m in QUOTED_REQ.finditer(raw)]
+    return [(m.group(1), _spec(m.group(2))) for m in QUOTED_REQ.finditer(raw)]
 
 
 def _toml_pair(raw: str) -> list[tuple[str, str]]:
@@ -154,7 +154,7 @@ def _setup_py(path: str, text: str, warnings: list[str]) -> list[Declared]:
     """install_requires of a setup.py, read with `ast` (never executed)."""
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError) as exc:
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         warnings.append(f"{path}: setup.py does not parse ({type(exc).__name__}), read as text")
         return _line_items(path, text, _quoted)
     lists: dict[str, ast.AST] = {}

@@ -8,7 +8,7 @@ acknowledgements) not at all.
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import defaultdict
 
 from miner.codebook import Evidence
 from miner.detect import AuditContext
@@ -48,11 +48,11 @@ BODY_SHARE = 0.2
 
 def doc_votes(
     ctx: AuditContext,
-) -> tuple[Counter[str], Counter[str], dict[str, list[Evidence]]]:
+) -> tuple[dict[str, float], dict[str, float], dict[str, list[Evidence]]]:
     """Per network type: the README's vote (0.5 in its introduction, 0.2 below), the types its
     introduction names, and where."""
-    votes: Counter[str] = Counter()
-    intro: Counter[str] = Counter()
+    votes: dict[str, float] = defaultdict(float)
+    intro: dict[str, float] = defaultdict(float)
     evidence: dict[str, list[Evidence]] = {}
     readme = ctx.tree.readme
     if not readme:

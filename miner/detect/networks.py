@@ -12,7 +12,7 @@ their losses) adds `gan`; agents with replay buffers, Q-networks or policy gradi
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
 from miner.codebook import Evidence, paper_network
@@ -25,7 +25,8 @@ CAP = 12  # occurrences per file and type that count; a long file is not a loude
 KEEP_SHARE = 0.25  # a layer type is kept at this share of the strongest layer type
 MLP_SHARE = 0.2  # dense layers are the model only when nothing else is near
 UNNAMED_SHARE = 0.5  # ... or at this share when the README names other layer types only
-GAN_SHARE = 0.25  # adversarial training of the main model, not of an optional extra
+GAN_SHARE = 0.25
+GAN_FILE_VOTE = 3.0  # adversarial training of the main model, not of an optional extra
 DRL_SHARE = 0.1
 LAYER_TYPES = ("cnn", "rnn", "transformer", "gnn")
 FILE_SIGNALS = {
@@ -36,21 +37,27 @@ FILE_SIGNALS = {
     "mlp": ("net.dense",),
 }
 PROTO_TYPES = {
-    "cnn": ("Convolution", "Deconvolution", "CONVOLUTION", "DepthwiseConvolution", "ConvolutionDepthwise"),
+    "cnn": ("Convolution", "Deconvolution", "CONVOLUTION", "DepthwiseConvolution",
+            "ConvolutionDepthwise"),
     "rnn": ("LSTM", "RNN", "GRU", "LSTMUnit"),
     "mlp": ("InnerProduct", "INNER_PRODUCT"),
 }  # fmt: skip
+Scores = defaultdict[str, float]
+EvidenceMap = dict[str, list[tuple[float, Evidence]]]
 DARKNET_TYPES = {"cnn": ("convolutional",), "rnn": ("rnn", "lstm", "gru"), "mlp": ("connected",)}
 
 
-def _code_scores(index: CodeIndex) -> tuple[Counter[str], dict[str, list[tuple[float, Evidence]]]]:
-    scores: Counter[str] = Counter()
-    evidence: dict[str, list[tuple[float, Evidence]]] = {}
+def _code_scores(index: CodeIndex) -> tuple[Scores, EvidenceMap]:
+    scores: Scores = defaultdict(float)
+    evidence: EvidenceMap = {}
     for sf in index.own():
         if not sf.read:
             continue
+        graph = sf.count("net.graph") > 0
         for kind, signals in FILE_SIGNALS.items():
             n = min(sum(sf.count(s) for s in signals), CAP)
+            if kind == "cnn" and not graph:  # `self.conv1` is a graph convolution in a GNN
+                n = min(n + sf.count("net.conv_name"), CAP)
             if n:
                 vote = sf.weight * n
                 scores[kind] += vote
@@ -78,23 +85,24 @@ def _evidence(index: CodeIndex, sf: SourceFile, signals: Iterable[str], kind: st
     for signal in signals:
         hit = sf.hits.get(signal)
         if hit:
-            line, text = index.where(sf.path, hit.samples[0])
-            return Evidence(sf.path, line, text or hit.samples[0], f"networks.{kind}_layer")
+            line, text, sample = index.where_code(sf.path, hit.samples)
+            return Evidence(sf.path, line, text or sample, f"networks.{kind}_layer")
     return Evidence(sf.path, 0, "", f"networks.{kind}_layer")
 
 
-def _adversarial(index: CodeIndex, sf: SourceFile, scores: Counter[str], evidence: dict) -> None:  # type: ignore[type-arg]
+def _adversarial(index: CodeIndex, sf: SourceFile, scores: Scores, evidence: EvidenceMap) -> None:
     """Generator and discriminator trained against each other in one file."""
     disc, gen = sf.count("net.discriminator"), sf.count("net.generator")
     if disc and gen and (sf.count("net.adversarial") or min(disc, gen) >= 2):
-        vote = sf.weight * min(disc + gen, CAP)
+        # one vote per file: names of the two networks recur far more than layer calls do
+        vote = sf.weight * GAN_FILE_VOTE
         scores["gan"] += vote
         evidence.setdefault("gan", []).append(
             (vote, _evidence(index, sf, ("net.discriminator",), "gan"))
         )
 
 
-def _agent(index: CodeIndex, sf: SourceFile, scores: Counter[str], evidence: dict) -> None:  # type: ignore[type-arg]
+def _agent(index: CodeIndex, sf: SourceFile, scores: Scores, evidence: EvidenceMap) -> None:
     """A deep RL agent: several distinct RL notions (replay buffer, Q-network, gym, policy ...)."""
     hit = sf.hits.get("net.rl")
     kinds = len(set(hit.samples)) if hit else 0
@@ -104,7 +112,7 @@ def _agent(index: CodeIndex, sf: SourceFile, scores: Counter[str], evidence: dic
         evidence.setdefault("drl", []).append((vote, _evidence(index, sf, ("net.rl",), "drl")))
 
 
-def _mlp_model(index: CodeIndex, sf: SourceFile, scores: Counter[str], evidence: dict) -> None:  # type: ignore[type-arg]
+def _mlp_model(index: CodeIndex, sf: SourceFile, scores: Scores, evidence: EvidenceMap) -> None:
     """A file that builds and trains a model of dense layers only: a stand-alone MLP."""
     if sf.role in ("test", "doc", "example") or sf.count("net.dense") < 2:
         return
@@ -120,14 +128,18 @@ def _mlp_model(index: CodeIndex, sf: SourceFile, scores: Counter[str], evidence:
         )
 
 
-def decide(scores: Counter[str], docs: Counter[str], intro: Counter[str]) -> set[str]:
+def decide(
+    code: Mapping[str, float], docs: Mapping[str, float], intro: Mapping[str, float]
+) -> set[str]:
     """The main model's building blocks from code scores and README votes.
 
     README votes strengthen layer types the code shows (or stand alone when the code shows no
     layers at all); adversarial training needs code; an RL agent may be named by the README's
     introduction alone, as its networks are often plain layers trained on rewards.
     """
-    combined = Counter({k: v for k, v in scores.items()})
+    scores: Scores = defaultdict(float, code)
+    docs = defaultdict(float, docs)
+    combined: Scores = defaultdict(float, code)
     code_top = max([scores[k] for k in LAYER_TYPES] + [scores["mlp"], 0.0])
     scale = max(code_top, 1.0)
     for kind, share in docs.items():
@@ -148,9 +160,9 @@ def decide(scores: Counter[str], docs: Counter[str], intro: Counter[str]) -> set
         types.add("mlp")
     if scores["mlp_model"] > 0:
         types.add("mlp")
-    if scores["gan"] > 0 and (scores["gan"] >= GAN_SHARE * max(layer_top, 1.0) or intro["gan"]):
+    if scores["gan"] > 0 and (scores["gan"] >= GAN_SHARE * max(layer_top, 1.0) or intro.get("gan")):
         types.add("gan")
-    if combined["drl"] >= DRL_SHARE * max(layer_top, combined["mlp"], 1.0) or intro["drl"]:
+    if combined["drl"] >= DRL_SHARE * max(layer_top, combined["mlp"], 1.0) or intro.get("drl"):
         types.add("drl")
     return types
 
@@ -161,10 +173,8 @@ def detect_networks(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterable[
     scores, evidence = _code_scores(index)
     docs, intro, doc_evidence = doc_votes(ctx)
     types = decide(scores, docs, intro)
-    frameworks = labels.get("primary_framework")
-    if not types and frameworks is not None and frameworks.value == "none" and not docs:
-        types = set()
-    ctx.details["network_scores"] = {k: round(v, 1) for k, v in scores.most_common()}
+    by_score = sorted(scores.items(), key=lambda kv: -kv[1])
+    ctx.details["network_scores"] = {k: round(v, 1) for k, v in by_score if v}
     ctx.details["network_doc_votes"] = dict(docs)
     chosen: list[Evidence] = []
     for kind in sorted(types):

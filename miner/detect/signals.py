@@ -13,6 +13,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from miner.detect.stems import STEM_WORDS, trie_pattern
+
 # Token patterns, each (scope, regex): "last" is matched in full against the token's last dotted
 # component (with its "(" when called), "attr" the same but only for dotted tokens (methods and
 # attributes), "full" from the token's start (a prefix match). Anchored matches fail at the first
@@ -39,7 +41,7 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                         r"Bidirectional|TimeDistributed|Flatten|Dropout|Activation|"
                         r"UpSampling[123]D|ZeroPadding[123]D|Concatenate|LeakyReLU)\("),),
     "fw.keras_model": (("last", r"Sequential\("), ("attr", r"fit_generator\(|train_on_batch\("),
-                       ("full", r"(?!re\.|regex\.)\w+(?:\.\w+)*\.compile\($")),
+                       ("full", r"(?!re\.|regex\.)\w+(?:\.\w+)*\.compile\($|\.compile\($")),
     "fw.mxnet": (("full", r"mx\.(?:sym|symbol|gluon|mod|nd|io|init|optimizer|autograd)\.\w|"
                   r"gluon\.(?:nn|rnn|Trainer|HybridBlock|Block)\b"),),
     "fw.theano": (("full", r"theano\.(?:function|scan|shared|tensor)\b|T\.(?:nnet|tanh|dot|matrix|"
@@ -72,7 +74,9 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                   r"conv_[123]d|Convolution|Deconvolution|SpatialConvolution\w*|"
                   r"SpatialFullConvolution|SpatialDilatedConvolution|TemporalConvolution|"
                   r"VolumetricConvolution|vl_nnconv|convolution2dLayer|dnn_conv|conv2d_act|"
-                  r"deconv2d\w*|ConvBN\w*|ConvBlock\w*|conv_bn\w*|conv\d*|conv_layer)\(?"),),
+                  r"deconv2d\w*|ConvBN\w*|ConvBlock\w*|conv_bn\w*|conv_layer)\(?"),),
+    # names such as `self.conv1`: convolutions by convention, except in graph networks
+    "net.conv_name": (("last", r"conv\d*\(?"),),
     "net.backbone": (("last", r"(?:resnet(?:18|34|50|101|152)|vgg(?:11|13|16|19)\w*|densenet\d+|"
                       r"inception_v3|mobilenet\w*|alexnet|squeezenet\w*|efficientnet\w*|"
                       r"ResNet(?:18|34|50|101|152)\w*|VGG(?:16|19)|DenseNet\d+|InceptionV3|"
@@ -111,11 +115,15 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                     r"apply_gradients\(|fit_one_cycle\("),
                    ("last", r"GradientTape\(|SGDSolver\(|get_solver\("),
                    ("full", r"(?:\w+\.)*optimizer\.step\(|gluon\.Trainer\(|(?:\w+\.)*trainer\."
-                    r"(?:step|run|train|fit)\(|optim\.(?:sgd|adam|rmsprop|adagrad)\(|"
-                    r"trainNetwork\(|(?:\w+\.)*solver\.(?:step|solve)\(|lasagne\.updates\.\w+\(")),
+                    r"(?:step|run|train|fit)\(|optim\.(?:sgd|adam\w*|rmsprop|adagrad|adadelta|nag|lbfgs|cg|"
+                    r"asgd)\(|"
+                    r"trainNetwork\(|(?:\w+\.)*solver\.(?:step|solve)\(|lasagne\.updates\.\w+\("),
+                   ("last", r"AddGradientOperators\(|build_sgd\(|GradientTape\(")),
     "proj.optimizer": (("full", r"optim\.(?:SGD|Adam\w*|RMSprop|Adagrad|Adadelta)\(|"
                         r"tf\.train\.\w+Optimizer\(|(?:\w+\.)*optimizers\.(?:SGD|Adam|RMSprop|"
-                        r"Adagrad)\(|(?:Adam|SGD|RMSprop)\("),),
+                        r"Adagrad)\("),
+                       ("last", r"(?:Adam|SGD|RMSprop|Adagrad|Adadelta|Momentum|GradientDescent|"
+                        r"Ftrl|Nadam|Adamax|AdamW)(?:Optimizer)?\(")),
     "proj.data_loader": (("full", r"torchvision\.datasets\b|(?:\w+\.)*datasets\.(?:MNIST|CIFAR10|"
                           r"CIFAR100|FashionMNIST|ImageNet|ImageFolder|VOCDetection|CocoDetection|"
                           r"SVHN|STL10)\b|(?:\w+\.)*keras\.datasets\b|tfds\.load\(|"
@@ -126,7 +134,7 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                        r"download_and_extract\w*\(|download\w*\(|urlopen\(")),
     "proj.load": (("last", r"load_state_dict\(|load_model\(|load_weights\(|from_pretrained\("),
                   ("full", r"torch\.load\b|(?:\w+\.)*saver\.restore\(|hub\.load\(|"
-                   r"torch\.hub\.load\("),
+                   r"torch\.hub\.load\(|caffe\.(?:Classifier|Net)\("),
                   ("attr", r"caffemodel|t7|h5|pth|ckpt")),
 }  # fmt: skip
 
@@ -143,202 +151,19 @@ PHRASES: dict[str, tuple[str, str]] = {
     ),
     "keras.functional": ("Model(", r"Model\(\s*(?:inputs?\s*=|\[|\w+\s*,\s*\w+)"),
     "keras.import": ("keras", r"from\s+tensorflow(?:_core)?(?:\.python)?\s+import\s+keras\b"),
-    "keras.backend": ("KERAS_BACKEND", r"KERAS_BACKEND['\"]?\s*[\]=:]*\s*['\"]?\w+"),
+    "keras.backend": ("KERAS_BACKEND", r"KERAS_BACKEND['\"]?[\s\]=:,]*['\"]?\w+"),
     "caffe.cli_train": ("caffe", r"caffe(?:\.bin|_bin)?['\"]?\s*,?\s*['\"]?\s*train\b"),
     "darknet.cli_train": ("darknet", r"\bdarknet\s+(?:detector|classifier)\s+train\b"),
     "lua.backward": (":backward", r":backward\("),
+    "theano.updates": ("updates", r"\bupdates\s*=\s*[\w\[(]"),
     "rl.gym": ("gym", r"^\s*import\s+gym\b|\bfrom\s+gym\b"),
     "proj.curl": ("curl", r"\bcurl\s+-"),
     "proj.pretrained": ("pretrained", r"pretrained\s*=\s*True"),
 }
 
-TOKEN = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\(?")
-# Only a token containing one of these lower-case stems can match a token pattern: a cheap
-# filter (compiled as a trie) in front of the patterns. Tests check every pattern's examples.
-STEM_WORDS = (
-    "conv",
-    "lstm",
-    "gru",
-    "rnn",
-    "recurrent",
-    "dense",
-    "linear",
-    "nn.",
-    "tf.",
-    "keras",
-    "torch",
-    "caffe",
-    "solver",
-    "theano",
-    "lasagne",
-    "mx.",
-    "gluon",
-    "chainer",
-    "layer",
-    "model",
-    "fit",
-    "backward",
-    "optim",
-    "minimize",
-    "gradient",
-    "trainer",
-    "train",
-    "dataset",
-    "download",
-    "wget",
-    "load",
-    "attention",
-    "transformer",
-    "bert",
-    "gpt",
-    "scaled_dot",
-    "gcn",
-    "gat",
-    "graph",
-    "ggnn",
-    "propagator",
-    "propogator",
-    "messagepassing",
-    "sage",
-    "gin",
-    "cheb",
-    "dgl",
-    "spektral",
-    "discrim",
-    "disc_loss",
-    "d_loss",
-    "loss_d",
-    "errd",
-    "d_real",
-    "d_fake",
-    "netd",
-    "net_d",
-    "generator",
-    "netg",
-    "net_g",
-    "g_loss",
-    "loss_g",
-    "errg",
-    "gen_loss",
-    "adversarial",
-    "gan",
-    "gym",
-    "replay",
-    "dqn",
-    "ddpg",
-    "ppo",
-    "trpo",
-    "a3c",
-    "a2c",
-    "policy",
-    "actor",
-    "q_value",
-    "q_net",
-    "qnet",
-    "q_learning",
-    "qlearning",
-    "epsilon",
-    "target_",
-    "discounted",
-    "experience",
-    "resnet",
-    "vgg",
-    "densenet",
-    "inception",
-    "mobilenet",
-    "alexnet",
-    "squeezenet",
-    "efficientnet",
-    "xception",
-    "nasnet",
-    "resnext",
-    "net",
-    "sequential",
-    "embedding",
-    "pool",
-    "dropout",
-    "normalization",
-    "batchnorm",
-    "flatten",
-    "activation",
-    "concat",
-    "relu",
-    "softmax",
-    "cross_entropy",
-    "nll_loss",
-    "slim",
-    "snt.",
-    "tflearn",
-    "tl.layers",
-    "brew.",
-    "model_helper",
-    "workspace.",
-    "vl_",
-    "dagnn",
-    "cudnn",
-    "t.nnet",
-    "t.tanh",
-    "t.dot",
-    "t.matrix",
-    "t.grad",
-    "t.imatrix",
-    "t.ftensor",
-    "tensor",
-    "l.data",
-    "l.imagedata",
-    "innerproduct",
-    "deconv",
-    "detector",
-    "urlretrieve",
-    "gdown",
-    "urlopen",
-    "fetch",
-    "read_data_sets",
-    "tfds",
-    "step",
-    "solve",
-    "tidy",
-    "timedistributed",
-    "bidirectional",
-    "padding",
-    "upsampling",
-    "compile",
-    "ckpt",
-    "pth",
-    "h5",
-    "t7",
-    "fully_connected",
-    "adam",
-    "sgd",
-    "rmsprop",
-    "adagrad",
-    "adadelta",
-    "blstm",
-    "leakyrelu",
-    "trainingoptions",
-)
-
-
-def trie_pattern(words: tuple[str, ...]) -> str:
-    """One regular expression matching any of `words`, factored as a trie (much faster)."""
-    trie: dict[str, dict] = {}  # type: ignore[type-arg]
-    for word in words:
-        node = trie
-        for ch in word:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def build(node: dict) -> str:  # type: ignore[type-arg]
-        branches = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return build(trie)
-
-
-STEMS = re.compile(trie_pattern(STEM_WORDS))
+# A leading "." keeps chained calls such as `Adam(lr).minimize(` recognisable as method calls.
+TOKEN = re.compile(r"\.?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\(?")
+STEMS = re.compile(trie_pattern(STEM_WORDS))  # a cheap filter in front of the token patterns
 TOKEN_PATTERNS = {
     name: tuple((scope, re.compile(p)) for scope, p in rules) for name, rules in TOKENS.items()
 }
@@ -348,9 +173,10 @@ _CACHE_LIMIT = 400_000
 
 
 def _fires(token: str, last: str, rules: tuple[tuple[Scope, re.Pattern[str]], ...]) -> bool:
+    bare = token[1:] if token[0] == "." else token
     for scope, pattern in rules:
         if scope == "full":
-            if pattern.match(token):
+            if pattern.match(bare) or (bare is not token and pattern.match(token)):
                 return True
         elif (scope == "last" or last is not token) and pattern.fullmatch(last):
             return True

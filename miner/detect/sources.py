@@ -13,7 +13,6 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 from miner.detect import AuditContext
 from miner.detect.imports import Import, imports_for
@@ -42,7 +41,7 @@ DIR_WEIGHTS = (
                 "benchmark", "benchmarks", "contrib", "extra", "extras"}), "example", 0.5),
 )  # fmt: skip
 MODEL_NAME = re.compile(
-    r"model|net|arch|layer|module|encoder|decoder|generator|discriminator|agent|policy|backbone|"
+    r"model|net|arch|layer|module|encoder|decoder|discriminator|agent|policy|backbone|"
     r"cnn|rnn|lstm|gru|gan|resnet|vgg|unet|transformer|attention|block|graph|seq2seq|tacotron"
 )
 TRAIN_NAME = re.compile(r"train|main|^run|fit|solver|learn|finetune|experiment|^rl_|^dqn")
@@ -63,7 +62,8 @@ COPY_FOLDERS = ("src/", "include/", "python/caffe/", "matlab/+caffe/", "matlab/c
                 "docker/", "data/mnist/", "data/cifar10/", "data/ilsvrc12/", "models/bvlc_",
                 "CMakeScripts/", "python/classify.py", "python/detect.py",
                 "python/draw_net.py")  # fmt: skip
-PROTO_TYPE = re.compile(r"^\s*type\s*:\s*\"?(\w+)\"?", re.M)
+COMMENT_STARTS = ("#", "//", "%", "--", "*", '"""', "'''")
+PROTO_TYPE = re.compile(r"\btype\s*:\s*\"?(\w+)\"?")
 SOLVER_KEY = re.compile(r"^\s*(?:base_lr|lr_policy|max_iter|snapshot_prefix)\s*:", re.M)
 DARKNET_SECTION = re.compile(r"^\[(convolutional|connected|rnn|lstm|gru|net|yolo|region)\]", re.M)
 
@@ -130,16 +130,31 @@ class CodeIndex:
         """Line and line text of `sample` in the file at `path` (raw file, so notebook lines)."""
         return locate(self.tree.read_text(path) or "", sample)
 
+    def where_code(self, path: str, samples: list[str]) -> tuple[int, str, str]:
+        """The most telling of `samples` as evidence: a call on a code line rather than a bare
+        name or a comment. Returns (line, line text, sample)."""
+        ranked = sorted(samples, key=lambda s: (not s.endswith("("), "." not in s))
+        fallback: tuple[int, str, str] | None = None
+        for sample in ranked[:4]:
+            line, text = self.where(path, sample)
+            if line and not text.startswith(COMMENT_STARTS):
+                return line, text, sample
+            fallback = fallback or (line, text, sample)
+        return fallback or (0, "", samples[0] if samples else "")
+
 
 def framework_copies(tree: RepoTree) -> tuple[str, ...]:
-    """Folder prefixes holding a bundled copy of Caffe (a fork): `src/caffe` + `include/caffe`."""
-    found: dict[str, set[str]] = {"src/caffe/": set(), "include/caffe/": set()}
+    """Folder prefixes holding a bundled copy of Caffe (a fork): its core sources and headers.
+
+    A folder of extra layers meant to be copied into Caffe (`caffe/src/caffe/layers/...` without
+    `net.cpp`) is the project's own code, not a copy.
+    """
+    found: dict[str, set[str]] = {"src/caffe/net.cpp": set(), "include/caffe/net.hpp": set()}
     for f in tree.files:
         for marker, prefixes in found.items():
-            idx = f.path.find(marker)
-            if idx >= 0 and (idx == 0 or f.path[idx - 1] == "/"):
-                prefixes.add(f.path[:idx])
-    return tuple(sorted(found["src/caffe/"] & found["include/caffe/"]))
+            if f.path.endswith(marker) and (f.path == marker or f.path[-len(marker) - 1] == "/"):
+                prefixes.add(f.path[: -len(marker)])
+    return tuple(sorted(found["src/caffe/net.cpp"] & found["include/caffe/net.hpp"]))
 
 
 def in_copy(path: str, copies: tuple[str, ...]) -> bool:
@@ -162,7 +177,7 @@ def role_of(path: str) -> tuple[str, float]:
     """The role of a code file from its path, and the weight that role gives it."""
     parts = path.lower().split("/")
     name = parts[-1]
-    stem = PurePosixPath(name).stem
+    stem = name.rsplit(".", 1)[0] if "." in name[1:] else name
     base_role, base = "code", 1.0
     folders = set(parts[:-1])
     for names, role, weight in DIR_WEIGHTS:
@@ -173,7 +188,9 @@ def role_of(path: str) -> tuple[str, float]:
         return "vendored", 0.0
     if name in SETUP_FILES:
         return ("setup" if base_role == "code" else base_role), base * 0.3
-    if stem.startswith("test_") or stem.endswith("_test") or stem == "tests":
+    if (stem.startswith("test_") or stem.endswith("_test") or stem == "tests") and not (
+        name.endswith(".ipynb")  # a notebook is an experiment, never a unit test
+    ):
         return "test", min(base, 0.3)
     # Utility words first: `model_utils.py`, `eval_net.py` and `demo_rnn.m` are not the model.
     if UTIL_NAME.search(stem) or folders & {"utils", "util", "tools", "scripts", "helpers"}:

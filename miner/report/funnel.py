@@ -29,8 +29,10 @@ SEARCH_COLUMNS = [
 
 
 def stored_value(cell: Any) -> Any:
-    """A stored cell with NULL (NaN after pandas) as None and whole floats as ints."""
-    if cell is None or (isinstance(cell, float) and cell != cell):
+    """A stored cell with NULL (NaN or pd.NA after pandas) as None and whole floats as ints."""
+    import pandas as pd
+
+    if cell is None or cell is pd.NA or (isinstance(cell, float) and cell != cell):
         return None
     if isinstance(cell, float) and cell.is_integer():
         return int(cell)

@@ -13,24 +13,61 @@ from miner.models import AuditResult, Label
 from miner.store import Store
 
 BASE = {
-    "is_dl": "yes", "exclude": "", "frameworks": "pytorch", "primary_framework": "pytorch",
-    "network_types": "cnn", "language": "python", "domain": "vision", "software_req": "yes",
-    "dependency_file": "yes", "software_req_sources": "requirements_file",
-    "versions_pinned": "yes", "hw_gpu": "no", "hw_cpu": "no", "hw_memory": "no",
-    "hw_other": "no", "training_code": "yes", "data_available": "yes",
-}  # fmt: skip
+    "is_dl": "yes",
+    "exclude": "",
+    "frameworks": "pytorch",
+    "primary_framework": "pytorch",
+    "network_types": "cnn",
+    "language": "python",
+    "domain": "vision",
+    "software_req": "yes",
+    "dependency_file": "yes",
+    "software_req_sources": "requirements_file",
+    "versions_pinned": "yes",
+    "hw_gpu": "no",
+    "hw_cpu": "no",
+    "hw_memory": "no",
+    "hw_other": "no",
+    "training_code": "yes",
+    "data_available": "yes",
+}
 REPOS = [
     (101, "alpha/seg-net", {"hw_gpu": "yes"}),
-    (102, "beta/Text-RNN", {"network_types": "rnn", "domain": "nlp", "frameworks": "keras;tensorflow",
-                            "primary_framework": "keras"}),
+    (
+        102,
+        "beta/Text-RNN",
+        {
+            "network_types": "rnn",
+            "domain": "nlp",
+            "frameworks": "keras;tensorflow",
+            "primary_framework": "keras",
+        },
+    ),
     (103, "gamma/gan-faces", {"network_types": "cnn;gan", "domain": "generative"}),
-    (104, "delta/tf-detect", {"frameworks": "tensorflow", "primary_framework": "tensorflow",
-                              "software_req": "no", "dependency_file": "no",
-                              "software_req_sources": "", "versions_pinned": "no"}),
+    (
+        104,
+        "delta/tf-detect",
+        {
+            "frameworks": "tensorflow",
+            "primary_framework": "tensorflow",
+            "software_req": "no",
+            "dependency_file": "no",
+            "software_req_sources": "",
+            "versions_pinned": "no",
+        },
+    ),
     (105, "eps/rl-agent", {"network_types": "mlp;drl", "domain": "rl", "hw_memory": "yes"}),
-    (106, "zeta/old-caffe", {"frameworks": "caffe", "primary_framework": "caffe",
-                             "language": "cpp", "exclude": "deprecated"}),
-]  # fmt: skip
+    (
+        106,
+        "zeta/old-caffe",
+        {
+            "frameworks": "caffe",
+            "primary_framework": "caffe",
+            "language": "cpp",
+            "exclude": "deprecated",
+        },
+    ),
+]
 README = """# {name}
 
 A model for {name}.
@@ -88,10 +125,17 @@ def make_study(tmp_path: Path) -> Study:
         for repo_id, name, _ in REPOS:
             store.upsert(
                 "repos",
-                [{"id": repo_id, "full_name": name, "html_url": f"https://github.com/{name}",
-                  "first_seen": "2021-01-01", "last_seen": "2021-01-01"}],
+                [
+                    {
+                        "id": repo_id,
+                        "full_name": name,
+                        "html_url": f"https://github.com/{name}",
+                        "first_seen": "2021-01-01",
+                        "last_seen": "2021-01-01",
+                    }
+                ],
                 key=["id"],
-            )  # fmt: skip
+            )
             checkout = settings.repos / name.replace("/", "__")
             checkout.mkdir(parents=True)
             (checkout / "README.md").write_text(README.format(name=name), encoding="utf-8")
@@ -99,10 +143,18 @@ def make_study(tmp_path: Path) -> Study:
             (checkout / "train.py").write_text("import torch\n", encoding="utf-8")
             store.upsert(
                 "clones",
-                [{"repo_id": repo_id, "full_name": name, "path": str(checkout), "status": "cloned",
-                  "commit_sha": sha_of(repo_id), "cloned_at": "2021-03-01"}],
+                [
+                    {
+                        "repo_id": repo_id,
+                        "full_name": name,
+                        "path": str(checkout),
+                        "status": "cloned",
+                        "commit_sha": sha_of(repo_id),
+                        "cloned_at": "2021-03-01",
+                    }
+                ],
                 key=["repo_id"],
-            )  # fmt: skip
+            )
             store.save_audit(repo_id, sha_of(repo_id), name, audit_result(machine_values(repo_id)))
     return Study(settings, settings.db)
 

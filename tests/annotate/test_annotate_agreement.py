@@ -76,8 +76,10 @@ def imported_pair(study: Study, round_name: str, change: str = "no") -> None:
         prepare_sheets(store, study.annotations, ["alice", "bob"], round_name=round_name)
     layout = Layout(study.annotations)
     fill_sheet(layout.sheet(round_name, "alice"))
-    fill_sheet(layout.sheet(round_name, "bob"),
-               lambda name, field: change if (name, field) == ("alpha/seg-net", "hw_gpu") else "")  # fmt: skip
+    fill_sheet(
+        layout.sheet(round_name, "bob"),
+        lambda name, field: change if (name, field) == ("alpha/seg-net", "hw_gpu") else "",
+    )
     for who in ("alice", "bob"):
         import_layer(study.annotations, who, layout.sheet(round_name, who), round_name)
 

@@ -16,8 +16,9 @@ BOB = {("alpha/seg-net", "hw_gpu"): "no", ("eps/rl-agent", "network_types"): "ml
 
 
 def miner(study: Study, *args: str, input: str | None = None) -> tuple[int, str, str]:  # noqa: A002
-    result = CliRunner().invoke(app, ["annotate", *args, "--study", str(study.settings.study_dir)],
-                                input=input)  # fmt: skip
+    result = CliRunner().invoke(
+        app, ["annotate", *args, "--study", str(study.settings.study_dir)], input=input
+    )
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -26,16 +27,25 @@ def test_two_annotators_from_prepare_to_score(study: Study, tmp_path: Path) -> N
     assert code == 0 and "round main (new round): 6 of 6 repositories" in out
     layout = Layout(study.annotations)
     alice = fill_sheet(layout.sheet("main", "alice"), out=tmp_path / "alice.csv")
-    bob = fill_sheet(layout.sheet("main", "bob"), lambda n, f: BOB.get((n, f), ""),
-                     out=tmp_path / "bob.xlsx")  # fmt: skip
+    bob = fill_sheet(
+        layout.sheet("main", "bob"), lambda n, f: BOB.get((n, f), ""), out=tmp_path / "bob.xlsx"
+    )
     for who, path in (("alice", alice), ("bob", bob)):
         code, out, _ = miner(study, "import", who, str(path))
         assert code == 0 and f"imported {who}@main: 6 repositories" in out
     code, out, _ = miner(study, "agreement", "alice", "bob", "--format", "json")
     fields = {f["field"]: f for f in json.loads(out)["rounds"][0]["fields"]}
     assert fields["hw_gpu"]["stats"]["observed"] == 5 / 6 and fields["network_types"]["alpha_masi"]
-    code, out, _ = miner(study, "agreement", "alice", "bob", "--format", "latex",
-                         "-o", str(tmp_path / "agreement.tex"))  # fmt: skip
+    code, out, _ = miner(
+        study,
+        "agreement",
+        "alice",
+        "bob",
+        "--format",
+        "latex",
+        "-o",
+        str(tmp_path / "agreement.tex"),
+    )
     assert code == 0 and r"\begin{tabular}" in (tmp_path / "agreement.tex").read_text()
     code, out, _ = miner(study, "conflicts", "alice", "bob")
     assert code == 0 and "2 conflicts in 103 values of 6 repositories (101 agreed" in out
@@ -60,7 +70,9 @@ def test_two_annotators_from_prepare_to_score(study: Study, tmp_path: Path) -> N
 
 def test_bad_sheet_is_an_error_without_traceback(study: Study, tmp_path: Path) -> None:
     miner(study, "prepare", "-a", "alice")
-    code, _, err = miner(study, "import", "alice", str(Layout(study.annotations).sheet("main", "alice")))
+    code, _, err = miner(
+        study, "import", "alice", str(Layout(study.annotations).sheet("main", "alice"))
+    )
     assert code == 1 and err.startswith("Error: ") and "row 2, column is_dl (F): blank" in err
     assert "Traceback" not in err
     code, _, err = miner(study, "import", "alice", str(tmp_path / "missing.csv"))

@@ -82,9 +82,14 @@ def test_every_problem_is_reported_with_row_and_column(study: Study, sheet: Path
     with pytest.raises(SheetError) as info:
         import_layer(study.annotations, "alice", sheet)
     message = str(info.value)
-    col = {name: column_letter(read_sheet(sheet).columns.index(name)) for name in
-           ("frameworks", "hw_gpu", "domain", "network_types", "language", "hardware_req")}  # fmt: skip
-    assert f"row 2, column frameworks ({col['frameworks']}): 'pytorch, tensorflow': separate values with ';', not ','" in message
+    col = {
+        name: column_letter(read_sheet(sheet).columns.index(name))
+        for name in ("frameworks", "hw_gpu", "domain", "network_types", "language", "hardware_req")
+    }
+    assert (
+        f"row 2, column frameworks ({col['frameworks']}): 'pytorch, tensorflow':"
+        " separate values with ';', not ','" in message
+    )
     assert f"row 2, column hw_gpu ({col['hw_gpu']}): 'maybe' is not yes/no/unclear/n/a" in message
     assert f"row 2, column domain ({col['domain']}): blank" in message
     assert "row 3, column network_types" in message and "not '|'" in message
@@ -118,7 +123,11 @@ def test_unknown_and_missing_columns(study: Study, sheet: Path) -> None:
     columns = [("hw_gpus" if c == "hw_gpu" else c) for c in raw.columns]
     rows = [{("hw_gpus" if k == "hw_gpu" else k): v for k, v in c.items()} for _, c in raw.rows]
     write_csv(sheet, rows, columns)
-    with pytest.raises(SheetError, match=r"(?s)'hw_gpus' is not a sheet column \(did you mean 'hw_gpu'\?\).*missing column\(s\): hw_gpu"):
+    with pytest.raises(
+        SheetError,
+        match=r"(?s)'hw_gpus' is not a sheet column \(did you mean 'hw_gpu'\?\)"
+        r".*missing column\(s\): hw_gpu",
+    ):
         import_layer(study.annotations, "alice", sheet)
 
 
@@ -135,13 +144,15 @@ def test_xlsx_sheets_import_too(study: Study) -> None:
 @pytest.mark.parametrize(
     ("field", "cell", "value"),
     [
-        ("hw_gpu", " Yes ", "yes"), ("hw_gpu", "N/A", "n/a"), ("exclude", "none", ""),
+        ("hw_gpu", " Yes ", "yes"),
+        ("hw_gpu", "N/A", "n/a"),
+        ("exclude", "none", ""),
         ("frameworks", "tensorflow; Keras", "keras;tensorflow"),
         ("frameworks", "other:flax;jax", "jax;other:flax"),
         ("paper_framework", "keras (tensorflow)", "Keras (TensorFlow)"),
         ("language", "unclear", "unclear"),
     ],
-)  # fmt: skip
+)
 def test_cells_are_normalised(field: str, cell: str, value: str) -> None:
     assert normalise_cell(field, cell) == value
 
@@ -149,11 +160,13 @@ def test_cells_are_normalised(field: str, cell: str, value: str) -> None:
 @pytest.mark.parametrize(
     ("field", "cell", "reason"),
     [
-        ("hw_gpu", "true", "not yes/no"), ("network_types", "cnn rnn", "not spaces"),
-        ("exclude", "none;library", "cannot be combined"), ("domain", "NA", "write `n/a`"),
+        ("hw_gpu", "true", "not yes/no"),
+        ("network_types", "cnn rnn", "not spaces"),
+        ("exclude", "none;library", "cannot be combined"),
+        ("domain", "NA", "write `n/a`"),
         ("frameworks", "pytorch/tensorflow", "not '/'"),
     ],
-)  # fmt: skip
+)
 def test_bad_cells_say_why(field: str, cell: str, reason: str) -> None:
     with pytest.raises(ValueError, match=reason):
         normalise_cell(field, cell)

@@ -57,8 +57,14 @@ def conflict_rows(study: Study) -> dict[str, dict[str, str]]:
 
 def test_conflicts_list_disagreements_with_the_machine_label(listed: Study) -> None:
     rows = conflict_rows(listed)
-    assert set(rows) == {"101:hw_gpu", "105:network_types", "106:exclude", "102:domain",
-                         "102:paper_framework", "104:language"}  # fmt: skip
+    assert set(rows) == {
+        "101:hw_gpu",
+        "105:network_types",
+        "106:exclude",
+        "102:domain",
+        "102:paper_framework",
+        "104:language",
+    }
     gpu = rows["101:hw_gpu"]
     assert (gpu["value_a"], gpu["value_b"], gpu["machine_value"]) == ("yes", "no", "yes")
     assert gpu["evidence_a"] == "README.md:10" and "GTX 1080 Ti" in gpu["machine_evidence"]
@@ -85,9 +91,14 @@ def edited(study: Study, decisions: dict[str, dict[str, str]], tmp_path: Path) -
 
 
 def test_resolve_from_an_edited_file_builds_the_consensus(listed: Study, tmp_path: Path) -> None:
-    bad = edited(listed, {"101:hw_gpu": {"consensus_value": "yess", "rationale": "x"},
-                          "106:exclude": {"consensus_value": "deprecated", "method": "vote"}},
-                 tmp_path)  # fmt: skip
+    bad = edited(
+        listed,
+        {
+            "101:hw_gpu": {"consensus_value": "yess", "rationale": "x"},
+            "106:exclude": {"consensus_value": "deprecated", "method": "vote"},
+        },
+        tmp_path,
+    )
     with pytest.raises(SheetError) as info:
         resolve_from_file(listed.annotations, "main", bad, by="carol")
     message = str(info.value)
@@ -96,13 +107,17 @@ def test_resolve_from_an_edited_file_builds_the_consensus(listed: Study, tmp_pat
     assert "column rationale: blank" in message
     decisions = {
         "101:hw_gpu": {"consensus_value": "yes", "rationale": "GTX 1080 Ti in README"},
-        "105:network_types": {"consensus_value": "drl;mlp", "method": "tiebreaker",
-                              "resolved_by": "dave", "rationale": "DQN agent"},
+        "105:network_types": {
+            "consensus_value": "drl;mlp",
+            "method": "tiebreaker",
+            "resolved_by": "dave",
+            "rationale": "DQN agent",
+        },
         "106:exclude": {"consensus_value": "none", "rationale": "still maintained"},
         "102:domain": {"consensus_value": "nlp", "rationale": "text classification"},
         "102:paper_framework": {"consensus_value": "Keras (TensorFlow)", "rationale": "tf"},
         "104:language": {"consensus_value": "python", "rationale": "train.py"},
-    }  # fmt: skip
+    }
     good = edited(listed, decisions, tmp_path)
     assert resolve_from_file(listed.annotations, "main", good, by="carol") == 6
     assert resolve_from_file(listed.annotations, "main", good, by="carol") == 0  # idempotent
@@ -114,7 +129,10 @@ def test_resolve_from_an_edited_file_builds_the_consensus(listed: Study, tmp_pat
     assert consensus.loc["zeta/old-caffe", "exclude"] == ""
     assert consensus.loc["gamma/gan-faces", "hw_cpu"] == "n/a"
     assert consensus.loc["beta/Text-RNN", "paper_framework"] == "Keras (TensorFlow)"
-    records = [json.loads(x) for x in Layout(listed.annotations).resolutions("main").read_text().splitlines()]
+    records = [
+        json.loads(x)
+        for x in Layout(listed.annotations).resolutions("main").read_text().splitlines()
+    ]
     tie = next(r for r in records if r["conflict_id"] == "105:network_types")
     assert (tie["by"], tie["method"], tie["value"]) == ("dave", "tiebreaker", "drl;mlp")
     assert tie["time"] and tie["rationale"] == "DQN agent"
@@ -127,21 +145,27 @@ def test_resolve_from_an_edited_file_builds_the_consensus(listed: Study, tmp_pat
 def scripted(answers: list[str]) -> tuple[Dialog, list[str]]:
     said: list[str] = []
     queue = iter(answers)
-    return Dialog(ask=lambda prompt: next(queue, "q"), say=lambda text: said.append(str(text))), said
+    return Dialog(
+        ask=lambda prompt: next(queue, "q"), say=lambda text: said.append(str(text))
+    ), said
 
 
 def test_interactive_resolution_can_stop_and_resume(listed: Study) -> None:
     dialog, said = scripted(["b", "bob is right", "maybe", "m", "machine found the GPU", "q"])
     with listed.store() as store:
-        count = resolve_interactive(listed.annotations, "main", "carol", "discussion", dialog, store)
+        count = resolve_interactive(
+            listed.annotations, "main", "carol", "discussion", dialog, store
+        )
     assert count == 2
     assert any("'maybe' is not a codebook value" in s for s in said)
     assert any("m) machine: yes   evidence: README.md:10 one NVIDIA GTX 1080 Ti" in s for s in said)
     dialog, said = scripted(["a", "alice read it right", "s", "none", "agreed"] + ["q"])
     more = resolve_interactive(listed.annotations, "main", "carol", "discussion", dialog)
     assert more == 2 and said[0] == "4 undecided conflict(s) of 6 in round main"
-    decided = [json.loads(x)["conflict_id"] for x in
-               Layout(listed.annotations).resolutions("main").read_text().splitlines()]  # fmt: skip
+    decided = [
+        json.loads(x)["conflict_id"]
+        for x in Layout(listed.annotations).resolutions("main").read_text().splitlines()
+    ]
     assert len(decided) == 4 and len(set(decided)) == 4
 
 
@@ -151,7 +175,10 @@ def test_a_revised_decision_replaces_the_old_one(listed: Study, tmp_path: Path) 
     second = edited(listed, {"101:hw_gpu": {"consensus_value": "yes", "rationale": "r2"}}, tmp_path)
     resolve_from_file(listed.annotations, "main", second, by="carol")
     build_consensus(listed.annotations)
-    assert load_consensus(listed.annotations).set_index("full_name").loc["alpha/seg-net", "hw_gpu"] == "yes"
+    assert (
+        load_consensus(listed.annotations).set_index("full_name").loc["alpha/seg-net", "hw_gpu"]
+        == "yes"
+    )
     assert len(Layout(listed.annotations).resolutions("main").read_text().splitlines()) == 2
 
 
@@ -179,12 +206,17 @@ def test_a_round_can_ask_for_some_fields_only(study: Study, tmp_path: Path) -> N
 
     hardware = ["hw_gpu", "hw_cpu", "hw_memory", "hw_other"]
     with study.store() as store:
-        prepare_sheets(store, study.annotations, ["alice", "bob"], fields=["software_req", *hardware])
+        prepare_sheets(
+            store, study.annotations, ["alice", "bob"], fields=["software_req", *hardware]
+        )
     layout = Layout(study.annotations)
     columns = read_sheet(layout.sheet("main", "alice")).columns
-    assert "hardware_req" in columns and "frameworks" not in columns and "paper_network" not in columns
+    assert (
+        "hardware_req" in columns and "frameworks" not in columns and "paper_network" not in columns
+    )
+    fill_sheet(layout.sheet("main", "alice"))
+    fill_sheet(layout.sheet("main", "bob"), lambda n, f: BOB.get((n, f), ""))
     for who in ("alice", "bob"):
-        fill_sheet(layout.sheet("main", who), lambda n, f: BOB.get((n, f), "") if who == "bob" else "")
         import_layer(study.annotations, who, layout.sheet("main", who))
     report = agreement(study.annotations, "alice", "bob", "main")[0]
     assert [f.field for f in report.fields] == ["software_req", "hardware_req", *hardware]
@@ -196,4 +228,7 @@ def test_a_round_can_ask_for_some_fields_only(study: Study, tmp_path: Path) -> N
     table = read_labels(layout.consensus)
     assert table.fields == ("software_req", "hardware_req", *hardware)
     scored = score(table, load_source("auto", study.annotations, study.store))
-    assert [f.field for f in scored.fields] == ["software_req", *hardware]  # auto has no hardware_req
+    assert [f.field for f in scored.fields] == [
+        "software_req",
+        *hardware,
+    ]  # auto has no hardware_req

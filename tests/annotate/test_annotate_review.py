@@ -47,14 +47,20 @@ def prepared(study: Study) -> Study:
     return study
 
 
-def run(study: Study, script: Script, who: str = "alice", fields: tuple[str, ...] = ("hw_gpu", "frameworks")):  # noqa: ANN201
+def run(
+    study: Study,
+    script: Script,
+    who: str = "alice",
+    fields: tuple[str, ...] = ("hw_gpu", "frameworks"),
+):  # noqa: ANN201
     with study.store() as store:
         return review(study.annotations, who, script.dialog, store=store, fields=fields)
 
 
 def test_answers_are_saved_as_given_and_the_review_resumes(prepared: Study) -> None:
-    first = Script(["yes", "README.md:10 GTX 1080 Ti", "pytorch;TensorFlow", "", "one GPU",
-                    "maybe", "no", "q"])  # fmt: skip
+    first = Script(
+        ["yes", "README.md:10 GTX 1080 Ti", "pytorch;TensorFlow", "", "one GPU", "maybe", "no", "q"]
+    )
     result = run(prepared, first)
     assert result.stopped and result.answered == 3 and result.repos_complete == 1
     rows = sheet_rows(prepared)
@@ -63,8 +69,14 @@ def test_answers_are_saved_as_given_and_the_review_resumes(prepared: Study) -> N
     assert seg["frameworks"] == "pytorch;tensorflow" and seg["note"] == "one GPU"
     assert rows["beta/Text-RNN"]["hw_gpu"] == "no"  # saved before `q`
     assert any("'maybe' is not yes/no/unclear/n/a" in s for s in first.said)
-    assert any(s.startswith("   > README.md:10: We trained on one NVIDIA GTX 1080 Ti") for s in first.said)
-    assert any("files: README.md, requirements.txt, train.py" in s for s in first.said)
+    assert any(
+        s.startswith("   > README.md:10: We trained on one NVIDIA GTX 1080 Ti") for s in first.said
+    )
+    assert any(
+        "docs and manifests: README.md, requirements.txt\n"
+        "  top level (3 files): README.md, requirements.txt, train.py" in s
+        for s in first.said
+    )
     second = Script(["none", "", "s", "s", "s", "s"])  # beta's frameworks and note; skip the rest
     result = run(prepared, second)
     assert second.prompts[0].startswith("frameworks (")

@@ -16,7 +16,8 @@ from miner.export import export_table
 
 DEV_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "dev.tsv"
 
-TRUTH_TSV = """repo\tstars_2021\tsoftware_req\thw_gpu\tframeworks\tpaper_network\thardware_evidence\tadjudication_notes
+TRUTH_TSV = """\
+repo\tstars_2021\tsoftware_req\thw_gpu\tframeworks\tpaper_network\thardware_evidence\tadjudication_notes
 Alpha/Seg-Net\t10\tyes\tyes\tpytorch\tCNN\tOne GTX 1080 Ti.\t
 beta/text-rnn\t20\tyes\tyes\tkeras;tensorflow\tRNN\tTrained on a Titan X.\thw_gpu: README l.40
 gamma/gan-faces\t30\tno\tno\tpytorch\tGAN\t\t
@@ -24,7 +25,8 @@ delta/tf-detect\t40\tyes\tno\ttensorflow\tCNN\t\t
 eps/rl-agent\t50\tyes\tno\tpytorch;tensorflow\tOthers\t\t
 only/in-truth\t60\tyes\tno\tcaffe\tCNN\t\t
 """
-LABELS_CSV = """repo_id,full_name,commit_sha,software_req,hw_gpu,frameworks,network_types,paper_network
+LABELS_CSV = """\
+repo_id,full_name,commit_sha,software_req,hw_gpu,frameworks,network_types,paper_network
 1,alpha/seg-net,a,yes,yes,pytorch,cnn,
 2,beta/Text-RNN,b,yes,no,keras;tensorflow,rnn,
 3,gamma/gan-faces,c,yes,yes,pytorch,gan;cnn,
@@ -54,7 +56,13 @@ def test_scores_match_hand_computed_values(files: tuple[Path, Path]) -> None:
     assert gpu.kappa == pytest.approx((0.6 - 0.52) / (1 - 0.52))
     assert gpu.confusion == ((1, 1), (1, 2)) and gpu.categories == ("yes", "no")
     soft = fields["software_req"]  # eps is unclear in the labels: left out
-    assert (soft.n, soft.missing, soft.accuracy, soft.precision, soft.recall) == (4, 1, 0.75, 0.75, 1.0)
+    assert (soft.n, soft.missing, soft.accuracy, soft.precision, soft.recall) == (
+        4,
+        1,
+        0.75,
+        0.75,
+        1.0,
+    )
     frameworks = fields["frameworks"]  # eps: truth pytorch;tensorflow, labels pytorch
     assert frameworks.accuracy == 0.8 and frameworks.recall == pytest.approx(6 / 7)
     assert frameworks.precision == 1.0
@@ -68,8 +76,9 @@ def test_misses_are_listed_with_evidence(files: tuple[Path, Path]) -> None:
     report = score(read_labels(files[0]), read_labels(files[1]), ["hw_gpu"])
     misses = report.fields[0].misses
     assert [(m.full_name, m.truth, m.labels) for m in misses] == [
-        ("beta/text-rnn", "yes", "no"), ("gamma/gan-faces", "no", "yes"),
-    ]  # fmt: skip
+        ("beta/text-rnn", "yes", "no"),
+        ("gamma/gan-faces", "no", "yes"),
+    ]
     assert misses[0].truth_evidence == "Trained on a Titan X. | hw_gpu: README l.40"
     text = render_misses(misses, "text")
     assert "2 misses in hw_gpu" in text and "Titan X" in text
@@ -89,7 +98,9 @@ def test_every_format_renders(files: tuple[Path, Path]) -> None:
     assert "only in the truth (1): only/in-truth" in text and "truth \\ labels" in text
 
 
-def test_bad_values_and_unshared_fields_are_errors(files: tuple[Path, Path], tmp_path: Path) -> None:
+def test_bad_values_and_unshared_fields_are_errors(
+    files: tuple[Path, Path], tmp_path: Path
+) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_text("full_name,hw_gpu,frameworks\na/b,maybe,pytorch|keras\na/b,yes,\n")
     with pytest.raises(SheetError) as info:
@@ -128,3 +139,13 @@ def test_the_dev_corpus_reads_as_a_truth() -> None:
     assert {"software_req", "hw_gpu", "frameworks", "paper_network"} <= set(table.fields)
     report = score(table, table)
     assert all(f.accuracy == 1.0 for f in report.fields)
+
+
+def test_structured_notes_are_cut_to_the_field() -> None:
+    from miner.annotate.labelsfile import field_note
+
+    note = "dependency_file=yes: setup.py lists torch | hardware_req=yes: README names a V100"
+    assert field_note(note, "dependency_file") == "dependency_file=yes: setup.py lists torch"
+    assert field_note(note, "hw_gpu") == "hardware_req=yes: README names a V100"
+    assert field_note(note, "language") == ""
+    assert field_note("free text, no keys", "language") == "free text, no keys"

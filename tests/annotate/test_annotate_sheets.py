@@ -40,7 +40,10 @@ def test_blind_sheets_pin_commits_and_hide_machine_labels(study: Study) -> None:
 def test_prefill_shows_machine_labels_with_none_for_empty_sets(study: Study) -> None:
     with study.store() as store:
         prepare_sheets(store, study.annotations, ["carol"], prefill=True)
-    rows = {c["full_name"]: c for _, c in read_sheet(Layout(study.annotations).sheet("main", "carol")).rows}
+    rows = {
+        c["full_name"]: c
+        for _, c in read_sheet(Layout(study.annotations).sheet("main", "carol")).rows
+    }
     assert rows["alpha/seg-net"]["hw_gpu"] == "yes"
     assert "GTX 1080 Ti" in rows["alpha/seg-net"]["hw_gpu__evidence"]
     assert rows["alpha/seg-net"]["exclude"] == "none"
@@ -57,21 +60,44 @@ def test_second_annotator_gets_the_same_sample(study: Study) -> None:
             prepare_sheets(store, study.annotations, ["alice"])
     assert first.repos == second.repos == 3 and not second.new_round
     layout = Layout(study.annotations)
-    names = [[c["full_name"] for _, c in read_sheet(layout.sheet("main", n)).rows] for n in ("alice", "bob")]
+    names = [
+        [c["full_name"] for _, c in read_sheet(layout.sheet("main", n)).rows]
+        for n in ("alice", "bob")
+    ]
     assert names[0] == names[1]
     manifest = json.loads(layout.manifest("main").read_text())
-    assert manifest["seed"] == 7 and manifest["sample"] == 3 and set(manifest["sheets"]) == {"alice", "bob"}
+    assert (
+        manifest["seed"] == 7
+        and manifest["sample"] == 3
+        and set(manifest["sheets"]) == {"alice", "bob"}
+    )
 
 
 def test_samples_are_reproducible_and_stratified(tmp_path: Path, study: Study) -> None:
     with study.store() as store:
-        a = prepare_sheets(store, study.annotations, ["a"], round_name="r1", sample=4, seed=3,
-                           stratify="primary_framework")  # fmt: skip
-        b = prepare_sheets(store, study.annotations, ["a"], round_name="r2", sample=4, seed=3,
-                           stratify="primary_framework")  # fmt: skip
+        a = prepare_sheets(
+            store,
+            study.annotations,
+            ["a"],
+            round_name="r1",
+            sample=4,
+            seed=3,
+            stratify="primary_framework",
+        )
+        b = prepare_sheets(
+            store,
+            study.annotations,
+            ["a"],
+            round_name="r2",
+            sample=4,
+            seed=3,
+            stratify="primary_framework",
+        )
         with pytest.raises(ConfigError, match="only 6 repositories"):
             prepare_sheets(store, study.annotations, ["a"], round_name="r3", sample=60)
-        rest = prepare_sheets(store, study.annotations, ["a"], round_name="r4", exclude_rounds=["r1"])
+        rest = prepare_sheets(
+            store, study.annotations, ["a"], round_name="r4", exclude_rounds=["r1"]
+        )
     layout = Layout(study.annotations)
     ids = [json.loads(layout.manifest(r).read_text())["repos"] for r in ("r1", "r2")]
     assert ids[0] == ids[1]
@@ -108,9 +134,13 @@ def test_xlsx_sheet_has_drop_downs_and_reads_back(study: Study) -> None:
 
 def test_read_sheet_accepts_semicolon_delimited_excel_csv(tmp_path: Path) -> None:
     path = tmp_path / "s.csv"
-    path.write_text('\ufefffull_name;repo_id;frameworks\na/b;1;"keras;tensorflow"\n', encoding="utf-8")
+    path.write_text(
+        '\ufefffull_name;repo_id;frameworks\na/b;1;"keras;tensorflow"\n', encoding="utf-8"
+    )
     raw = read_sheet(path)
-    assert raw.rows == ((2, {"full_name": "a/b", "repo_id": "1", "frameworks": "keras;tensorflow"}),)
+    assert raw.rows == (
+        (2, {"full_name": "a/b", "repo_id": "1", "frameworks": "keras;tensorflow"}),
+    )
 
 
 def test_read_sheet_rejects_non_utf8_and_ragged_rows(tmp_path: Path) -> None:
@@ -126,12 +156,20 @@ def test_read_sheet_rejects_non_utf8_and_ragged_rows(tmp_path: Path) -> None:
 
 
 def test_derived_fields_follow_the_codebook_rules() -> None:
-    base = {"hw_gpu": "no", "hw_cpu": "no", "hw_memory": "yes", "hw_other": "no",
-            "network_types": "cnn;rnn", "primary_framework": "keras"}  # fmt: skip
+    base = {
+        "hw_gpu": "no",
+        "hw_cpu": "no",
+        "hw_memory": "yes",
+        "hw_other": "no",
+        "network_types": "cnn;rnn",
+        "primary_framework": "keras",
+    }
     out = fill_derived(base)
     assert (out["hardware_req"], out["paper_network"], out["paper_framework"]) == (
-        "yes", "CNN/RNN", "Keras (TensorFlow)",
-    )  # fmt: skip
+        "yes",
+        "CNN/RNN",
+        "Keras (TensorFlow)",
+    )
     unclear = fill_derived({**base, "hw_memory": "unclear", "network_types": "n/a"})
     assert (unclear["hardware_req"], unclear["paper_network"]) == ("unclear", "n/a")
     assert fill_derived({**base, "hw_cpu": "yes", "hw_memory": "unclear"})["hardware_req"] == "yes"

@@ -116,16 +116,39 @@ def alpha_by_definition(pairs: list[tuple[frozenset[str], frozenset[str]]]) -> f
     n = len(values)
     observed = sum(2 * masi_distance(x, y) for x, y in pairs) / n  # m_u - 1 = 1 per unit
     expected = sum(
-        masi_distance(values[i], values[j])
-        for i, j in itertools.permutations(range(n), 2)
+        masi_distance(values[i], values[j]) for i, j in itertools.permutations(range(n), 2)
     ) / (n * (n - 1))
     return 1 - observed / expected
 
 
-NETWORKS_A = ["cnn", "cnn;rnn", "rnn", "gan;cnn", "transformer", "", "cnn", "mlp", "cnn;rnn",
-              "drl;cnn", "gnn", "cnn"]  # fmt: skip
-NETWORKS_B = ["cnn", "cnn", "rnn;cnn", "gan", "transformer", "other", "cnn", "mlp;cnn", "cnn;rnn",
-              "drl", "gnn;transformer", "rnn"]  # fmt: skip
+NETWORKS_A = [
+    "cnn",
+    "cnn;rnn",
+    "rnn",
+    "gan;cnn",
+    "transformer",
+    "",
+    "cnn",
+    "mlp",
+    "cnn;rnn",
+    "drl;cnn",
+    "gnn",
+    "cnn",
+]
+NETWORKS_B = [
+    "cnn",
+    "cnn",
+    "rnn;cnn",
+    "gan",
+    "transformer",
+    "other",
+    "cnn",
+    "mlp;cnn",
+    "cnn;rnn",
+    "drl",
+    "gnn;transformer",
+    "rnn",
+]
 
 
 def as_sets(values: list[str]) -> list[frozenset[str]]:

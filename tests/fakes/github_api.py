@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 
@@ -42,10 +42,12 @@ def _sibling(name: str) -> ModuleType:
 
 _query = _sibling("github_query")
 _population = _sibling("github_population")
-FakeRepo = _query.FakeRepo
-QueryInvalid = _query.QueryInvalid
-parse_q = _query.parse_q
-make_population = _population.make_population
+if TYPE_CHECKING:
+    from github_population import make_population
+    from github_query import FakeRepo, QueryInvalid, parse_q
+else:
+    FakeRepo, QueryInvalid, parse_q = _query.FakeRepo, _query.QueryInvalid, _query.parse_q
+    make_population = _population.make_population
 RESULT_CAP = 1000
 DOCS = "https://docs.github.com/rest/search/search#search-repositories"
 
@@ -391,12 +393,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--token", help="accept only this token (default: any)")
     parser.add_argument("--search-limit", type=int, default=30, help="search requests a minute")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to each answer")
     args = parser.parse_args(argv)
     keywords = args.keyword or ["deep learning"]
     repos = make_population(
         args.population, keywords=keywords, min_stars=args.min_stars, seed=args.seed
     )
-    api = FakeGitHub(repos, token=args.token, search_limit=args.search_limit, port=args.port)
+    api = FakeGitHub(
+        repos,
+        token=args.token,
+        search_limit=args.search_limit,
+        latency=args.latency,
+        port=args.port,
+    )
     print(
         f"fake GitHub API on {api.url}: {len(repos):,} repositories, {args.population:,} "
         f"matching {' / '.join(keywords)!r} with >= {args.min_stars} stars (Ctrl-C stops)",

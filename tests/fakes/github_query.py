@@ -288,7 +288,8 @@ def parse_q(q: str) -> Query:
     return query
 
 
-def _sort_key(sort: str | None, order: str) -> Callable[[FakeRepo], Any]:
+def sort_key(sort: str | None, order: str) -> Callable[[FakeRepo], Any]:
+    """The order GitHub's `sort` and `order` parameters ask for."""
     sign = 1 if order == "asc" else -1
     if sort == "stars":
         return lambda r: (sign * r.stars, r.id)

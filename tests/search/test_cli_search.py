@@ -154,10 +154,10 @@ def test_live_progress_renders_slices_pages_and_the_countdown() -> None:
         live(SearchStarted(DL, 1, f"{DL} stars:>=200", False, False, 0))
         live(SliceStarted(DL, "stars:>=200", "root"))
         live(PageFetched(DL, "stars:>=200", 1, 2500, 100, 100, 100, 2500, 29))
-        live(Waiting("rate limit: waiting for reset", 42.0, 60.0))
+        live(Waiting("search rate limit used up, resets at 12:03:00 UTC", 42.0, 60.0))
         live.progress.refresh()
         during_wait = buffer.getvalue()
         live(SliceFinished(DL, "stars:>=200", "split", 2500, 1000, 0, 2))
     assert "deep learning" in during_wait and "100/2500" in during_wait
-    assert "waiting: rate limit" in during_wait and "42 s left" in during_wait
+    assert "waiting: search rate limit used up" in during_wait and "42 s left" in during_wait
     assert "29 left" in during_wait

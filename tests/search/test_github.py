@@ -100,7 +100,7 @@ def test_an_empty_bucket_is_waited_out_before_github_refuses(serve, connect, clo
     assert len(pages) == 5
     assert 403 not in _search_statuses(api)  # the client waited instead of being refused
     waits = [e for e in events if isinstance(e, Waiting) and e.first_tick]
-    assert len(waits) == 1 and waits[0].reason.startswith("rate limit")
+    assert len(waits) == 1 and waits[0].reason.startswith("search rate limit used up")
     assert 55 <= waits[0].seconds_total <= 62
     assert pages[2].rate is not None and pages[2].rate.remaining == 0
 

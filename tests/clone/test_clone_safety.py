@@ -119,12 +119,20 @@ def test_hostile_names_are_cloned_inside_the_root(
 
 
 def test_the_token_is_sent_as_a_header_and_never_written(
-    tmp_path: Path, store: Store, git_server: GitServer
+    tmp_path: Path, store: Store, git_server: GitServer, quiet_git_config: Path
 ) -> None:
-    add_repo(store, 1, "acme/private", git_server.url("private", "deep"))
+    url = git_server.url("private", "deep")
+    # A credential helper the user configured is never asked (it would answer with the token).
+    saved = tmp_path / "saved-credentials"
+    saved.write_text(f"http://x-access-token:{TOKEN}@127.0.0.1:{git_server.server_address[1]}\n")
+    quiet_git_config.write_text(f"[credential]\n\thelper = store --file={saved}\n")
+    control = subprocess.run(["git", "ls-remote", url], capture_output=True, text=True)
+    assert control.returncode == 0  # plain git does use the helper
+    add_repo(store, 1, "acme/private", url)
     root = tmp_path / "data" / "repos"
     denied = clone_all(store, CloneOptions(root=root))
     assert denied.failed == {"auth": 1}
+    saved.unlink()  # it holds the token: keep it out of the scan below
     summary = clone_all(store, CloneOptions(root=root, token=TOKEN))
     assert summary.cloned == 1, summary.results
     assert any(h.get("Authorization") == git_server.auth for _, _, h in git_server.requests)

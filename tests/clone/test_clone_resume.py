@@ -46,6 +46,7 @@ def test_a_killed_batch_leaves_a_half_written_clone_that_the_next_run_redoes(
         batch.wait()
     half = list(partial.glob("b+slow.*"))
     assert half and (half[0] / "tree" / ".git").is_dir()  # what the kill left behind
+    assert (tmp_path / "data" / "repos" / ".running").exists()  # it never reached its flush
     assert not (tmp_path / "data" / "repos" / "b").exists()
     assert [r["full_name"] for r in store.query("SELECT full_name FROM clones")] == ["a/fast"]
 
@@ -56,6 +57,7 @@ def test_a_killed_batch_leaves_a_half_written_clone_that_the_next_run_redoes(
         ("b/slow", "cloned"),
     ]
     assert not partial.exists()  # swept
+    assert not (tmp_path / "data" / "repos" / ".running").exists()
     assert [c.full_name for c in store.checkouts()] == ["a/fast", "b/slow"]
 
 
@@ -73,6 +75,25 @@ def test_a_checkout_without_its_marker_is_half_written_and_redone(
     assert (again.cloned, again.skipped) == (1, 0)
     assert (checkout / "README.md").read_text().startswith("# Deep v3")
     assert not (checkout / "junk.tmp").exists() and (checkout / ".git" / MARKER).is_file()
+
+
+def test_after_a_crash_checkouts_are_checked_before_they_are_trusted(
+    tmp_path: Path, store: Store, upstreams: dict[str, Upstream]
+) -> None:
+    add_repo(store, 1, "acme/deep", upstreams["deep"].url)
+    add_repo(store, 2, "acme/fine", upstreams["deep"].url)
+    root = tmp_path / "repos"
+    options = CloneOptions(root=root)
+    clone_all(store, options)
+    (root / "acme" / "deep" / "README.md").write_text("")  # cut short: never reached the disk
+    (root / ".running").write_text("4242\n")  # the batch that wrote it never flushed
+    again = clone_all(store, options)
+    assert {r.full_name: r.status for r in again.results} == {
+        "acme/deep": "cloned",
+        "acme/fine": "skipped",
+    }
+    assert (root / "acme" / "deep" / "README.md").read_text().startswith("# Deep v3")
+    assert not (root / ".running").exists()
 
 
 def test_a_checkout_at_another_commit_than_its_marker_is_redone(

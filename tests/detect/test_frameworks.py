@@ -1,0 +1,271 @@
+"""frameworks, primary_framework and paper_framework: the codebook rules on tiny repositories."""
+
+from __future__ import annotations
+
+import json
+
+from detect_snippets import KERAS, TF_KERAS, TF_LOW, TORCH_MODEL, TORCH_TRAIN, value
+
+
+def test_pytorch_project(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, ctx = audit(
+        {"model.py": TORCH_MODEL, "train.py": TORCH_TRAIN, "requirements.txt": "torch==1.4.0\n"}
+    )
+    assert value(labels, "frameworks") == ["pytorch"]
+    assert value(labels, "primary_framework") == "pytorch"
+    assert value(labels, "paper_framework") == "PyTorch"
+    evidence = labels["primary_framework"].evidence[0]
+    assert evidence.path in ("model.py", "train.py") and evidence.line > 0
+    assert "torch" in evidence.text
+    versions = ctx.details["framework_versions"]
+    assert versions["pytorch"] == {"spec": "==1.4.0", "source": "requirements.txt:1"}
+
+
+def test_low_level_tensorflow_is_tensorflow(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit({"model.py": TF_LOW})
+    assert value(labels, "primary_framework") == "tensorflow"
+    assert value(labels, "paper_framework") == "TensorFlow"
+
+
+def test_tf_keras_model_is_keras_on_tensorflow(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, ctx = audit({"train.py": TF_KERAS})
+    assert value(labels, "primary_framework") == "keras"
+    assert value(labels, "paper_framework") == "Keras (TensorFlow)"
+    assert {"keras", "tensorflow"} <= set(value(labels, "frameworks"))  # type: ignore[arg-type]
+    assert ctx.details["keras_backend"] == "tensorflow"
+    rules = [e.rule for e in labels["paper_framework"].evidence]
+    assert "keras_backend.tf_keras" in rules
+
+
+def test_tf_keras_subclassed_model_with_tf_ops_is_still_keras(audit) -> None:  # type: ignore[no-untyped-def]
+    code = (
+        "import tensorflow as tf\n\n"
+        "class RegModel(tf.keras.Model):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.c = tf.keras.layers.Conv3D(8, 3)\n"
+        "        self.d = tf.keras.layers.Dense(1)\n"
+        "    def call(self, x):\n"
+        "        return tf.nn.relu(self.d(self.c(x)))\n\n"
+        "model = RegModel()\nmodel.compile(optimizer='adam')\nmodel.fit(x, y)\n"
+    )
+    labels, _ = audit({"model.py": code})
+    assert value(labels, "primary_framework") == "keras"
+
+
+def test_tensorflow_imported_only_for_session_setup_leaves_keras_primary(audit) -> None:  # type: ignore[no-untyped-def]
+    session = "import tensorflow as tf\nimport keras.backend as K\nK.set_session(tf.Session())\n"
+    labels, _ = audit({"train.py": KERAS, "gpu.py": session})
+    assert value(labels, "primary_framework") == "keras"
+
+
+def test_standalone_keras_defaults_to_tensorflow_backend(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit({"train.py": KERAS})
+    assert value(labels, "paper_framework") == "Keras (TensorFlow)"
+
+
+def test_keras_backend_from_keras_json(audit) -> None:  # type: ignore[no-untyped-def]
+    config = json.dumps({"backend": "theano", "floatx": "float32"}, indent=2)
+    labels, _ = audit({"train.py": KERAS, ".keras/keras.json": config})
+    assert value(labels, "paper_framework") == "Others"
+    assert any(e.rule == "keras_backend.config" for e in labels["paper_framework"].evidence)
+
+
+def test_keras_backend_from_environment_setting(audit) -> None:  # type: ignore[no-untyped-def]
+    script = "import os\nos.environ['KERAS_BACKEND'] = 'cntk'\n" + KERAS
+    labels, ctx = audit({"train.py": script})
+    assert ctx.details["keras_backend"] == "cntk"
+    assert value(labels, "paper_framework") == "Others"
+
+
+def test_keras_backend_from_a_readme_sentence(audit) -> None:  # type: ignore[no-untyped-def]
+    readme = (
+        "# Sentence CNN\n\n## Requirements\n\n* Keras and the most recent Theano backend should "
+        "be installed.\nNot tested with TensorFlow, but should work.\n"
+    )
+    labels, _ = audit({"train.py": KERAS, "README.md": readme})
+    assert value(labels, "paper_framework") == "Others"
+    # a README naming two backends decides nothing: the default stays
+    both = "# X\n\nWorks with the Theano or the TensorFlow backend.\n"
+    labels, _ = audit({"train.py": KERAS, "README.md": both})
+    assert value(labels, "paper_framework") == "Keras (TensorFlow)"
+
+
+def test_keras_backend_from_theano_imported_beside_keras(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit({"train.py": "import theano\n" + KERAS})
+    assert value(labels, "paper_framework") == "Others"
+
+
+def test_model_code_outweighs_utilities_tests_and_vendored_code(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit(
+        {
+            "model.py": TORCH_MODEL,
+            "train.py": TORCH_TRAIN,
+            "utils/tb_logger.py": "import tensorflow as tf\nw = tf.summary.FileWriter('x')\n",
+            "tests/test_tf.py": TF_LOW,
+            "third_party/tfmodels/net.py": TF_LOW * 5,
+        }
+    )
+    assert value(labels, "primary_framework") == "pytorch"
+    assert "tensorflow" in value(labels, "frameworks")  # type: ignore[operator]
+
+
+def test_separate_full_implementations_follow_the_readme_order(audit) -> None:  # type: ignore[no-untyped-def]
+    files = {
+        "pytorch/model.py": TORCH_MODEL * 3,
+        "pytorch/train.py": TORCH_TRAIN,
+        "tensorflow/model.py": TF_LOW,
+        "tensorflow/train.py": TF_LOW,
+        "README.md": "# Net\n\nOur TensorFlow code reproduces the paper; a PyTorch port follows.\n",
+    }
+    labels, _ = audit(files)
+    assert value(labels, "primary_framework") == "tensorflow"
+    assert labels["primary_framework"].evidence[0].rule == "frameworks.readme_first"
+    # a framework named only in a link target is not presented by the README
+    files["README.md"] = "# Net\n\nSee [the port](docs/tensorflow.md) and our PyTorch code.\n"
+    labels, _ = audit(files)
+    assert value(labels, "primary_framework") == "pytorch"
+
+
+def test_lua_torch_project(audit) -> None:  # type: ignore[no-untyped-def]
+    lua = (
+        "require 'nn'\nrequire 'cunn'\nrequire 'optim'\n"
+        "local net = nn.Sequential()\nnet:add(nn.SpatialConvolution(3, 16, 5, 5))\n"
+        "local g = criterion:backward(out, y)\nnet:backward(x, g)\n"
+    )
+    labels, _ = audit({"train.lua": lua})
+    assert value(labels, "primary_framework") == "torch7"
+    assert value(labels, "paper_framework") == "Others"
+    assert labels["primary_framework"].evidence[0].rule == "frameworks.model_code"
+
+
+def test_caffe_prototxt_and_caffe_train_script(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit(
+        {
+            "models/train_val.prototxt": 'layer {\n  type: "Convolution"\n}\n',
+            "models/solver.prototxt": 'net: "train_val.prototxt"\nbase_lr: 0.01\n',
+            "train.sh": "$CAFFE_ROOT/build/tools/caffe train --solver=models/solver.prototxt\n",
+            "prep/make_lmdb.py": "import numpy as np\nimport lmdb\n",
+        }
+    )
+    assert value(labels, "primary_framework") == "caffe"
+    assert value(labels, "paper_framework") == "Caffe"
+
+
+def test_caffe2_and_chainer_and_mxnet_are_their_own_values(audit) -> None:  # type: ignore[no-untyped-def]
+    caffe2 = "from caffe2.python import brew, workspace\nbrew.conv(model, 'x', 'y', 3, 8, 3)\n"
+    chainer = "import chainer\nimport chainer.links as L\nclass N(chainer.Chain):\n    pass\n"
+    mxnet = "import mxnet as mx\nnet = mx.sym.Convolution(data, num_filter=8, kernel=(3, 3))\n"
+    for code, fw in ((caffe2, "caffe2"), (chainer, "chainer"), (mxnet, "mxnet")):
+        labels, _ = audit({"model.py": code})
+        assert value(labels, "primary_framework") == fw
+        assert value(labels, "paper_framework") == "Others"
+
+
+def test_python2_project_is_still_read(audit) -> None:  # type: ignore[no-untyped-def]
+    code = (
+        "import theano\nimport theano.tensor as T\nimport lasagne\n"
+        "print 'building'\n"
+        "l = lasagne.layers.DenseLayer(l_in, num_units=10)\n"
+        "updates = lasagne.updates.adam(loss, params)\n"
+        "train = theano.function([x], loss, updates=updates)\n"
+    )
+    labels, _ = audit({"train.py": code})
+    assert value(labels, "primary_framework") == "theano"
+    assert value(labels, "paper_framework") == "Theano"
+
+
+def test_notebook_imports_count_with_lines_in_the_notebook(audit) -> None:  # type: ignore[no-untyped-def]
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "source": ["Uses PyTorch? no.\n"]},
+            {"cell_type": "code", "source": ["import tensorflow as tf\n", "from tensorflow.keras"
+                                             " import layers\n", "m = tf.keras.Sequential()\n"]},
+        ],
+        "metadata": {},
+    }  # fmt: skip
+    labels, _ = audit({"train.ipynb": json.dumps(nb, indent=1)})
+    assert value(labels, "primary_framework") == "keras"
+    evidence = labels["primary_framework"].evidence[0]
+    assert evidence.path == "train.ipynb" and evidence.line > 3
+
+
+def test_readme_statement_when_the_repository_has_no_model_code(audit) -> None:  # type: ignore[no-untyped-def]
+    readme = "# Prices\n\n- [x] Training is done on NVIDIA DIGITS and with the Caffe framework.\n"
+    labels, _ = audit({"README.md": readme, "prepare.py": "import pandas as pd\n"})
+    assert value(labels, "primary_framework") == "caffe"
+    assert labels["primary_framework"].evidence[0].rule == "frameworks.readme_statement"
+
+
+def test_no_framework_is_none_and_every_field_is_still_there(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit({"README.md": "# Notes\n\nNothing here.\n", "a.py": "print(1)\n"})
+    assert value(labels, "frameworks") == []
+    assert value(labels, "primary_framework") == "none"
+    assert value(labels, "paper_framework") == "Others"
+    assert labels["primary_framework"].evidence == ()
+
+
+def test_javascript_inference_port_counts_tfjs_but_not_as_primary(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit(
+        {
+            "web/index.js": "import * as tf from '@tensorflow/tfjs';\nconst m = tf.sequential();\n",
+            "scripts/create_cnn.py": TF_LOW,
+        }
+    )
+    assert "tensorflowjs" in value(labels, "frameworks")  # type: ignore[operator]
+    assert value(labels, "primary_framework") == "tensorflow"
+
+
+def test_hostile_files_give_warnings_and_every_label(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, ctx = audit(
+        {
+            "model.py": TORCH_MODEL,
+            "binary.py": b"\x00\x01import torch\x00" * 100,
+            "list.ipynb": "[1, 2, 3]",
+            "types.ipynb": json.dumps(
+                {
+                    "cells": [{"cell_type": "code", "source": [1, None]}],
+                    "metadata": {"kernelspec": "python"},
+                }
+            ),  # fmt: skip
+            "setup.py": "setup(install_requires=" + "(" * 5000 + "'torch'" + ")" * 5000 + ")\n",
+            "latin1.py": "# caf\xe9\nimport keras\n".encode("latin-1"),
+            "weird.prototxt": "layer { type: \x00 }",
+            "keras.json": "{not json",
+            "package.json": "[]",
+        }
+    )
+    assert value(labels, "primary_framework") == "pytorch"
+    assert any("list.ipynb" in w for w in ctx.warnings)
+    assert any("types.ipynb" in w for w in ctx.warnings)
+    assert any("setup.py" in w for w in ctx.warnings)
+    for name in ("frameworks", "primary_framework", "paper_framework", "language",
+                 "network_types", "paper_network", "is_dl", "exclude", "domain",
+                 "training_code", "data_available"):  # fmt: skip
+        assert name in labels
+
+
+def test_matconvnet_project_is_an_other_framework_in_matlab(audit) -> None:  # type: ignore[no-untyped-def]
+    m = (
+        "function net = cnn_init()\n% a small CNN\nnet.layers = {};\n"
+        "res = vl_simplenn(net, im);\n[net, info] = cnn_train(net, imdb, @getBatch);\nend\n"
+    )
+    labels, _ = audit({"cnn_mnist.m": m, "setup.m": "run matconvnet/matlab/vl_setupnn\n"})
+    assert value(labels, "primary_framework") == "other:matconvnet"
+    assert value(labels, "paper_framework") == "Others"
+    assert value(labels, "language") == "matlab"
+
+
+def test_a_model_trained_in_the_browser_is_tensorflowjs(audit) -> None:  # type: ignore[no-untyped-def]
+    js = (
+        "import * as tf from '@tensorflow/tfjs';\n"
+        "const model = tf.sequential();\n"
+        "model.add(tf.layers.conv2d({filters: 8, kernelSize: 3}));\n"
+        "await model.fit(xs, ys, {epochs: 10});\n"
+    )
+    labels, _ = audit(
+        {"src/train.js": js, "package.json": '{"dependencies": {"@tensorflow/tfjs": "2"}}'}
+    )
+    assert value(labels, "primary_framework") == "tensorflowjs"
+    assert value(labels, "language") == "javascript"
+    assert value(labels, "network_types") == ["cnn"]
