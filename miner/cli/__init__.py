@@ -52,16 +52,12 @@ def _root(
 
 def _register() -> None:
     # Imported here so each command module can import `app` helpers without a cycle.
-    from miner.cli import (  # noqa: F401
-        annotate,
-        audit,
-        clone,
-        experiment,
-        export,
-        report,
-        search,
-        select,
-    )
+    # The order is the pipeline's, which is the order `miner --help` lists the commands in.
+    import importlib
+
+    for name in ("search", "clone", "audit", "annotate", "report", "select", "experiment"):
+        importlib.import_module(f"miner.cli.{name}")
+    importlib.import_module("miner.cli.export")
 
 
 _register()

@@ -231,8 +231,10 @@ def search_command(
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
-    """Find every repository matching the keywords, past GitHub's 1,000-result cap, into the
-    store. Re-running the same command resumes an interrupted search."""
+    """Find every repository matching the keywords, past GitHub's 1,000-result cap.
+
+    Results go to the store; re-running the same command resumes an interrupted search.
+    """
     filters = SearchFilters(
         min_stars=min_stars,
         max_stars=max_stars,

@@ -47,8 +47,10 @@ def select_cmd(
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
-    """Rank analysed repositories for variance experiments from static evidence and write a
-    runnable manifest per picked project (`miner experiment run MANIFEST`)."""
+    """Rank analysed repositories for variance experiments and write a manifest per pick.
+
+    Ranking uses static evidence only; each manifest runs with `miner experiment run MANIFEST`.
+    """
     from miner.select.rank import DIVERSITY_KEYS, REQUIREMENTS, parse_names
     from miner.select.selection import SelectOptions, select_candidates
 
