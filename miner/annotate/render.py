@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from miner.annotate.agreement import AgreementReport, FieldAgreement
+from miner.report.render import latex_escape
 
 FORMATS = ("text", "json", "markdown", "latex")
 HEADER = ("field", "n", "excl.", "p_o", "kappa", "95% CI", "prev.", "PABAK", "AC1", "alpha MASI")
@@ -145,23 +146,6 @@ def render_markdown(reports: Sequence[AgreementReport]) -> str:
         out += [f"- {line}" for line in _footnotes(r)]
         out.append("")
     return "\n".join(out) + "\n"
-
-
-def latex_escape(text: str) -> str:
-    """Escape LaTeX's special characters."""
-    table = {
-        "\\": r"\textbackslash{}",
-        "&": r"\&",
-        "%": r"\%",
-        "$": r"\$",
-        "#": r"\#",
-        "_": r"\_",
-        "{": r"\{",
-        "}": r"\}",
-        "~": r"\textasciitilde{}",
-        "^": r"\^{}",
-    }
-    return "".join(table.get(ch, ch) for ch in text)
 
 
 def render_latex(reports: Sequence[AgreementReport]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from typing import TYPE_CHECKING
 
 from miner.codebook import CODEBOOK_VERSION, FIELD_NAMES, Evidence, format_value
@@ -14,6 +15,25 @@ if TYPE_CHECKING:
     from miner.models import AuditResult
 
 
+def _replace_audit(
+    conn: sqlite3.Connection,
+    identity: tuple[int, str, str | None, str, str | None],
+    warnings: str,
+    details: str,
+    when: str,
+) -> None:
+    """Delete any audit of this commit (its labels and evidence cascade) and insert a new one."""
+    from miner import __version__
+
+    repo_id, commit_sha = identity[0], identity[1]
+    conn.execute("DELETE FROM audits WHERE repo_id = ? AND commit_sha = ?", (repo_id, commit_sha))
+    conn.execute(
+        "INSERT INTO audits (repo_id, commit_sha, full_name, status, error, warnings, details,"
+        " miner_version, codebook_version, analysed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (*identity, warnings, details, __version__, CODEBOOK_VERSION, when),
+    )
+
+
 class LabelQueries(StoreBase):
     """Queries over audits, labels and evidence."""
 
@@ -21,26 +41,13 @@ class LabelQueries(StoreBase):
         self, repo_id: int, commit_sha: str, full_name: str | None, result: AuditResult
     ) -> None:
         """Store one audit's labels and evidence, replacing any earlier audit of that commit."""
-        from miner import __version__
-
         with self.transaction() as conn:
-            conn.execute(
-                "DELETE FROM audits WHERE repo_id = ? AND commit_sha = ?", (repo_id, commit_sha)
-            )
-            conn.execute(
-                "INSERT INTO audits (repo_id, commit_sha, full_name, status, error, warnings,"
-                " details, miner_version, codebook_version, analysed_at)"
-                " VALUES (?, ?, ?, 'ok', NULL, ?, ?, ?, ?, ?)",
-                (
-                    repo_id,
-                    commit_sha,
-                    full_name,
-                    json.dumps(list(result.warnings)),
-                    json.dumps(result.details, sort_keys=True, default=str),
-                    __version__,
-                    CODEBOOK_VERSION,
-                    result.analysed_at,
-                ),
+            _replace_audit(
+                conn,
+                (repo_id, commit_sha, full_name, "ok", None),
+                json.dumps(list(result.warnings)),
+                json.dumps(result.details, sort_keys=True, default=str),
+                result.analysed_at,
             )
             for name, label in result.labels.items():
                 conn.execute(
@@ -58,17 +65,9 @@ class LabelQueries(StoreBase):
         self, repo_id: int, commit_sha: str, full_name: str | None, error: str, when: str
     ) -> None:
         """Record that auditing a commit failed, so `analyze` reports it and moves on."""
-        from miner import __version__
-
         with self.transaction() as conn:
-            conn.execute(
-                "DELETE FROM audits WHERE repo_id = ? AND commit_sha = ?", (repo_id, commit_sha)
-            )
-            conn.execute(
-                "INSERT INTO audits (repo_id, commit_sha, full_name, status, error, warnings,"
-                " details, miner_version, codebook_version, analysed_at)"
-                " VALUES (?, ?, ?, 'failed', ?, '[]', '{}', ?, ?, ?)",
-                (repo_id, commit_sha, full_name, error, __version__, CODEBOOK_VERSION, when),
+            _replace_audit(
+                conn, (repo_id, commit_sha, full_name, "failed", error), "[]", "{}", when
             )
 
     def audit_status(self, repo_id: int, commit_sha: str) -> str | None:
