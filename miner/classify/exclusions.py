@@ -140,8 +140,9 @@ def _deprecated(blocks: list[Block]) -> list[Evidence]:
 
 
 def _is_dl(index: CodeIndex) -> list[Evidence]:
+    # Tests and docs exercise or illustrate the project; they do not make it a DL project.
     for sf in sorted(index.own(), key=lambda f: -f.weight):
-        if sf.read and uses_nn(sf):
+        if sf.read and not sf.support and uses_nn(sf):
             imp = next((i for i in sf.imports if module_framework(sf.lang, i.module)), None)
             if imp:
                 line = index.where(sf.path, imp.text)[0] if sf.notebook else imp.line

@@ -5,8 +5,10 @@ and training code most) times how much of the framework's model-building API it 
 TensorFlow are told apart per file: `tf.keras` layers and models vote `keras`, lower-level
 TensorFlow (`tf.nn`, `tf.layers`, slim, Estimators, sessions) votes `tensorflow`. Dependency
 files, Caffe prototxt/solver files, `caffe train` scripts and bundled framework copies add
-smaller votes. When two frameworks each have a separate full implementation (model and
-training code in different files), the one the README names first is primary (codebook rule).
+smaller votes; code in test and documentation folders only confirms a framework the rest shows.
+Comments, docstrings and strings are not code (miner.detect.code_views). When two frameworks
+each have a separate full implementation (model and training code in different files), the one
+the README names first is primary (codebook rule).
 """
 
 from __future__ import annotations
@@ -87,9 +89,10 @@ def _api_count(sf: SourceFile, fw: str) -> int:
     return sum(sf.count(s) for s in API_SIGNALS.get(fw, ()))
 
 
-def _code_votes(index: CodeIndex, votes: dict[str, Vote]) -> None:
+def _code_votes(index: CodeIndex, votes: dict[str, Vote], support: bool = False) -> None:
+    """Votes of the own code files outside test and doc folders (or, with `support`, inside)."""
     for sf in index.own():
-        if not sf.read:
+        if not sf.read or sf.support != support:
             continue
         found = _file_frameworks(index, sf)
         trains = any(sf.count(s) for s in TRAIN_SIGNALS)
@@ -104,6 +107,23 @@ def _code_votes(index: CodeIndex, votes: dict[str, Vote]) -> None:
             vote.trains |= trains
             vote.models |= api > 0 or any(sf.count(s) for s in MODEL_SIGNALS)
             vote.add(credit, evidence)
+
+
+def _confirm(index: CodeIndex, votes: dict[str, Vote]) -> None:
+    """Add the votes of tests and docs for frameworks the rest of the project already uses:
+    a framework imported only by tests (an interoperability test, a reference implementation)
+    is not the project's."""
+    support: dict[str, Vote] = {}
+    _code_votes(index, support, support=True)
+    for fw, extra in support.items():
+        vote = votes.get(fw)
+        if vote is None or vote.credit <= 0:
+            continue
+        vote.credit += extra.credit
+        vote.files |= extra.files
+        vote.trains |= extra.trains
+        vote.models |= extra.models
+        vote.evidence.extend(extra.evidence)
 
 
 def _artifact_votes(index: CodeIndex, votes: dict[str, Vote]) -> None:
@@ -165,6 +185,21 @@ def readme_order(ctx: AuditContext) -> list[tuple[str, Evidence]]:
     return [(fw, item[1]) for fw, item in sorted(first.items(), key=lambda kv: kv[1][0])]
 
 
+def _quoted(text: str, pos: int) -> bool:
+    """True when `pos` lies inside double quotes ("..." or “...”) in `text`."""
+    head = text[:pos]
+    return head.count('"') % 2 == 1 or head.count("\u201c") > head.count("\u201d")
+
+
+def _listed(text: str, pos: int) -> bool:
+    """True when the sentence around `pos` names three or more frameworks: an enumeration."""
+    start = max(text.rfind(". ", 0, pos), text.rfind("\n\n", 0, pos)) + 1
+    end = min((i for i in (text.find(". ", pos), text.find("\n\n", pos)) if i >= 0),
+              default=len(text))  # fmt: skip
+    sentence = text[start:end]
+    return sum(1 for pattern, _ in README_NAMES if re.search(pattern, sentence, re.I)) >= 3
+
+
 def readme_statement(ctx: AuditContext) -> tuple[str, Evidence] | None:
     """The framework the README says the model was trained or implemented with, if any."""
     readme = ctx.tree.readme
@@ -172,7 +207,13 @@ def readme_statement(ctx: AuditContext) -> tuple[str, Evidence] | None:
         if block.path != readme:
             continue
         for pattern, fw in README_NAMES:
-            name = re.search(pattern, block.text, re.I)
+            # A quoted phrase ("implemented in PyTorch") is an example, not a statement.
+            # A list of several frameworks ("for PyTorch, TensorFlow, Keras and JAX") neither.
+            name = next(
+                (m for m in re.finditer(pattern, block.text, re.I)
+                 if not _quoted(block.text, m.start()) and not _listed(block.text, m.start())),
+                None,
+            )  # fmt: skip
             if not name:
                 continue
             before = block.text[max(0, name.start() - 60) : name.start()]
@@ -241,6 +282,7 @@ def detect_frameworks(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterabl
     _artifact_votes(index, votes)
     declared = declared_frameworks(ctx.tree, ctx.warnings)
     _declared_votes(declared, votes)
+    _confirm(index, votes)
     stated = None if votes else readme_statement(ctx)
     if stated:  # no code, model file or manifest names a framework: the README's word
         votes[stated[0]] = Vote(0.1, evidence=[(0.1, stated[1])])

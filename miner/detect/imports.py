@@ -3,7 +3,9 @@
 Python imports are found line by line and each statement is then parsed with `ast` on its own,
 falling back to a regular expression when `ast` rejects it. Parsing statements rather than whole
 files keeps the scan fast and works on Python 2 sources (`print x`, `except E, e:`), which many
-deep-learning repositories of 2016-2019 still are.
+deep-learning repositories of 2016-2019 still are. Imports are read from the file's code only
+(miner.detect.code_views): an `import torch` in a docstring, a comment or a string holding a code
+snippet is not an import. The statement quoted as evidence is the original source line.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+
+from miner.detect.code_views import CodeViews, code_views
 
 
 @dataclass(frozen=True)
@@ -88,33 +92,42 @@ def _modules_regex(stmt: str) -> list[str]:
     return []
 
 
-def python_imports(text: str) -> list[Import]:
-    """Modules imported by Python source `text` (top-level or nested), in order."""
+def python_imports(text: str, code: str | None = None) -> list[Import]:
+    """Modules imported by Python source `text` (top-level or nested), in order. `code` is the
+    text's code view (comments and strings blanked), made here when not given."""
+    if code is None:
+        views = code_views("python", text)
+        code = views.code if views else text
     found: list[Import] = []
     line, counted = 1, 0
-    for match in PY_IMPORT_START.finditer(text):
-        stmt, _ = _statement(text, match.start())
-        line += text.count("\n", counted, match.start())  # incremental: linear in the text
+    for match in PY_IMPORT_START.finditer(code):
+        stmt, _ = _statement(code, match.start())
+        line += code.count("\n", counted, match.start())  # incremental: linear in the text
         counted = match.start()
-        # `import a; import b` and trailing comments: parse the code part only.
+        # The code view keeps the layout, so the statement's first line is found in `text`.
+        end = text.find("\n", match.start())
+        first = text[match.start() : len(text) if end < 0 else end].strip()
+        # `import a; import b`: parse each statement on its own.
         for part in stmt.split(";"):
             if not part.strip():
                 continue
             modules = _modules_ast(part)
             if modules is None:
                 modules = _modules_regex(part)
-            first = stmt.strip().splitlines()[0].strip() if stmt.strip() else ""
             found.extend(Import(m, line, first[:200]) for m in modules if m.strip("."))
     return found
 
 
-def _simple(pattern: re.Pattern[str], text: str) -> list[Import]:
+def _simple(pattern: re.Pattern[str], text: str, raw: str | None = None) -> list[Import]:
+    """Imports `pattern` finds in `text`; evidence quotes the same line of `raw` (the original
+    source, when `text` is a view of it with the same layout)."""
+    raw = text if raw is None else raw
     out = []
     for match in pattern.finditer(text):
         line = _line_of(text, match.start())
-        start = text.rfind("\n", 0, match.start()) + 1
-        end = text.find("\n", match.end())
-        snippet = text[start : len(text) if end < 0 else end].strip()
+        start = raw.rfind("\n", 0, match.start()) + 1
+        end = raw.find("\n", match.end())
+        snippet = raw[start : len(raw) if end < 0 else end].strip()
         for name in re.split(r"[,\s]+", match.group(1).strip()):
             name = name.rstrip(":")
             if name:
@@ -122,33 +135,40 @@ def _simple(pattern: re.Pattern[str], text: str) -> list[Import]:
     return out
 
 
-def lua_requires(text: str) -> list[Import]:
-    """Modules a Lua file `require`s."""
-    return _simple(LUA_REQUIRE, text)
+def _view(lang: str, text: str, views: CodeViews | None) -> str:
+    """The text imports are read from: comments blanked, strings kept (they name modules)."""
+    views = views or code_views(lang, text)
+    return views.imports if views else text
 
 
-def c_includes(text: str) -> list[Import]:
-    """Headers a C, C++, CUDA or Objective-C file includes."""
-    return _simple(C_INCLUDE, text)
+def lua_requires(text: str, views: CodeViews | None = None) -> list[Import]:
+    """Modules a Lua file `require`s (not in comments)."""
+    return _simple(LUA_REQUIRE, _view("lua", text, views), text)
 
 
-def js_imports(text: str) -> list[Import]:
-    """Packages a JavaScript or TypeScript file imports or requires."""
-    return _simple(JS_IMPORT, text)
+def c_includes(text: str, views: CodeViews | None = None) -> list[Import]:
+    """Headers a C, C++, CUDA or Objective-C file includes (not in comments)."""
+    return _simple(C_INCLUDE, _view("c", text, views), text)
 
 
-def imports_for(lang: str, text: str) -> list[Import]:
-    """Imports of a file written in `lang` (a language name as in the codebook)."""
+def js_imports(text: str, views: CodeViews | None = None) -> list[Import]:
+    """Packages a JavaScript or TypeScript file imports or requires (not in comments)."""
+    return _simple(JS_IMPORT, _view("javascript", text, views), text)
+
+
+def imports_for(lang: str, text: str, views: CodeViews | None = None) -> list[Import]:
+    """Imports of a file written in `lang` (a language name as in the codebook). `views` are the
+    text's code views (miner.detect.code_views) when already made."""
     if lang == "python":
-        return python_imports(text)
+        return python_imports(text, views.code if views else None)
     if lang == "lua":
-        return lua_requires(text)
+        return lua_requires(text, views)
     if lang in ("c", "cpp", "objc"):
-        return c_includes(text)
+        return c_includes(text, views)
     if lang in ("javascript", "typescript"):
-        return js_imports(text)
+        return js_imports(text, views)
     if lang == "java":
-        return _simple(JAVA_IMPORT, text)
+        return _simple(JAVA_IMPORT, _view("java", text, views), text)
     if lang == "julia":
         return _simple(JULIA_USING, text)
     if lang == "r":

@@ -27,7 +27,7 @@ DOC_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\bgraph (?:neural|convolutional|attention|convolution) networks?\b|\bGNNs?\b|\bGCNs?\b|"
         r"\bGATs?\b|\bgated graph\b|\bgraph convolutions?\b|\bmessage passing\b", re.I),
     "gan": re.compile(
-        r"\bgenerative adversarial\b|\bGANs?\b|\bDCGAN\b|\bWGAN\b|\bCycleGAN\b|\bpix2pix\b|"
+        r"\bgenerative adversarial\b|\b\w*GANs?\b|\bpix2pix\b|"
         r"\badversarial (?:training|loss|network)"),
     "drl": re.compile(
         r"\breinforcement learning\b|\bDQN\b|\bQ-learning\b|\bpolicy gradients?\b|"

@@ -8,6 +8,8 @@ neural network", "an LSTM") adds to the code's votes. A type is kept when it car
 of the strongest type's weight: a CNN with a dense classifier head is `cnn` alone, and `mlp` is
 kept only when dense layers are the model. Adversarial training (generator, discriminator and
 their losses) adds `gan`; agents with replay buffers, Q-networks or policy gradients add `drl`.
+Code in test and documentation folders only confirms a type the project's own code shows, and
+comments, docstrings and string literals are never read as layers (miner.detect.code_views).
 """
 
 from __future__ import annotations
@@ -48,11 +50,14 @@ DARKNET_TYPES = {"cnn": ("convolutional",), "rnn": ("rnn", "lstm", "gru"), "mlp"
 
 
 def _code_scores(index: CodeIndex) -> tuple[Scores, EvidenceMap]:
-    scores: Scores = defaultdict(float)
-    evidence: EvidenceMap = {}
+    own: Scores = defaultdict(float)
+    own_evidence: EvidenceMap = {}
+    support: Scores = defaultdict(float)  # tests and docs: they confirm types, never add one
+    support_evidence: EvidenceMap = {}
     for sf in index.own():
         if not sf.read:
             continue
+        scores, evidence = (support, support_evidence) if sf.support else (own, own_evidence)
         graph = sf.count("net.graph") > 0
         for kind, signals in FILE_SIGNALS.items():
             n = min(sum(sf.count(s) for s in signals), CAP)
@@ -61,10 +66,12 @@ def _code_scores(index: CodeIndex) -> tuple[Scores, EvidenceMap]:
             if n:
                 vote = sf.weight * n
                 scores[kind] += vote
-                evidence.setdefault(kind, []).append((vote, _evidence(index, sf, signals, kind)))
+                shown = (*signals, "net.conv_name") if kind == "cnn" and not graph else signals
+                evidence.setdefault(kind, []).append((vote, _evidence(index, sf, shown, kind)))
         _adversarial(index, sf, scores, evidence)
         _agent(index, sf, scores, evidence)
         _mlp_model(index, sf, scores, evidence)
+    scores, evidence = own, own_evidence
     for art in index.artifacts:
         table = PROTO_TYPES if art.kind == "prototxt" else DARKNET_TYPES
         if art.kind not in ("prototxt", "darknet_cfg") or art.weight == 0:
@@ -78,6 +85,10 @@ def _code_scores(index: CodeIndex) -> tuple[Scores, EvidenceMap]:
                 evidence.setdefault(kind, []).append(
                     (vote, Evidence(art.path, 0, text, f"networks.{art.kind}_layers"))
                 )
+    for kind, vote in support.items():
+        if scores.get(kind, 0.0) > 0:
+            scores[kind] += vote
+            evidence.setdefault(kind, []).extend(support_evidence.get(kind, []))
     return scores, evidence
 
 

@@ -74,7 +74,8 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                   r"conv_[123]d|Convolution|Deconvolution|SpatialConvolution\w*|"
                   r"SpatialFullConvolution|SpatialDilatedConvolution|TemporalConvolution|"
                   r"VolumetricConvolution|vl_nnconv|convolution2dLayer|dnn_conv|conv2d_act|"
-                  r"deconv2d\w*|ConvBN\w*|ConvBlock\w*|conv_bn\w*|conv_layer)\(?"),),
+                  r"deconv2d\w*|ConvBN\w*|ConvBlock\w*|conv_bn\w*|conv_layer|"
+                  r"(?:Dilated|Transposed)?Conv[123]D(?:DNN|MM|CC)?Layer|Deconv2DLayer)\(?"),),
     # names such as `self.conv1`: convolutions by convention, except in graph networks
     "net.conv_name": (("last", r"conv\d*\(?"),),
     "net.backbone": (("last", r"(?:resnet(?:18|34|50|101|152)|vgg(?:11|13|16|19)\w*|densenet\d+|"
@@ -87,20 +88,28 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                  r"ConvLSTM\w*|ConvGRU\w*|TrajGRU\w*|dynamic_rnn|bidirectional_dynamic_rnn|"
                  r"static_rnn|LSTMLayer|GRULayer|RecurrentLayer|LSTMBuilder|GRUBuilder|"
                  r"VanillaLSTMBuilder|CoupledLSTMBuilder|lstmLayer|bilstmLayer|StackedLSTM|BiLSTM|"
-                 r"BLSTM|lstm\w*|gru_\w+|rnn_cell|\w+LSTM\w*|\w+GRU)\(?"),),
+                 r"BLSTM|lstm\w*|gru_\w+|rnn_cell|\w+LSTM\w*|\w+GRU|\w+RNN\w*)\(?"),),
     "net.attention": (("last", r"(?:MultiheadAttention|MultiHeadAttention|MultiHeadedAttention|"
                        r"multihead_attention|multi_head_attention|MultiHeadSelfAttention|"
                        r"TransformerEncoder\w*|TransformerDecoder\w*|TransformerBlock|Transformer|"
                        r"SelfAttention|self_attention|scaled_dot_product\w*|BertModel|BertFor\w+|"
-                       r"GPT2\w+|VisionTransformer)\(?"),),
+                       r"GPT2\w+|VisionTransformer|multi_?head_attn\w*|MultiHeadAttn\w*|"
+                       r"self_attn\w*|SelfAttn\w*|split_heads|merge_heads)\(?"),),
     "net.graph": (("last", r"(?:GCNConv|GATConv|SAGEConv|GINConv|GraphConv|ChebConv|GatedGraphConv|"
                    r"MessagePassing|GraphConvolution\w*|GraphAttention\w*|GCN\w*|\w+GAT|gcn\w*|"
                    r"GGNN\w*|ggnn\w*|graph_conv\w*|Propogator|Propagator)\(?"),
                   ("full", r"torch_geometric\b|dgl\b|spektral\b")),
+    # `build_generator()`, `_generator_model()`, `create_discriminator_loss()`: the networks
+    # named inside a longer name (but not a data `train_generator`)
     "net.discriminator": (("last", r"(?:discriminator\w*|Discriminator\w*|netD|net_d|D_loss|"
-                           r"d_loss|loss_D|loss_d|disc_loss|errD|D_real|D_fake)\(?"),),
+                           r"d_loss|loss_D|loss_d|disc_loss|errD|D_real|D_fake|"
+                           r"_*(?:\w+_)?discriminator_(?:model|net|network|loss|optimizer|vars|"
+                           r"variables|params)\w*|(?:build|create|make|define|get|init)_"
+                           r"discriminator\w*)\(?"),),
     "net.generator": (("last", r"(?:generator|Generator|netG|net_g|G_loss|g_loss|loss_G|loss_g|"
-                       r"gen_loss|errG)\(?"),),
+                       r"gen_loss|errG|_*(?:\w+_)?generator_(?:model|net|network|loss|optimizer|"
+                       r"vars|variables|params)\w*|(?:build|create|make|define|get|init)_"
+                       r"generator\w*)\(?"),),
     "net.adversarial": (("last", r"(?:[Aa]dversarial\w*|GAN|gan_loss|DCGAN|WGAN\w*)\(?"),),
     "net.rl": (("full", r"gym\.make\("),
                ("last", r"(?:[Rr]eplay_?(?:[Bb]uffer|[Mm]emory)\w*|experience_replay|"
@@ -206,11 +215,14 @@ class Hit:
     samples: list[str] = field(default_factory=list)
 
 
-def scan(text: str) -> dict[str, Hit]:
-    """Every token and phrase signal occurring in `text`, with counts and sample matches."""
+def scan(text: str, only: frozenset[str] | None = None) -> dict[str, Hit]:
+    """Every token and phrase signal occurring in `text` (or those in `only`), with counts and
+    sample matches."""
     hits: dict[str, Hit] = {}
     for token, n in Counter(TOKEN.findall(text)).items():
         for name in classify_token(token):
+            if only is not None and name not in only:
+                continue
             hit = hits.get(name)
             if hit is None:
                 hits[name] = Hit(n, [token])
@@ -219,7 +231,7 @@ def scan(text: str) -> dict[str, Hit]:
                 if len(hit.samples) < 8:
                     hit.samples.append(token)
     for name, (trigger, pattern) in PHRASE_PATTERNS.items():
-        if trigger not in text:
+        if trigger not in text or (only is not None and name not in only):
             continue
         for match in pattern.finditer(text):
             hit = hits.setdefault(name, Hit(0, []))
@@ -227,6 +239,17 @@ def scan(text: str) -> dict[str, Hit]:
             if len(hit.samples) < 8 and match.group(0) not in hit.samples:
                 hit.samples.append(match.group(0))
     return hits
+
+
+def merge(hits: dict[str, Hit], more: dict[str, Hit]) -> None:
+    """Add the hits of `more` to `hits` (counts summed, samples kept up to eight)."""
+    for name, extra in more.items():
+        hit = hits.get(name)
+        if hit is None:
+            hits[name] = extra
+            continue
+        hit.count += extra.count
+        hit.samples.extend(s for s in extra.samples[: 8 - len(hit.samples)])
 
 
 def locate(text: str, sample: str) -> tuple[int, str]:

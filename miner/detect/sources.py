@@ -4,7 +4,9 @@ Built once per audit (cached in the audit context) and shared by the framework, 
 network detectors and the project classifier, so every file is read and scanned once. A file's
 weight says how much it speaks for the main model: model-defining and training code counts most;
 utilities, tests, docs and examples less; vendored code and bundled copies of a framework (a
-Caffe fork's `src/caffe`, `python/caffe`, ...) not at all.
+Caffe fork's `src/caffe`, `python/caffe`, ...) not at all. Signals and imports come from the
+code of a file, not its comments and string literals (miner.detect.code_views), except the few
+signals that live in data strings by nature (STRING_SIGNALS).
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from miner.detect import AuditContext
+from miner.detect.code_views import CodeViews, code_views
 from miner.detect.imports import Import, imports_for
-from miner.detect.signals import Hit, locate, scan
+from miner.detect.signals import Hit, locate, merge, scan
 from miner.files import RepoFile, RepoTree, is_vendored
 
 LANG_BY_SUFFIX = {
@@ -40,6 +43,9 @@ DIR_WEIGHTS = (
                 "tutorials", "playground", "legacy", "old", "archive", "deprecated", "misc",
                 "benchmark", "benchmarks", "contrib", "extra", "extras"}), "example", 0.5),
 )  # fmt: skip
+# Code in these folders exercises or illustrates the project: it confirms what the project's own
+# code shows (a framework, a layer type) but never decides it on its own.
+SUPPORT_FOLDERS = DIR_WEIGHTS[0][0] | DIR_WEIGHTS[1][0]
 MODEL_NAME = re.compile(
     r"model|net|arch|layer|module|encoder|decoder|discriminator|agent|policy|backbone|"
     r"cnn|rnn|lstm|gru|gan|resnet|vgg|unet|transformer|attention|block|graph|seq2seq|tacotron"
@@ -65,6 +71,16 @@ COPY_FOLDERS = ("src/", "include/", "python/caffe/", "matlab/+caffe/", "matlab/c
 COMMENT_STARTS = ("#", "//", "%", "--", "*", '"""', "'''")
 PROTO_TYPE = re.compile(r"\btype\s*:\s*\"?(\w+)\"?")
 SOLVER_KEY = re.compile(r"^\s*(?:base_lr|lr_policy|max_iter|snapshot_prefix)\s*:", re.M)
+# Signals read from a file's data strings too (not docstrings or comments): commands run from
+# code (`subprocess.call(["caffe", "train", ...])`, `os.system("wget ...")`), the Keras backend
+# set in `os.environ`, and checkpoint files named by path (`torch.load("model.pth")`).
+STRING_SIGNALS = frozenset({
+    "caffe.cli_train", "darknet.cli_train", "keras.backend", "proj.curl", "proj.download",
+    "proj.load",
+})  # fmt: skip
+# Words those signals need in a string: data strings are read only in files holding one of them
+# (a fifth of the files; the others skip making their strings view).
+STRING_HINT = re.compile(r"wget|gdown|curl|caffe|darknet|KERAS_BACKEND|\.(?:ckpt|pth|h5|t7)\b")
 DARKNET_SECTION = re.compile(r"^\[(convolutional|connected|rnn|lstm|gru|net|yolo|region)\]", re.M)
 
 
@@ -79,6 +95,7 @@ class SourceFile:
     size: int  # bytes of code (for notebooks: the code cells only)
     read: bool = False
     notebook: bool = False
+    support: bool = False  # in a test or documentation folder (SUPPORT_FOLDERS)
     imports: list[Import] = field(default_factory=list)
     hits: dict[str, Hit] = field(default_factory=dict)
 
@@ -117,6 +134,7 @@ class CodeIndex:
     artifacts: list[Artifact]
     framework_copies: tuple[str, ...]
     code_text: dict[str, str] = field(default_factory=dict)  # notebook path -> its code cells
+    views: dict[str, CodeViews] = field(default_factory=dict)  # path -> its code views
 
     def own(self) -> list[SourceFile]:
         """Code files that count (not vendored, not a bundled framework copy)."""
@@ -127,8 +145,24 @@ class CodeIndex:
         return self.code_text.get(f.path) or self.tree.read_text(f.path) or ""
 
     def where(self, path: str, sample: str) -> tuple[int, str]:
-        """Line and line text of `sample` in the file at `path` (raw file, so notebook lines)."""
-        return locate(self.tree.read_text(path) or "", sample)
+        """Line and original line text of `sample` in the file at `path`: found in the file's
+        code (else its data strings), not in a comment or docstring. Notebook lines are those
+        of the notebook file."""
+        raw = self.tree.read_text(path) or ""
+        views = self.views.get(path)
+        if views is None:
+            return locate(raw, sample)
+        source = self.code_text.get(path) or raw
+        for data in (False, True):  # the strings view is made only when the code lacks `sample`
+            view = views.strings if data else views.code
+            line = locate(view, sample)[0] if view else 0
+            if not line:
+                continue
+            text = source.split("\n", line)[line - 1].strip()[:200]
+            if path in self.code_text:  # the line of the notebook's JSON that holds this code
+                return locate(raw, text)[0] or locate(raw, sample)[0], text
+            return line, text
+        return locate(raw, sample)
 
     def where_code(self, path: str, samples: list[str]) -> tuple[int, str, str]:
         """The most telling of `samples` as evidence: a call on a code line rather than a bare
@@ -171,6 +205,11 @@ def in_copy(path: str, copies: tuple[str, ...]) -> bool:
         if parts[0] == "python" and len(parts) == 2:
             return True
     return False
+
+
+def in_support_folder(path: str) -> bool:
+    """True when `path` lies in a test or documentation folder (tests/, test/, docs/ ...)."""
+    return not SUPPORT_FOLDERS.isdisjoint(path.lower().split("/")[:-1])
 
 
 def role_of(path: str) -> tuple[str, float]:
@@ -252,9 +291,9 @@ def build_index(tree: RepoTree, warnings: list[str]) -> CodeIndex:
         if kind is not None:
             aux.append((f, kind, weight))
         if lang is not None and lang != "shell":
-            files.append(
-                SourceFile(f.path, lang, role, weight, f.size, notebook=suffix == ".ipynb")
-            )
+            sf = SourceFile(f.path, lang, role, weight, f.size, notebook=suffix == ".ipynb")
+            sf.support = in_support_folder(f.path)
+            files.append(sf)
     index = CodeIndex(tree, files, [], copies)
     # Read the files that matter most first; a huge checkout is capped, not slow. Vendored
     # files and framework copies are counted by size only.
@@ -292,8 +331,16 @@ def _read_source(index: CodeIndex, sf: SourceFile, warnings: list[str]) -> int:
         sf.lang = "objc"
     sf.read = True
     text = text[:MAX_SCAN_FILE]
-    sf.imports = imports_for(sf.lang, text)
-    sf.hits = scan(text)
+    views = code_views(sf.lang, text)
+    if views is None:  # a language not lexed: the whole text
+        sf.imports = imports_for(sf.lang, text)
+        sf.hits = scan(text)
+    else:
+        index.views[sf.path] = views
+        sf.imports = imports_for(sf.lang, text, views)
+        sf.hits = scan(views.code)
+        if views.literals and STRING_HINT.search(text) and views.strings:
+            merge(sf.hits, scan(views.strings, STRING_SIGNALS))
     if sf.role not in ("test", "doc", "vendored") and (
         "model.class" in sf.hits or "keras.layer_class" in sf.hits
     ):

@@ -30,7 +30,7 @@ STEM_WORDS = (
     "ckpt", "pth", "h5", "t7", "fully_connected", "adam", "sgd", "rmsprop", "adagrad", "adadelta",
     "blstm", "leakyrelu", "trainingoptions", "restore",
     "nag", "lbfgs", "asgd", "addgradient", "build_sgd", "momentum", "ftrl", "nadam", "adamax",
-    "optimizer", "critic", "reward",
+    "optimizer", "critic", "reward", "attn", "_heads",
 )  # fmt: skip
 
 
