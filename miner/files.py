@@ -21,7 +21,7 @@ SKIP_DIRS = frozenset(
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".mdown", ".rest")
 NOT_DOCS = re.compile(
     r"(^|/)(licen[cs]e|copying|notice|changelog|changes|history|news|code_of_conduct|authors|"
-    r"contributors|citation|patents)[^/]*$|(^|/)requirements[^/]*\.txt$|(^|/)[^/]*cmakelists\.txt$",
+    r"contributors|citation|patents|code_?owners)[^/]*$|(^|/)requirements[^/]*\.txt$|(^|/)[^/]*cmakelists\.txt$",
     re.IGNORECASE,
 )
 ROOT_TEXT_DOC = re.compile(
@@ -41,6 +41,11 @@ DEPENDENCY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(^|/)([^/]*\.rockspec|package\.json|CMakeLists\.txt|DESCRIPTION|install[^/]*\.sh|"
         r"Project\.toml|requirements\.R|go\.mod|pom\.xml|build\.gradle)$", re.I)),
 )  # fmt: skip
+DEPENDENCY_HINT = re.compile(
+    r"requirement|environment|conda|setup|pyproject|pipfile|poetry|docker|rockspec|package\.json|"
+    r"cmakelists|description|install|project\.toml|go\.mod|pom\.xml|build\.gradle",
+    re.IGNORECASE,
+)
 LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)|href=[\"']([^\"']+)[\"']")
 
 
@@ -181,7 +186,7 @@ class RepoTree:
                 if f.suffix == ".txt" and not ROOT_TEXT_DOC.match(f.name):
                     continue
                 chosen.append(f.path)
-            elif top in ("docs", "doc") and f.suffix != ".txt":
+            elif top in ("docs", "doc"):
                 chosen.append(f.path)
             elif f.name.lower().startswith("readme") and f.depth <= 2 and f.suffix != ".txt":
                 # Sub-project READMEs often carry the install and hardware notes of the model.
@@ -216,6 +221,8 @@ class RepoTree:
         """(path, source kind) for every dependency file, kind named as in software_req_sources."""
         found = []
         for f in self.files:
+            if not DEPENDENCY_HINT.search(f.name):
+                continue  # one cheap test per file; most files of a big tree are not manifests
             for kind, pattern in DEPENDENCY_PATTERNS:
                 if pattern.search(f.path):
                     found.append((f.path, kind))

@@ -25,6 +25,8 @@ def test_docs_follow_the_codebook_what_is_read(tmp_path: Path) -> None:
                 "README.md": "See [install](docs/INSTALL.md) and [paper](https://x.org/p.pdf).\n",
                 "docs/INSTALL.md": "pip install -r requirements.txt\n",
                 "docs/api.rst": "API\n===\n",
+                "docs/hardware.txt": "Tested on a GTX 1080.\n",
+                "docs/CODEOWNERS.md": "* @someone\n",
                 "GETTING_STARTED.md": "Run it.\n",
                 "LICENSE.md": "MIT\n",
                 "CHANGELOG.md": "v1\n",
@@ -36,7 +38,13 @@ def test_docs_follow_the_codebook_what_is_read(tmp_path: Path) -> None:
     )
     assert tree.readme == "README.md"
     assert tree.docs[:2] == ("README.md", "docs/INSTALL.md")
-    assert set(tree.docs) == {"README.md", "docs/INSTALL.md", "docs/api.rst", "GETTING_STARTED.md"}
+    assert set(tree.docs) == {
+        "README.md",
+        "docs/INSTALL.md",
+        "docs/api.rst",
+        "docs/hardware.txt",
+        "GETTING_STARTED.md",
+    }
 
 
 def test_dependency_files_are_named_by_source_kind(tmp_path: Path) -> None:
