@@ -78,8 +78,8 @@ STRING_SIGNALS = frozenset({
     "caffe.cli_train", "darknet.cli_train", "keras.backend", "proj.curl", "proj.download",
     "proj.load",
 })  # fmt: skip
-# Words those signals need in a string: data strings are read only in files holding one of them
-# (a fifth of the files; the others skip making their strings view).
+# Words those signals need in a string: data strings are read only in files with a string literal
+# holding one of them (a fifth of the files; the others skip making their strings view).
 STRING_HINT = re.compile(r"wget|gdown|curl|caffe|darknet|KERAS_BACKEND|\.(?:ckpt|pth|h5|t7)\b")
 DARKNET_SECTION = re.compile(r"^\[(convolutional|connected|rnn|lstm|gru|net|yolo|region)\]", re.M)
 
@@ -331,7 +331,7 @@ def _read_source(index: CodeIndex, sf: SourceFile, warnings: list[str]) -> int:
         sf.lang = "objc"
     sf.read = True
     text = text[:MAX_SCAN_FILE]
-    views = code_views(sf.lang, text)
+    views = code_views(sf.lang, text, STRING_HINT)
     if views is None:  # a language not lexed: the whole text
         sf.imports = imports_for(sf.lang, text)
         sf.hits = scan(text)
@@ -339,7 +339,7 @@ def _read_source(index: CodeIndex, sf: SourceFile, warnings: list[str]) -> int:
         index.views[sf.path] = views
         sf.imports = imports_for(sf.lang, text, views)
         sf.hits = scan(views.code)
-        if views.literals and STRING_HINT.search(text) and views.strings:
+        if views.hinted and views.strings:
             merge(sf.hits, scan(views.strings, STRING_SIGNALS))
     if sf.role not in ("test", "doc", "vendored") and (
         "model.class" in sf.hits or "keras.layer_class" in sf.hits
