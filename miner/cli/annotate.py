@@ -10,7 +10,14 @@ from typing import Annotated, Any
 import typer
 
 from miner.cli import app
-from miner.cli.common import DbOption, StudyOption, open_store, settings, write_text
+from miner.cli.common import (
+    DbOption,
+    StudyOption,
+    open_store,
+    settings,
+    store_if_present,
+    write_text,
+)
 
 annotate_app = typer.Typer(
     help="Two blind annotators: prepare sheets, import them, measure agreement, resolve "
@@ -152,12 +159,8 @@ def review_cmd(
     from miner.annotate.review import review
 
     config = settings(study, db)
-    store = open_store(config) if config.db.exists() else None
-    try:
+    with store_if_present(config) as store:
         result = review(config.annotations, annotator, _dialog(), round_name, store)
-    finally:
-        if store is not None:
-            store.close()
     state = "stopped" if result.stopped else "done"
     typer.echo(
         f"{state}: {result.answered} answers saved to {result.path};"
@@ -205,12 +208,8 @@ def conflicts_cmd(
     from miner.annotate.conflicts import write_conflicts
 
     config = settings(study, db)
-    store = open_store(config) if config.db.exists() else None
-    try:
+    with store_if_present(config) as store:
         result = write_conflicts(config.annotations, annotator_a, annotator_b, round_name, store)
-    finally:
-        if store is not None:
-            store.close()
     agreed = result.compared - len(result.conflicts)
     typer.echo(
         f"round {result.round}: {len(result.conflicts)} conflicts in {result.compared} values"
@@ -249,14 +248,10 @@ def resolve_cmd(
     else:
         if not by:
             raise ConfigError("say who decides: --by NAME")
-        store = open_store(config) if config.db.exists() else None
-        try:
+        with store_if_present(config) as store:
             count = resolve_interactive(
                 config.annotations, round_name, by, method.value, _dialog(), store
             )
-        finally:
-            if store is not None:
-                store.close()
     consensus = build_consensus(config.annotations)
     typer.echo(f"recorded {count} decision(s) in round {round_name}")
     typer.echo(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -57,3 +59,13 @@ def open_store(config: Settings, create: bool = False) -> Store:
     if not create and not config.db.exists():
         raise ConfigError(f"no store at {config.db}: run `miner search` first (or pass --db)")
     return Store(config.db)
+
+
+@contextmanager
+def store_if_present(config: Settings) -> Iterator[Store | None]:
+    """The study's store when it exists (closed afterwards), else None: for optional context."""
+    if not config.db.exists():
+        yield None
+        return
+    with Store(config.db) as store:
+        yield store
