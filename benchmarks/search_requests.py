@@ -38,9 +38,9 @@ def _fake_api():
 
 def crawl(fake, n: int, seed: int, drift: str) -> dict[str, float]:
     """One full crawl of "deep learning" --min-stars 200 over a population with n matches."""
-    from miner.github import GitHubClient
-    from miner.search import search
-    from miner.slicing import SearchFilters
+    from miner.search.crawl import search
+    from miner.search.github import GitHubClient
+    from miner.search.slicing import SearchFilters
     from miner.store import Store
 
     repos = fake.make_population(n, seed=seed)

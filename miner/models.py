@@ -82,7 +82,7 @@ class AuditResult:
     details: dict[str, Any] = field(default_factory=dict)  # e.g. framework versions, hw specs
     path: str = ""
     commit_sha: str | None = None
-    analysed_at: str = field(default_factory=lambda: datetime.now().astimezone().isoformat())
+    analyzed_at: str = field(default_factory=lambda: datetime.now().astimezone().isoformat())
 
     def value(self, name: str) -> LabelValue | None:
         """The value of field `name`, or None when it was not labelled."""

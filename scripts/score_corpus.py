@@ -14,7 +14,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from miner.analyse import audit
+from miner.audit import audit
 from miner.codebook import format_value
 
 FIELDS = ("software_req", "dependency_file", "hardware_req", "hw_gpu", "hw_cpu", "hw_memory",

@@ -58,7 +58,7 @@ def audit_command(
     ] = False,
 ) -> None:
     """Audit one folder: every codebook field with the file, line, text and rule behind it."""
-    from miner.analyse import audit
+    from miner.audit import audit
 
     result = audit(path)
     if fmt is AuditFormat.json:
@@ -79,7 +79,7 @@ def analyze_command(
     db: DbOption = None,
 ) -> None:
     """Audit every cloned repository and store its labels and evidence (resumable)."""
-    from miner.analyse import analyze
+    from miner.audit import analyze
 
     config = settings(study, db)
     counts = {"audited": 0, "skipped": 0, "failed": 0}
@@ -89,7 +89,7 @@ def analyze_command(
             from rich.progress import Progress
 
             with Progress() as progress:
-                task = progress.add_task("analysing", total=None)
+                task = progress.add_task("analyzing", total=None)
                 for event in events:
                     progress.update(task, total=event.total, completed=event.done)
                     if event.status == "skipped":

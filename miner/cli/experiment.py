@@ -1,4 +1,4 @@
-"""`miner experiment`: run a manifest under pinned threads and seeds, and analyse the runs."""
+"""`miner experiment`: run a manifest under pinned threads and seeds, and analyze the runs."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from miner.experiment.run import RunEvent
 
 experiment_app = typer.Typer(
-    help="Run a training command N times per thread count and seed mode, then analyse the "
+    help="Run a training command N times per thread count and seed mode, then analyze the "
     "spread (the 2021 study's variance experiments).",
     no_args_is_help=True,
 )

@@ -11,8 +11,7 @@ from rich.table import Table
 from miner.cli import app
 from miner.cli.common import DbOption, StudyOption, is_tty, open_store, settings
 from miner.config import DEFAULT_API_URL
-from miner.github import Waiting
-from miner.search import (
+from miner.search.crawl import (
     PageFetched,
     SearchFinished,
     SearchStarted,
@@ -21,7 +20,8 @@ from miner.search import (
     SliceStarted,
     run_search,
 )
-from miner.slicing import IN_FIELDS, SearchFilters
+from miner.search.github import Waiting
+from miner.search.slicing import IN_FIELDS, SearchFilters
 
 
 class LineProgress:

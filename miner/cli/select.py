@@ -47,7 +47,7 @@ def select_cmd(
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
-    """Rank analysed repositories for variance experiments and write a manifest per pick.
+    """Rank analyzed repositories for variance experiments and write a manifest per pick.
 
     Ranking uses static evidence only; each manifest runs with `miner experiment run MANIFEST`.
     """

@@ -1,1 +1,1 @@
-"""Variance experiments: run a manifest's training under pinned threads and seeds, then analyse."""
+"""Variance experiments: run a manifest's training under pinned threads and seeds, then analyze."""

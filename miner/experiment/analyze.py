@@ -1,4 +1,4 @@
-"""Analyse experiment runs: spread per configuration, Mann-Whitney U between configurations,
+"""Analyze experiment runs: spread per configuration, Mann-Whitney U between configurations,
 identical results via hashes, boxplots; tables rendered like `miner report`'s."""
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def load_runs(dirs: list[Path]) -> pd.DataFrame:
 
 
 def measures(runs: pd.DataFrame) -> list[str]:
-    """The analysed columns: every metric, then wall time."""
+    """The analyzed columns: every metric, then wall time."""
     return [c for c in runs.columns if c.startswith(METRIC_PREFIX)] + [TIME]
 
 
@@ -221,7 +221,7 @@ def analyze(
     formats: tuple[str, ...] = ("markdown",),
     plots: tuple[str, ...] = ("png", "pdf"),
 ) -> Analysis:
-    """Analyse the runs of one or more experiment folders; write tables and boxplots to out_dir."""
+    """Analyze the runs of one or more experiment folders; write tables and boxplots to out_dir."""
     bad = [f for f in formats if f not in FORMATS]
     if bad:
         raise ExperimentError(f"unknown format {bad[0]!r}; choose {', '.join(FORMATS)}")

@@ -201,4 +201,4 @@ def _label_gap(store: Store, source: str, clone: Any) -> str:
     sha = stored_value(clone["commit_sha"])
     if sha and store.audit_status(int(clone["repo_id"]), str(sha)) == "failed":
         return "analysis failed"
-    return "not analysed"
+    return "not analyzed"

@@ -160,7 +160,7 @@ def index_markdown(
 def _labels_line(p: dict[str, Any]) -> str:
     if p["labels"] == "auto":
         as_of = p.get("labels_as_of")
-        suffix = f", analysed up to {as_of}" if as_of else ""
+        suffix = f", analyzed up to {as_of}" if as_of else ""
         return f"auto (the store's latest audit of each repository{suffix})"
     return f"consensus of the human annotators, from `{p['labels_origin']}`"
 

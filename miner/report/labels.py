@@ -47,7 +47,7 @@ def load_labels(store: Store, source: str, consensus_path: Path | None = None) -
     if source == "auto":
         raw = store.labels_frame()
         frame = normalise(raw, str(store.path), StoreError)
-        times = sorted(str(t) for t in raw["analysed_at"] if t)
+        times = sorted(str(t) for t in raw["analyzed_at"] if t)
         return LabelSet("auto", str(store.path), frame, times[-1] if times else None)
     if source == "consensus":
         if consensus_path is None:

@@ -1,8 +1,8 @@
 """Static evidence that a checkout can be re-trained on CPU: read, never run.
 
 Each finding is an Evidence(path, line, text, rule) so every selection reason can be checked.
-Checkouts are read through miner.files.RepoTree (regular files only, no symlinks out of the tree,
-size cap, undecodable bytes replaced).
+Checkouts are read through miner.audit.files.RepoTree (regular files only, no symlinks out of the
+tree, size cap, undecodable bytes replaced).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from miner.audit.files import RepoTree, is_vendored
 from miner.codebook import Evidence
-from miner.files import RepoTree, is_vendored
 from miner.select.versions import VersionSpec, version_specs
 
 MAX_LINES_PER_FILE = 5000

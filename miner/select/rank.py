@@ -51,7 +51,7 @@ class Reason:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One analysed, cloned repository assessed for a variance experiment."""
+    """One analyzed, cloned repository assessed for a variance experiment."""
 
     repo_id: int
     full_name: str

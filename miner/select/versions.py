@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import tomllib
 
+from miner.audit.files import RepoTree
 from miner.codebook import Evidence
-from miner.files import RepoTree
 
 # Distribution (or conda/Docker image) name -> codebook framework.
 PACKAGES = {

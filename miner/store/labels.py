@@ -29,7 +29,7 @@ def _replace_audit(
     conn.execute("DELETE FROM audits WHERE repo_id = ? AND commit_sha = ?", (repo_id, commit_sha))
     conn.execute(
         "INSERT INTO audits (repo_id, commit_sha, full_name, status, error, warnings, details,"
-        " miner_version, codebook_version, analysed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " miner_version, codebook_version, analyzed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (*identity, warnings, details, __version__, CODEBOOK_VERSION, when),
     )
 
@@ -47,7 +47,7 @@ class LabelQueries(StoreBase):
                 (repo_id, commit_sha, full_name, "ok", None),
                 json.dumps(list(result.warnings)),
                 json.dumps(result.details, sort_keys=True, default=str),
-                result.analysed_at,
+                result.analyzed_at,
             )
             for name, label in result.labels.items():
                 conn.execute(
@@ -96,8 +96,8 @@ class LabelQueries(StoreBase):
         import pandas as pd
 
         audits = self.query(
-            "SELECT a.repo_id, a.full_name, a.commit_sha, a.analysed_at FROM audits a"
-            " WHERE a.status = 'ok' AND a.analysed_at = (SELECT MAX(b.analysed_at) FROM audits b"
+            "SELECT a.repo_id, a.full_name, a.commit_sha, a.analyzed_at FROM audits a"
+            " WHERE a.status = 'ok' AND a.analyzed_at = (SELECT MAX(b.analyzed_at) FROM audits b"
             " WHERE b.repo_id = a.repo_id AND b.status = 'ok') ORDER BY a.full_name, a.repo_id"
         )
         rows = []
@@ -115,8 +115,8 @@ class LabelQueries(StoreBase):
                     "full_name": audit["full_name"],
                     "commit_sha": audit["commit_sha"],
                     **{name: values.get(name, "") for name in FIELD_NAMES},
-                    "analysed_at": audit["analysed_at"],
+                    "analyzed_at": audit["analyzed_at"],
                 }
             )
-        columns = ["repo_id", "full_name", "commit_sha", *FIELD_NAMES, "analysed_at"]
+        columns = ["repo_id", "full_name", "commit_sha", *FIELD_NAMES, "analyzed_at"]
         return pd.DataFrame(rows, columns=columns)

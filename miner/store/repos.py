@@ -11,7 +11,7 @@ from miner.store.core import StoreBase
 
 if TYPE_CHECKING:
     from miner.models import RepoMeta
-    from miner.slicing import Slice
+    from miner.search.slicing import Slice
 
 _REPO_COLUMNS = (
     "id, full_name, html_url, clone_url, description, stars, forks, watchers, open_issues, "

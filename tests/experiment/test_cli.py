@@ -29,9 +29,9 @@ def test_example_manifest_run_and_analyze(tmp_path):
     )
     assert ran.exit_code == 0, ran.output
     assert "threads-01_fixed run 2: ok" in ran.output and "ran 2, skipped 0" in ran.output
-    analysed = runner.invoke(app, ["experiment", "analyze", str(out), "--format", "csv"])
-    assert analysed.exit_code == 0, analysed.output
-    assert "threads-01_fixed: all identical." in analysed.output
+    analyzed = runner.invoke(app, ["experiment", "analyze", str(out), "--format", "csv"])
+    assert analyzed.exit_code == 0, analyzed.output
+    assert "threads-01_fixed: all identical." in analyzed.output
     assert (out / "analysis" / "summary.csv").exists()
 
 

@@ -15,7 +15,7 @@ from miner.models import AuditResult, Label
 from miner.store import Store
 
 SEEN = "2021-03-01T00:00:00+00:00"
-ANALYSED = "2021-03-05T10:00:00+00:00"
+ANALYZED = "2021-03-05T10:00:00+00:00"
 
 # id, full_name, stars, pushed_at, fork, archived, disabled
 REPOS = [
@@ -187,10 +187,10 @@ def build_store(path: Path) -> Store:
         values = {**BASE, **AUDITS[rid]}
         result = AuditResult(
             labels={name: Label(name, values[name]) for name in FIELD_NAMES},
-            analysed_at=ANALYSED,
+            analyzed_at=ANALYZED,
         )
         store.save_audit(rid, f"{rid:040x}", names[rid], result)
-    store.save_audit_failure(14, f"{14:040x}", names[14], "boom", ANALYSED)
+    store.save_audit_failure(14, f"{14:040x}", names[14], "boom", ANALYZED)
     return store
 
 

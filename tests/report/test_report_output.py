@@ -110,7 +110,7 @@ def test_index_states_where_the_data_came_from(
     text = result.index_md.read_text(encoding="utf-8")
     assert f"`{study / 'data' / 'miner.db'}`" in text
     assert f"miner {__version__}" in text and f"codebook {CODEBOOK_VERSION}" in text
-    assert "Labels: auto" in text and "analysed up to 2021-03-05T10:00:00+00:00" in text
+    assert "Labels: auto" in text and "analyzed up to 2021-03-05T10:00:00+00:00" in text
     assert "16 in the store (search results), 8 labelled, 6 counted" in text
     assert (
         "| deep learning | `deep learning stars:>=200` | 200..* | 2015-01-01..2021-03-01 |" in text

@@ -167,7 +167,7 @@ def test_exclusion_funnel_adds_up(store: Store) -> None:
             assert after["remaining"] == before["remaining"] - after["removed"]
     named = {r["filter"]: r for r in table}
     assert named["analysis failed"]["removed"] == 1
-    assert named["not analysed"]["removed"] == 1
+    assert named["not analyzed"]["removed"] == 1
     assert named["failed: gone"]["removed"] == 1
     assert named["pretrained_only"]["matched"] == 1 and named["pretrained_only"]["removed"] == 0
     assert table[-1]["remaining"] == 6  # the projects the label tables count
@@ -237,7 +237,7 @@ def test_crosstab_rows_and_unknown_categories(tmp_path: Path) -> None:
     with build_store(tmp_path / "m.db") as store:
         # a labelled repository the search never returned has no stars or push date
         values = {**BASE, "hardware_req": True, "hw_gpu": True}
-        result = AuditResult({n: Label(n, values[n]) for n in FIELD_NAMES}, analysed_at="t")
+        result = AuditResult({n: Label(n, values[n]) for n in FIELD_NAMES}, analyzed_at="t")
         store.save_audit(99, "f" * 40, "zed/outside", result)  # type: ignore[attr-defined]
         tables = build_tables(
             ("crosstab",),

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from search_fakes import FakeClock, FakeGitHub
 
-from miner.github import GitHubClient
+from miner.search.github import GitHubClient
 from miner.store import Store
 
 TOKEN = "ghp_fakeTOKENvalue0123456789abcdefABCDEF"

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from miner.cli import app
 from miner.cli.search import LineProgress, LiveProgress
-from miner.github import Waiting
-from miner.search import PageFetched, SearchStarted, SliceFinished, SliceStarted
+from miner.search.crawl import PageFetched, SearchStarted, SliceFinished, SliceStarted
+from miner.search.github import Waiting
 
 DL = "deep learning"
 

@@ -7,7 +7,7 @@ from conftest import TOKEN
 from search_fakes import Fault, make_population
 
 from miner.errors import AuthError, GitHubError, QueryError
-from miner.github import RetryPolicy, Waiting
+from miner.search.github import RetryPolicy, Waiting
 
 QUERY = "deep learning stars:>=200"
 

@@ -9,8 +9,8 @@ from datetime import datetime
 import pytest
 from search_fakes import Drift, Fault, make_population
 
-from miner.search import PageFetched, SearchStarted, search
-from miner.slicing import UTC, SearchFilters
+from miner.search.crawl import PageFetched, SearchStarted, search
+from miner.search.slicing import UTC, SearchFilters
 
 DL = "deep learning"
 FILTERS = SearchFilters(min_stars=200)

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from miner.errors import ConfigError
-from miner.slicing import (
+from miner.search.slicing import (
     UTC,
     SearchFilters,
     Slice,

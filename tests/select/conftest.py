@@ -125,5 +125,5 @@ def study(tmp_path: Path) -> tuple[Store, Path]:
         for field, cell in spec["labels"].items():  # type: ignore[attr-defined]
             evidence = (Evidence("train.py", 1, f"{field} evidence", "fixture"),)
             labels[field] = Label(field, parse_value(field, cell), evidence)
-        store.save_audit(repo_id, sha, name, AuditResult(labels=labels, analysed_at=now))
+        store.save_audit(repo_id, sha, name, AuditResult(labels=labels, analyzed_at=now))
     return store, tmp_path

@@ -8,10 +8,10 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from miner.audit.files import RepoTree
 from miner.cli import app
 from miner.errors import ConfigError
 from miner.experiment.run import run_experiment
-from miner.files import RepoTree
 from miner.select.evidence import scan_checkout
 from miner.select.manifest import load_manifest
 from miner.select.selection import SelectOptions, select_candidates

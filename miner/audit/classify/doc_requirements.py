@@ -1,0 +1,265 @@
+"""Software requirements stated in the documentation (the codebook's README rule).
+
+Three kinds of statement count: a Requirements/Dependencies/Prerequisites list naming packages,
+an install command for a dependency (`pip install X`, `conda install X`, in prose or code), and
+a sentence that requires, installs or was tested with a named package ("requires TensorFlow 1.4",
+"please install PyTorch and OpenCV", "tested on PyTorch 0.4.0"). Saying the code is
+"implemented in PyTorch" is not a requirement, nor is `pip install` of the project itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from miner.audit.classify.dependency import NOT_PACKAGES, Dependency
+from miner.audit.classify.installs import install_commands, requirement_line
+from miner.audit.docs import Block
+from miner.codebook import Evidence
+
+# Libraries and tools DL projects ask for, matched as whole words in prose. Words that are also
+# common English ("boost", "ray", "gym" alone) are left out here; lists still catch them.
+KNOWN_PACKAGES = (
+    "tensorflow-gpu tensorflow tf-nightly tensorflow.js tensorboardx tensorboard keras pytorch "
+    "torchvision torchaudio torchtext torch7 torch caffe2 caffe theano lasagne mxnet gluoncv "
+    "gluonnlp chainer cupy cntk paddlepaddle jax flax dynet sonnet tflearn tensorlayer tensorpack "
+    "detectron2 detectron mmcv mmdetection pytorch-lightning fastai numpy scipy pandas "
+    "scikit-learn sklearn scikit-image skimage matplotlib seaborn opencv-python opencv cv2 pillow "
+    "h5py tqdm nltk spacy gensim transformers librosa networkx cudatoolkit cudnn cuda nccl "
+    "nvidia-docker docker visdom jupyter cython protobuf eigen3 eigen lmdb leveldb hdf5 glog "
+    "gflags openblas mkl matlab octave luarocks cutorch cunn csvigo fblualib openslide ffmpeg sox "
+    "imagemagick dlib mujoco openai-gym pybullet open3d trimesh xgboost lightgbm numba pyyaml "
+    "sentencepiece fairseq allennlp torch-geometric pytorch-geometric torch_geometric dgl rdkit "
+    "nibabel simpleitk pydicom monai albumentations imgaug timm wandb horovod onnxruntime onnx "
+    "tensorrt openvino anaconda miniconda conda pyrealsense2 librealsense pygame unity ml-agents "
+    "nvidia-apex apex"
+).split()
+PACKAGE = re.compile(
+    r"(?<![A-Za-z0-9_.\-/])("
+    + "|".join(re.escape(p).replace(r"\-", r"[-_ ]?") for p in KNOWN_PACKAGES)
+    + r"|scikit[- ]learn|open ?cv|py ?torch|nvidia apex|openai gym)(?![A-Za-z0-9_\-/])",
+    re.IGNORECASE,
+)  # fmt: skip
+VERSION_AFTER = re.compile(
+    r"[\s,:(]*(?:version\s*|ver\.?\s*)?(==|>=|<=|~=|=|>|<|≥)?\s*[vr]?(\d+(?:\.\d+)*[a-z]?\d*)\b",
+    re.I,
+)
+LIST_SECTION = re.compile(
+    r"requirement|dependenc|prerequisite|pre-requisite|\bsoftware\b|\bpackages?\b|librar|"
+    r"environment|\bsetup\b|set ?up|install|getting started|before you start|tools",
+    re.IGNORECASE,
+)
+NOT_SOFTWARE_SECTION = re.compile(
+    r"\b(?:data|dataset|datasets|test|tests|testing|hardware|gpu|format|input|file|files|label|"
+    r"labels|image|images|memory)\b",
+    re.IGNORECASE,
+)
+STRONG_LIST_SECTION = re.compile(
+    r"requirement|dependenc|prerequisite|pre-requisite|\bsoftware\b|\bpackages?\b|librar", re.I
+)
+# "Requirements: Python 3.6, PyTorch 1.0" opens a list the way a heading does.
+INLINE_LABEL = re.compile(
+    r"^\W*(requirements?|dependenc\w*|prerequisites?|environment|software|packages|libraries)"
+    r"\s*[:：]",
+    re.IGNORECASE,
+)
+REQUIRE = re.compile(
+    r"\b(requires?|required|requirements?|needs?|needed|install(?:s|ed|ing|ation)?|"
+    r"depend(?:s|ing)? on|dependenc(?:y|ies)|prerequisites?|must have|make sure|have to)\b",
+    re.IGNORECASE,
+)
+TESTED = re.compile(
+    r"\b((?:tested|developed|verified|run|ran|trained|works?|working|compatible|supports?)"
+    r"\s+(?:it\s+|only\s+)?(?:on|with|under|using|in|against))\b",
+    re.IGNORECASE,
+)
+NEGATED = re.compile(r"\b(not|n't|no|without|never)\s+(\w+\s+)?$", re.IGNORECASE)
+CJK_REQUIRE = re.compile(r"(需要|安装|依赖|环境|要求|配置|编译|必须|必要|インストール|必要です)")
+HINT = re.compile(
+    r"(?i)requir|need|install|depend|prerequisite|must|make sure|have to|tested|"
+    r"develop|verified|\brun|\bran\b|trained|work|compatible|support|[\u3040-\u9fff]"
+)
+SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
+NOT_ITEMS = re.compile(
+    r"^(python\s*\d?|py\d|linux|ubuntu|debian|centos|windows|win\d+|mac\s?os|macos|os ?x|unix|"
+    r"x86|x64|64-?bit|gpu|cpu|nvidia|an?\b|the\b|you|we|it|this|please|note|download|clone|run|"
+    r"create|make|build|set|use|see|check|go|open|follow|add|put|copy|change|edit|modify|train|"
+    r"test|get|only|at least|optional|recommended|tested|for|if|to|in|on|with|and|or|ram|memory|"
+    r"disk|none|nothing|n/a|required|\d)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class DocFinding:
+    """A documentation statement of required software, with the packages it names."""
+
+    evidence: Evidence
+    deps: tuple[Dependency, ...]
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_. ]+", "-", name.strip().lower())
+
+
+def _line_in(block: Block, offset: int) -> int:
+    return block.line + block.text.count("\n", 0, offset) if block.kind != "html" else block.line
+
+
+def _snippet(text: str, start: int, end: int) -> str:
+    lo = max(text.rfind("\n", 0, start) + 1, start - 150)
+    hi = text.find("\n", end)
+    return " ".join(text[lo : hi if hi >= 0 else len(text)].split())[:300]
+
+
+def _packages(
+    block: Block, text: str, base: int, start: int = 0, stop: int | None = None
+) -> Iterator[Dependency]:
+    """Known packages named in text[start:stop], with a version when one follows the name."""
+    for m in PACKAGE.finditer(text, start, len(text) if stop is None else stop):
+        name = _normal(m.group(1)).replace("py-torch", "pytorch").replace("open-cv", "opencv")
+        v = VERSION_AFTER.match(text, m.end())
+        spec = ((v.group(1) or "") + v.group(2)) if v and v.start() <= m.end() + 12 else ""
+        line = _line_in(block, base + m.start())
+        yield Dependency(name, spec, block.path, line, _snippet(text, m.start(), m.end()))
+
+
+def _sentences(text: str) -> Iterable[tuple[int, str]]:
+    pos = 0
+    for part in SENTENCE.split(text):
+        at = text.find(part, pos)
+        pos = at + len(part)
+        if part.strip():
+            yield at, part
+
+
+def _sentence_findings(block: Block) -> Iterable[DocFinding]:
+    if not HINT.search(block.text):
+        return  # no requirement verb at all (most prose)
+    for at, sentence in _sentences(block.text):
+        for rule, pattern, need_version in (
+            ("software.readme_requires", REQUIRE, False),
+            ("software.readme_tested_with", TESTED, True),
+        ):
+            for verb in pattern.finditer(sentence):
+                if NEGATED.search(sentence[: verb.start()]):
+                    break  # "do not need to install X": the later verbs are negated too
+                window_end = min(len(sentence), verb.end() + 90)
+                deps = [
+                    d for d in _packages(block, sentence, at, verb.end(), window_end)
+                    if d.spec or not need_version
+                ]  # fmt: skip
+                if deps:
+                    line = _line_in(block, at + verb.start())
+                    text = _snippet(block.text, at, at + len(sentence))
+                    yield DocFinding(Evidence(block.path, line, text, rule), tuple(deps))
+                    break
+        if CJK_REQUIRE.search(sentence):
+            deps = list(_packages(block, sentence, at))
+            if deps:
+                line = _line_in(block, at)
+                text = _snippet(block.text, at, at + len(sentence))
+                yield DocFinding(
+                    Evidence(block.path, line, text, "software.readme_requires"), tuple(deps)
+                )
+
+
+def _command_findings(block: Block, self_names: frozenset[str]) -> Iterable[DocFinding]:
+    offset = 0
+    for raw in block.text.splitlines(keepends=True):
+        deps = [
+            Dependency(c.name, c.spec, block.path, _line_in(block, offset), raw.strip()[:300])
+            for c in install_commands(raw)
+            if _normal(c.name) not in self_names
+        ]
+        if deps:
+            evidence = Evidence(
+                block.path, deps[0].line, raw.strip()[:300], "software.readme_install"
+            )
+            yield DocFinding(evidence, tuple(deps))
+        offset += len(raw)
+
+
+def _list_item_dep(block: Block, listing: bool) -> Dependency | None:
+    """The package a Requirements-list item names, e.g. "OpenSlide Python" or "Caffe: Linux ...".
+
+    An item outside the known-package list counts when its list names known packages too
+    (`listing`), or when it looks like a package: a version, a URL, or a name such as
+    "PyYAML" or "png++" rather than an English word ("thorough, covering ...", "Image").
+    """
+    head = re.split(
+        r"\s*(?::|\(|,|;| - | – | — | or | for | and |https?://)", block.text, maxsplit=1
+    )[0]
+    head = head.strip(" *`'\"[]")
+    words = head.split()
+    bare = re.sub(r"(?<=[A-Za-z])\d[\d.]*x?\b", "", head)  # "Windows10", "Python3.x"
+    if not words or len(words) > 5 or NOT_ITEMS.match(bare) or not words[0][0].isalpha():
+        return None
+    if "/" in head or re.search(r"\.(py|sh|ipynb|json|txt|ya?ml|md)\b", head):
+        return None  # a file or folder of the project, not a package
+    name, spec = words[0], ""
+    version = VERSION_AFTER.match(head, len(words[0]))
+    if version:
+        spec = (version.group(1) or "") + version.group(2)
+    looks_like_package = re.search(r"[\d_.+\-]|[a-z][A-Z]", name) or "://" in block.text
+    if not (listing or spec or looks_like_package):
+        return None
+    return Dependency(name, spec, block.path, block.line, " ".join(block.text.split())[:300])
+
+
+def _section_findings(block: Block, listing: bool = False) -> Iterable[DocFinding]:
+    """Packages listed under a Requirements/Dependencies/Installation heading (or label)."""
+    label = INLINE_LABEL.match(block.text)
+    section = label.group(1) if label else block.section
+    if not LIST_SECTION.search(section) or NOT_SOFTWARE_SECTION.search(section):
+        return  # "Dataset requirements", "Test requirement", "Hardware requirements"
+    if block.kind == "heading" or block.text == block.header:
+        return  # a table's header row names columns, not packages
+    strong = bool(label or STRONG_LIST_SECTION.search(section))
+    deps: list[Dependency] = []
+    rule = "software.readme_section"
+    if block.kind == "code":
+        for n, raw in enumerate(block.text.splitlines()):
+            for name, spec in requirement_line(raw):
+                # A code line is a requirement line when it names a known package, or, under a
+                # Requirements heading, carries a pip-style version ("networkx  2.4").
+                listed = strong and spec and not spec.startswith("=") and "(" not in raw
+                if PACKAGE.fullmatch(name) or listed:
+                    deps.append(Dependency(name, spec, block.path, block.line + n, raw.strip()))
+    else:
+        if strong or block.kind in ("list_item", "table_row", "html"):
+            deps = list(_packages(block, block.text, 0))
+        if not deps and strong and block.kind in ("list_item", "table_row"):
+            item = _list_item_dep(block, listing)
+            deps = [item] if item else []
+    deps = [d for d in deps if d.name.lower() not in NOT_PACKAGES]
+    if deps:
+        evidence = Evidence(block.path, deps[0].line, deps[0].text, rule)
+        yield DocFinding(evidence, tuple(deps))
+
+
+def doc_requirements(blocks: Iterable[Block], self_names: frozenset[str]) -> list[DocFinding]:
+    """Every statement of required software in the documentation blocks, in reading order."""
+    findings: list[DocFinding] = []
+    blocks = list(blocks)
+    # Sections whose list names at least one known package: their other items are packages too.
+    listing = {
+        (b.path, b.section)
+        for b in blocks
+        if b.kind != "heading" and LIST_SECTION.search(b.section) and PACKAGE.search(b.text)
+    }
+    for block in blocks:
+        findings.extend(_command_findings(block, self_names))
+        if block.kind == "code":
+            findings.extend(_section_findings(block))
+            continue
+        section = list(_section_findings(block, (block.path, block.section) in listing))
+        findings.extend(section)
+        if not section:
+            findings.extend(_sentence_findings(block))
+    return [
+        f for f in findings
+        if any(_normal(d.name) not in self_names and d.name.lower() not in NOT_PACKAGES
+               for d in f.deps)
+    ]  # fmt: skip

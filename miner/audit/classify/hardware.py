@@ -1,0 +1,264 @@
+"""Hardware requirements from the documentation (the codebook's hardware rule), with spaCy.
+
+A blank English pipeline (tokenizer + sentencizer, no model download) and a Matcher over the
+gazetteer's token patterns find device models, memory sizes and core counts in the docs' prose
+(headings, paragraphs, list items, table rows, HTML) and in comment or job-scheduler lines of
+code blocks. Each match is then judged in its sentence: memory must be GPU memory or RAM (not
+disk or data), core counts must describe a machine (not a data-loader setting), and devices
+named only for another project's results do not count. Vague mentions ("a GPU is required",
+"8 GPUs", CUDA versions, "AWS p2.xlarge") match no pattern at all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from miner.audit.classify.gazetteer import INFIXES, PATTERNS, may_name_hardware
+from miner.audit.classify.hardware_context import (
+    after_gpu,
+    count_before,
+    machine_cores,
+    memory_after,
+    memory_at,
+    memory_kind,
+    not_own,
+    number,
+)
+from miner.audit.detect import AuditContext
+from miner.audit.docs import Block
+from miner.audit.files import RepoTree
+from miner.codebook import Evidence
+from miner.models import Label
+
+FIELDS = ("hw_gpu", "hw_cpu", "hw_memory", "hw_other")
+# A file only a full copy of the framework's source has: the repository is a fork of it.
+FRAMEWORK_SOURCES = {
+    "caffe": ("include/caffe/caffe.hpp", "src/caffe/net.cpp"),
+    "caffe2": ("caffe2/core/net.h",),
+    "mxnet": ("include/mxnet/base.h",),
+    "darknet": ("include/darknet.h", "src/darknet.c"),
+    "tensorflow": ("tensorflow/core/framework/op.h",),
+}
+MAX_EVIDENCE = 6
+SCHEDULER = re.compile(r"^\s*#(?:SBATCH\b|PBS\b|BSUB\b|\$)(.*)$")
+SCHED_MEMORY = re.compile(
+    r"(?:^|[\s,:\[])(?:--mem(?:-per-\w+)?|h_vmem|tmem|mem_free|mem|vmem)\s*=\s*"
+    r"(\d+(?:\.\d+)?)\s*([gmt])?",
+    re.I,
+)
+SCHED_GPU = re.compile(r"--gres[= ]gpu:([A-Za-z][\w-]*):(\d+)", re.I)
+SCHED_CPUS = re.compile(r"(?:--cpus-per-task|ncpus|ppn)\s*=\s*(\d+)", re.I)
+CODE_COMMENT = re.compile(r"^\s*#+\s*(?![!]|include|define|if|endif|pragma|import)(\S.*)$")
+GENERIC_DEVICE_WORDS = {"gpu", "gpus", "card", "cards", "graphics", "chip", "cpu", "processor",
+                        "soc", "mac", "macbook"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A piece of documentation text to match, with where it sits."""
+
+    path: str
+    line: int
+    text: str
+    section: str = ""
+    header: str = ""
+    kind: str = "paragraph"
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One accepted hardware statement: the field it sets, its evidence and its spec."""
+
+    field: str
+    evidence: Evidence
+    spec: dict[str, Any]
+
+
+def _import_spacy() -> Any:
+    """Import spaCy without letting thinc import PyTorch (seconds, unused by a blank pipeline)."""
+    import sys
+
+    if "spacy" in sys.modules or "torch" in sys.modules:
+        import spacy
+
+        return spacy
+    sys.modules["torch"] = None  # type: ignore[assignment]  # makes thinc's probe fail fast
+    try:
+        import spacy
+    finally:
+        del sys.modules["torch"]
+    return spacy
+
+
+@lru_cache(maxsize=1)
+def _pipeline() -> tuple[Any, Any]:
+    """The blank English pipeline and the Matcher, built once per process."""
+    spacy = _import_spacy()
+    from spacy.matcher import Matcher
+    from spacy.util import compile_infix_regex
+
+    nlp = spacy.blank("en")
+    infixes = [*(nlp.Defaults.infixes or ()), *INFIXES]
+    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    nlp.add_pipe("sentencizer")
+    matcher = Matcher(nlp.vocab)
+    for label, patterns in PATTERNS.items():
+        matcher.add(label, patterns)
+    return nlp, matcher
+
+
+def _segments(blocks: Iterable[Block]) -> Iterator[Segment]:
+    """Prose blocks as they are; from code blocks only comment lines (job scripts aside)."""
+    for b in blocks:
+        if b.kind != "code":
+            yield Segment(b.path, b.line, b.text, b.section, b.header, b.kind)
+            continue
+        for n, raw in enumerate(b.text.splitlines()):
+            comment = CODE_COMMENT.match(raw)
+            if comment and not SCHEDULER.match(raw):
+                yield Segment(b.path, b.line + n, comment.group(1), b.section, "", "code")
+
+
+def _scheduler_hits(blocks: Iterable[Block]) -> Iterator[Hit]:
+    """Resources a job script in the docs requests: memory, GPU model, CPU cores."""
+    for b in blocks:
+        if b.kind != "code":
+            continue
+        for n, raw in enumerate(b.text.splitlines()):
+            line = SCHEDULER.match(raw)
+            if not line:
+                continue
+            source = f"{b.path}:{b.line + n}"
+            ev = Evidence(b.path, b.line + n, raw.strip()[:300], "hardware.scheduler_request")
+            if m := SCHED_MEMORY.search(line.group(1)):
+                unit = (m.group(2) or "g").lower()
+                gb = float(m.group(1)) * {"g": 1.0, "m": 1 / 1024, "t": 1024.0}[unit]
+                spec = {"kind": "memory", "device": None, "count": None, "memory_gb": gb}
+                yield Hit("hw_memory", ev, {**spec, "source": source})
+            if m := SCHED_GPU.search(line.group(1)):
+                spec = {"kind": "gpu", "device": m.group(1), "count": int(m.group(2))}
+                yield Hit("hw_gpu", ev, {**spec, "memory_gb": None, "source": source})
+            if m := SCHED_CPUS.search(line.group(1)):
+                spec = {"kind": "cpu", "device": None, "count": int(m.group(1)), "memory_gb": None}
+                yield Hit("hw_cpu", ev, {**spec, "source": source})
+
+
+def _device_name(span: Any) -> str:
+    """The device as written, spacing normalised and model codes upper-cased ("Tesla V100")."""
+    end = span.end
+    while end - 1 > span.start and span.doc[end - 1].lower_ in GENERIC_DEVICE_WORDS:
+        end -= 1  # "V100 GPUs" -> "V100", "M1 chip" -> "M1"
+    name = " ".join(span.doc[span.start : end].text.rstrip(".").split())
+    name = re.sub(r"\b(gtx|rtx|gt|mx|tpu|dgx)\b", lambda m: m.group(1).upper(), name, flags=re.I)
+    return re.sub(
+        r"(?<!\d )\b([kmpvtahl])(\d{1,4})\b", lambda m: m.group(1).upper() + m.group(2), name
+    )
+
+
+def _evidence_text(sent: Any, span: Any) -> str:
+    text = " ".join(sent.text.split())
+    if len(text) <= 300:
+        return text
+    at = max(0, span.start_char - sent.start_char - 120)
+    return text[at : at + 300]
+
+
+def _judge(doc: Any, seg: Segment) -> Iterator[Hit]:
+    """Accepted hardware statements in one matched text."""
+    from spacy.util import filter_spans
+
+    _, matcher = _pipeline()
+    spans = filter_spans(matcher(doc, as_spans=True))
+    gpu_tokens = {i for s in spans if s.label_ == "GPU" for i in range(s.start, s.end)}
+    for span in spans:
+        label, sent = span.label_, span.sent
+        if not_own(sent.text, span.start_char - sent.start_char, seg):
+            continue
+        line = seg.line + (seg.text.count("\n", 0, sent.start_char) if seg.kind != "html" else 0)
+        source = f"{seg.path}:{line}"
+        spec: dict[str, Any] = {"kind": None, "device": None, "count": None, "memory_gb": None}
+        spec["source"] = source
+        if label in ("GPU", "CPU", "ACCELERATOR"):
+            if span.end < len(doc) and doc[span.end].lower_ in ("driver", "drivers"):
+                continue  # "NVIDIA 418 driver" is software
+            kind, field, rule = {
+                "GPU": ("gpu", "hw_gpu", "hardware.gpu_model"),
+                "CPU": ("cpu", "hw_cpu", "hardware.cpu_model"),
+                "ACCELERATOR": ("other", "hw_other", "hardware.accelerator"),
+            }[label]
+            spec.update(kind=kind, device=_device_name(span), count=count_before(doc, span.start))
+            if kind == "gpu":
+                spec["memory_gb"] = memory_after(doc, span.end)
+        elif label == "MEMORY":
+            gb = memory_at(doc, span.start)
+            where = memory_kind(doc, span, seg, gpu_tokens)
+            if (
+                gb is None
+                or where is None
+                or not 0.25 <= gb <= 4096
+                or after_gpu(doc, span, gpu_tokens)
+            ):
+                continue  # "A100 80GB", "Titan X (12GB)": already the device's memory
+            kind, field = ("gpu", "hw_gpu") if where == "gpu" else ("memory", "hw_memory")
+            rule = "hardware.gpu_memory" if where == "gpu" else "hardware.system_memory"
+            spec.update(kind=kind, memory_gb=round(gb, 2))
+        else:  # CORES
+            if not machine_cores(doc, span):
+                continue
+            field, rule = "hw_cpu", "hardware.cpu_cores"
+            spec.update(kind="cpu", count=number(doc[span.start]))
+        yield Hit(field, Evidence(seg.path, line, _evidence_text(sent, span), rule), spec)
+
+
+def find_hardware(blocks: Iterable[Block]) -> list[Hit]:
+    """Every hardware statement in the documentation blocks, in reading order."""
+    blocks = list(blocks)
+    segments = [s for s in _segments(blocks) if may_name_hardware(s.text)]
+    hits = list(_scheduler_hits(blocks))
+    if segments:
+        nlp, _ = _pipeline()
+        for seg, doc in zip(
+            segments, nlp.pipe((s.text for s in segments), batch_size=64), strict=True
+        ):
+            hits.extend(_judge(doc, seg))
+    order = {path: i for i, path in enumerate(dict.fromkeys(b.path for b in blocks))}
+    return sorted(hits, key=lambda h: (order.get(h.evidence.path, 0), h.evidence.line))
+
+
+def bundled_framework_docs(tree: RepoTree) -> set[str]:
+    """docs/ pages of a framework whose source the repository bundles (a Caffe fork's docs).
+
+    Their benchmarks and tested hardware are the framework's, not this project's.
+    """
+    bundled = {fw for fw, files in FRAMEWORK_SOURCES.items() if tree.paths.intersection(files)}
+    pages = set()
+    for path in tree.codebook_docs if bundled else ():
+        if path.split("/", 1)[0].lower() in ("docs", "doc"):
+            text = (tree.read_text(path) or "").lower()
+            if any(text.count(fw) >= 2 for fw in bundled):
+                pages.add(path)
+    return pages
+
+
+def classify_hardware(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterable[Label]:
+    """hw_gpu, hw_cpu, hw_memory, hw_other and hardware_req, with evidence and the spec."""
+    hits: list[Hit] = []
+    try:
+        wanted = set(ctx.tree.codebook_docs) - bundled_framework_docs(ctx.tree)
+        hits = find_hardware(b for b in ctx.docs.blocks if b.path in wanted)
+    except Exception as exc:  # never lose the hardware fields to one unexpected text
+        ctx.warnings.append(f"hardware: {type(exc).__name__}: {exc}")
+    by_field: dict[str, list[Evidence]] = {f: [] for f in FIELDS}
+    for hit in hits:
+        if hit.evidence not in by_field[hit.field]:
+            by_field[hit.field].append(hit.evidence)
+    specs = [dict(s) for s in {tuple(h.spec.items()): h.spec for h in hits}.values()]
+    ctx.details["hardware"] = specs
+    for name in FIELDS:
+        yield Label(name, bool(by_field[name]), tuple(by_field[name][:MAX_EVIDENCE]))
+    any_evidence = [e for name in FIELDS for e in by_field[name][:2]]
+    yield Label("hardware_req", bool(any_evidence), tuple(any_evidence[:MAX_EVIDENCE]))

@@ -1,0 +1,245 @@
+"""How a hardware match is judged in its sentence: whose hardware it is, what memory it is.
+
+Pure functions over spaCy tokens and sentence text, used by miner.audit.classify.hardware: a device
+named for another project or only as an example target is not this repository's; a memory size
+is GPU memory, system RAM or neither (disk, data, bandwidth) by the words around it; a count of
+devices is read from the words before a model ("8 V100", "a single GTX 1060").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+from miner.audit.classify.gazetteer import MEMORY_UNITS, WORD_NUMBERS
+
+
+class Where(Protocol):
+    """Where a text sits: its section heading and, for a table row, the table's header."""
+
+    @property
+    def section(self) -> str:
+        """The nearest heading above, lower-cased."""
+
+    @property
+    def header(self) -> str:
+        """The table's header row, for a table row."""
+
+
+FIRST_PERSON = re.compile(
+    r"\b(we|our|ours|us|i|my|me|this (?:repo|repository|code|project|implementation|work|"
+    r"research|model|paper))\b",
+    re.IGNORECASE,
+)
+# "Caffe can process 40M images a day on a K40", "TensorRT now supports Jetson Nano": a tool's
+# own claim, not this project's hardware.
+OTHER_SUBJECT = re.compile(
+    r"^\W*(?:\[[^\]]*\]\W*)?(?:caffe2?|tensorflow|pytorch|torch|theano|mxnet|keras|cudnn|cuda|"
+    r"tensorrt|onnx(?:runtime)?|openvino|tvm|darknet|detectron2?|mmdetection|jax|paddle\w*|"
+    r"chainer|horovod|deepspeed|apex|digits)\b[^.]{0,40}?\b(?:can|is|was|runs?|achieves?|"
+    r"processes|reaches|supports?|delivers|takes|trains?|has|now)\b",
+    re.IGNORECASE,
+)
+OTHER_WORK = re.compile(
+    r"\b(?:original|official) (?:implementation|code|repo(?:sitory)?|paper|authors?)|"
+    r"\bthe authors\b|\bin the paper\b|"
+    r"\b(?:paper|they|authors) (?:reports?|reported|used|trained)\b|"
+    r"\breported (?:in|by)\b",
+    re.IGNORECASE,
+)
+FOREIGN_SECTION = re.compile(
+    r"related (?:work|project)|other (?:implementation|project|repo|work|method)|third[- ]party|"
+    r"see also|comparison with|alternatives|external",
+    re.IGNORECASE,
+)
+REPORTED = re.compile(r"\breported (?:in|by)\b|\baccording to\b|\bas reported\b", re.I)
+EXAMPLES = re.compile(r"\betc\b|\be\.g\.|\bsuch as\b|\bfor (?:example|instance)\b", re.I)
+POSSIBLE = re.compile(r"\b(?:deploy\w*|embedded|could|can be|may|might|possible|easier)\b", re.I)
+USED = re.compile(
+    r"\b(?:test(?:s|ed|ing)?|train(?:s|ed|ing)?|use[sd]?|using|ran|run(?:s|ning)?|measured|"
+    r"benchmarked|evaluated|takes|took)\b",
+    re.IGNORECASE,
+)
+DISK = re.compile(r"\b(?:disk|storage|ssd|hdd|hard drive|free space|download)", re.I)
+MEMORY_CONTEXT = re.compile(r"memory|\bram\b|vram|hardware", re.I)
+PROGRAM_SETTING = re.compile(
+    r"worker|num_|--|=|n_jobs|nproc|processes|\bjobs\b|parallel|multiprocess|data ?load|"
+    r"omp_num_threads|\bflag\b|argument",
+    re.IGNORECASE,
+)
+# The tokenizer splits "DDR4" into DDR 4, so the words here are the letter parts.
+GPU_MEM_WORDS = {"vram", "gpu", "gpus", "card", "cards", "graphics", "gddr", "hbm"}
+RAM_WORDS = {"ram", "sdram", "ddr", "lpddr"}
+GPU_WORDS = {"gpu", "gpus", "card", "cards", "graphics"}
+MEM_WORDS = {"memory", "mem", "dram"}  # GPU or system memory by context ("GPUs with 11GB of DRAM")
+SYSTEM_HINTS = {"main", "system", "host", "physical"}
+SKIP_AFTER = {"of", "the", "ecc", "total", "onboard", "dedicated", "installed", "available",
+              "free", "or", "more", "at", "least"} | SYSTEM_HINTS  # fmt: skip
+NOT_MEMORY = {"disk", "disks", "storage", "ssd", "ssds", "hdd", "hdds", "space", "drive", "drives",
+              "dataset", "datasets", "data", "file", "files", "download", "downloads", "zip",
+              "tar", "archive", "image", "images", "model", "models", "checkpoint", "checkpoints",
+              "weights", "videos", "size", "swap", "network", "lte", "bandwidth", "/s"}  # fmt: skip
+GPU_CUES = {"gpu", "gpus", "vram", "cuda", "card", "cards", "graphics", "nvidia", "video"}
+SYSTEM_CUES = {"cpu", "cpus", "ram", "system", "host", "machine", "server", "computer", "pc",
+               "workstation", "laptop", "desktop", "node", "processor"}  # fmt: skip
+MACHINE_WORDS = SYSTEM_CUES | {"processors", "machines", "nodes", "instance", "intel", "amd",
+                               "xeon", "ryzen", "epyc", "vcpus", "vcpu"}  # fmt: skip
+
+
+def _nearest(pattern: re.Pattern[str], text: str, at: int) -> int:
+    """Characters from `at` to the nearest match of `pattern` in `text` (far when none)."""
+    return min((abs(m.start() - at) for m in pattern.finditer(text)), default=10**6)
+
+
+def not_own(sentence: str, at: int, seg: Where) -> bool:
+    """True when the hardware at offset `at` is not this repository's tested or required one.
+
+    That is another project's or tool's hardware, or devices offered only as examples of
+    where the model might go ("easier to deploy to embedded systems (Raspberry Pi, etc.)"):
+    there the nearest verb to the device is a possibility, not a use. Likewise a device
+    nearer to "reported in the paper" than to a verb of use is the compared work's.
+    """
+    if FOREIGN_SECTION.search(seg.section):
+        return True
+    used = _nearest(USED, sentence, at)
+    if EXAMPLES.search(sentence) and _nearest(POSSIBLE, sentence, at) < used:
+        return True
+    if _nearest(REPORTED, sentence, at) < used:
+        return True
+    if FIRST_PERSON.search(sentence):
+        return False
+    return bool(OTHER_SUBJECT.search(sentence) or OTHER_WORK.search(sentence))
+
+
+def machine_cores(doc: Any, span: Any) -> bool:
+    """True when a core count describes a machine, not a program setting.
+
+    "a 16-core machine", "8 CPU cores" describe the machine; "num_workers to 8 cores for data
+    loading" is a setting; a bare "8 cores" counts only beside machine words and no setting.
+    """
+    sent = span.sent
+    attached = {t.lower_ for t in doc[span.start : min(span.end + 2, sent.end)]}
+    if attached & MACHINE_WORDS - {"core", "cores"}:
+        return True
+    near = doc[max(sent.start, span.start - 3) : min(sent.end, span.end + 3)].text
+    words = {t.lower_ for t in sent}
+    return bool(words & MACHINE_WORDS - {"core", "cores"}) and not PROGRAM_SETTING.search(near)
+
+
+def number(token: Any) -> int | None:
+    """An integer written as digits ("8") or as a word ("eight", "single")."""
+    if token.text.isdigit() and len(token.text) <= 3:
+        return int(token.text)
+    return WORD_NUMBERS.get(token.lower_)
+
+
+def count_before(doc: Any, start: int) -> int | None:
+    """The number of devices written before a model: "8 V100", "4x Titan X", "a single 1060"."""
+    i, seen = start - 1, 0
+    if i >= 2 and doc[i].text == "(" and doc[i - 1].lower_ in ("gpu", "gpus"):  # "8 GPUs (V100)"
+        i -= 2
+    while i >= 0 and seen < 3:
+        token = doc[i]
+        if token.lower_ in ("nvidia", "geforce", "tesla", "amd", "intel", "x", "×", "*", "single"):
+            if token.lower_ == "single":
+                return 1
+            i, seen = i - 1, seen + 1
+            continue
+        return number(token)
+    return None
+
+
+def memory_at(doc: Any, i: int) -> float | None:
+    """GB of a "<number> <unit>" starting at token i, if there is one."""
+    if i + 1 < len(doc) and doc[i + 1].lower_ in MEMORY_UNITS:
+        try:
+            return float(doc[i].text) * MEMORY_UNITS[doc[i + 1].lower_]
+        except ValueError:
+            return None
+    return None
+
+
+def memory_after(doc: Any, end: int) -> float | None:
+    """Memory written right after a device: "Titan X (12GB)", "A100 80GB", "V100 with 32 GB"."""
+    i = end
+    while i < len(doc) and i < end + 3 and doc[i].lower_ in ("(", "-", "with", ",", "of"):
+        i += 1
+    return memory_at(doc, i) if i < len(doc) else None
+
+
+def after_gpu(doc: Any, span: Any, gpu_tokens: set[int]) -> bool:
+    """True for a memory size written right after a GPU model, as its memory."""
+    i = span.start - 1
+    while i >= 0 and i >= span.start - 3 and doc[i].lower_ in ("(", "-", "with", ",", "of"):
+        i -= 1
+    return i in gpu_tokens
+
+
+def _cue_kind(tokens: Iterable[Any], gpu_tokens: set[int]) -> str | None:
+    for t in tokens:
+        if t.i in gpu_tokens or t.lower_ in GPU_CUES:
+            return "gpu"
+        if t.lower_ in SYSTEM_CUES:
+            return "system"
+    return None
+
+
+def _context_kind(doc: Any, span: Any, seg: Where, gpu_tokens: set[int]) -> str:
+    """GPU memory or RAM for "N GB of memory", by the nearest device word in the sentence."""
+    sent = span.sent
+    before = reversed(doc[sent.start : span.start])
+    kind = _cue_kind(before, gpu_tokens) or _cue_kind(doc[span.end : sent.end], gpu_tokens)
+    if kind:
+        return kind
+    return "gpu" if re.search(r"gpu|vram", f"{seg.section} {seg.header}", re.I) else "system"
+
+
+def _gpu_has(doc: Any, span: Any) -> bool:
+    """True for "a GPU with / that has (at least) N GB": the size is the GPU's own."""
+    words = [t.lower_ for t in doc[max(span.sent.start, span.start - 7) : span.start]]
+    for i, word in enumerate(words):
+        if word in ("with", "has", "having") and set(words[max(0, i - 3) : i]) & GPU_WORDS:
+            return True
+    return False
+
+
+def memory_kind(doc: Any, span: Any, seg: Where, gpu_tokens: set[int]) -> str | None:
+    """'gpu', 'system' or None (disk, data, bandwidth ...) for a memory-size match."""
+    j, hint = span.end, None
+    while (
+        j < len(doc)
+        and j < span.end + 4
+        and (doc[j].lower_ in SKIP_AFTER or (doc[j].is_punct and doc[j].text not in ".;"))
+    ):
+        hint = "system" if doc[j].lower_ in SYSTEM_HINTS else hint
+        j += 1
+    nxt = doc[j].lower_ if j < len(doc) else ""
+    nxt2 = doc[j + 1].lower_ if j + 1 < len(doc) else ""
+    if nxt == "video" and nxt2 in MEM_WORDS | RAM_WORDS:
+        return "gpu"
+    if nxt in NOT_MEMORY:
+        return None
+    if nxt in GPU_MEM_WORDS:
+        return "gpu"
+    if nxt in RAM_WORDS:  # "16GB RAM", but "a GPU with 12GB of RAM" is the GPU's
+        return "gpu" if _gpu_has(doc, span) else "system"
+    if nxt in MEM_WORDS:
+        return hint or _context_kind(doc, span, seg, gpu_tokens)
+    if DISK.search(span.sent.text):
+        return None  # "enough disk space on your server (120GB recommended)"
+    i = span.start - 1
+    while i >= max(span.sent.start, span.start - 4):
+        word = doc[i].lower_
+        if word in MEM_WORDS:
+            return _context_kind(doc, span, seg, gpu_tokens)
+        if word in RAM_WORDS or word in SYSTEM_CUES - {"cpu", "cpus"}:
+            return "system"
+        if word in GPU_MEM_WORDS or i in gpu_tokens:
+            return "gpu"
+        if word in NOT_MEMORY:
+            return None
+        i -= 1
+    if MEMORY_CONTEXT.search(f"{seg.section} | {seg.header}"):
+        return _context_kind(doc, span, seg, gpu_tokens)  # "16 GB" under "## Hardware"
+    return None

@@ -1,0 +1,75 @@
+"""What the README says the model is: "a convolutional neural network", "an LSTM", "a GAN" ...
+
+The title and the opening paragraphs describe the project's own model and count most; the rest
+of the README counts less, and sections about other work (related work, citations, references,
+acknowledgements) not at all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from miner.audit.detect import AuditContext
+from miner.codebook import Evidence
+
+DOC_PATTERNS: dict[str, re.Pattern[str]] = {
+    "cnn": re.compile(
+        r"\bconvolutional\b|\bCNNs?\b|\bConvNets?\b|\bconv\s*nets?\b|\bFCNs?\b|\bU-?Net\b|"
+        r"\bResNets?\b|\bVGG-?\d*\b|\bMobileNets?\b|\bDenseNets?\b|\bInception\b|\bYOLO\b", re.I),
+    "rnn": re.compile(
+        r"\brecurrent\b|\bRNNs?\b|\bLSTMs?\b|\bGRUs?\b|\bBiLSTM\b|\bseq2seq\b|"
+        r"\bsequence[- ]to[- ]sequence\b", re.I),
+    "transformer": re.compile(
+        r"\b[Tt]ransformers?\b|\b[Ss]elf-[Aa]ttention\b|\b[Mm]ulti-[Hh]ead(?:ed)? [Aa]ttention\b|"
+        r"\bBERT\b|\bGPT-?\d?\b|\bViT\b"),
+    "gnn": re.compile(
+        r"\bgraph (?:neural|convolutional|attention|convolution) networks?\b|\bGNNs?\b|\bGCNs?\b|"
+        r"\bGATs?\b|\bgated graph\b|\bgraph convolutions?\b|\bmessage passing\b", re.I),
+    "gan": re.compile(
+        r"\bgenerative adversarial\b|\b\w*GANs?\b|\bpix2pix\b|"
+        r"\badversarial (?:training|loss|network)"),
+    "drl": re.compile(
+        r"\breinforcement learning\b|\bDQN\b|\bQ-learning\b|\bpolicy gradients?\b|"
+        r"\bactor-critic\b|\bA3C\b|\bPPO\b|\bDDPG\b|\bdeep RL\b", re.I),
+    "mlp": re.compile(
+        r"\bmulti-?layer perceptrons?\b|\bMLPs?\b|\bfeed-?forward (?:neural )?networks?\b|"
+        r"\bfully[- ]connected (?:neural )?networks?\b", re.I),
+}  # fmt: skip
+OTHER_WORK = re.compile(
+    r"related|citation|cite|reference|acknowledg|thanks|credit|other implementation|see also|"
+    r"license|contact|faq|news|changelog|todo|future",
+    re.I,
+)
+INTRO_BLOCKS = 4  # title and the first paragraphs: the project's own description
+INTRO_SHARE = 0.5
+BODY_SHARE = 0.2
+
+
+def doc_votes(
+    ctx: AuditContext,
+) -> tuple[dict[str, float], dict[str, float], dict[str, list[Evidence]]]:
+    """Per network type: the README's vote (0.5 in its introduction, 0.2 below), the types its
+    introduction names, and where."""
+    votes: dict[str, float] = defaultdict(float)
+    intro: dict[str, float] = defaultdict(float)
+    evidence: dict[str, list[Evidence]] = {}
+    readme = ctx.tree.readme
+    if not readme:
+        return votes, intro, evidence
+    prose = [b for b in ctx.docs.blocks if b.path == readme and b.kind != "code"]
+    for n, block in enumerate(prose):
+        if OTHER_WORK.search(block.section or ""):
+            continue
+        share = INTRO_SHARE if n < INTRO_BLOCKS else BODY_SHARE
+        for kind, pattern in DOC_PATTERNS.items():
+            m = pattern.search(block.text)
+            if not m or votes[kind] >= share:
+                continue
+            votes[kind] = max(votes[kind], share)
+            if n < INTRO_BLOCKS:
+                intro[kind] = 1
+            rule = "networks.readme_intro" if n < INTRO_BLOCKS else "networks.readme"
+            line = block.line + block.text.count("\n", 0, m.start())
+            evidence.setdefault(kind, []).append(Evidence(block.path, line, block.text[:200], rule))
+    return votes, intro, evidence

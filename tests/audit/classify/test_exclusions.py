@@ -1,0 +1,227 @@
+"""Project classifier: is_dl, exclude, domain, training_code and data_available."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from miner.audit.classify.exclusions import classify_project
+from miner.audit.detect import AuditContext
+from miner.audit.detect.frameworks import detect_frameworks
+from miner.audit.detect.languages import detect_language
+from miner.audit.detect.networks import detect_networks
+from miner.audit.docs import Documents
+from miner.audit.files import RepoTree
+from miner.models import Label
+
+TORCH_TRAIN = """import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+
+
+net = Net()
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+loss = criterion(net(x), y)
+loss.backward()
+optimizer.step()
+"""
+TORCH_INFER = """import torch
+from model import Net
+
+net = Net()
+net.load_state_dict(torch.load("weights/net.pth"))
+print(net(image).argmax())
+"""
+
+
+def _project(tmp_path: Path, files: dict[str, str], name: str = "repo") -> dict[str, Label]:
+    root = tmp_path / name
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    tree = RepoTree(root)
+    ctx = AuditContext(tree=tree, docs=Documents(tree))
+    labels: dict[str, Label] = {}
+    for detector in (detect_frameworks, detect_language, detect_networks, classify_project):
+        for label in detector(ctx, labels):
+            labels[label.field] = label
+    return labels
+
+
+def _exclude(labels: dict[str, Label]) -> set[str]:
+    value = labels["exclude"].value
+    assert isinstance(value, frozenset)
+    return set(value)
+
+
+def test_every_field_is_emitted_even_for_an_empty_folder(tmp_path: Path) -> None:
+    labels = _project(tmp_path, {})
+    for name in ("is_dl", "exclude", "domain", "training_code", "data_available"):
+        assert name in labels
+    assert labels["is_dl"].value is False and labels["training_code"].value is False
+    assert _exclude(labels) == {"not_dl"} and labels["domain"].value == "other"
+
+
+def test_training_code_from_optimizer_steps(tmp_path: Path) -> None:
+    labels = _project(tmp_path, {"train.py": TORCH_TRAIN})
+    assert labels["is_dl"].value is True and labels["training_code"].value is True
+    evidence = labels["training_code"].evidence[0]
+    assert evidence.path == "train.py" and evidence.rule == "training_code.code"
+    assert "backward" in evidence.text or "step" in evidence.text
+    assert _exclude(labels) == set()
+
+
+def test_training_scripts_that_import_the_model_from_the_project_count(tmp_path: Path) -> None:
+    model = "import torch.nn as nn\nclass Net(nn.Module):\n    pass\n"
+    train = "from model import Net\nhistory = Net().fit(x, y, epochs=3)\n"
+    labels = _project(tmp_path, {"model.py": model, "train.py": train})
+    assert labels["training_code"].value is True
+
+
+def test_scikit_learn_fit_is_not_training_a_network(tmp_path: Path) -> None:
+    model = "import torch\nnet = torch.load('net.pth')\n"
+    svm = "from sklearn.svm import SVC\nclf = SVC()\nclf.fit(features, labels)\n"
+    labels = _project(tmp_path, {"infer.py": model, "svm.py": svm})
+    assert labels["training_code"].value is False
+
+
+def test_caffe_solver_lua_and_theano_training(tmp_path: Path) -> None:
+    caffe = {"train.sh": "./build/tools/caffe train --solver=solver.prototxt\n",
+             "solver.prototxt": "base_lr: 0.01\nmax_iter: 1000\n"}  # fmt: skip
+    assert _project(tmp_path, caffe, "caffe")["training_code"].value is True
+    lua = {"train.lua": "require 'nn'\nrequire 'optim'\noptim.adadelta(feval, params, cfg)\n"}
+    assert _project(tmp_path, lua, "lua")["training_code"].value is True
+    theano = {"train.py": "import theano\nf = theano.function([x], c, updates=updates)\n"}
+    assert _project(tmp_path, theano, "theano")["training_code"].value is True
+
+
+def test_an_optimizer_built_in_network_code_is_training(tmp_path: Path) -> None:
+    code = (
+        "import tensorflow as tf\ntrain_step = tf.train.AdamOptimizer(lr).\\\n    minimize(loss)\n"
+    )
+    labels = _project(tmp_path, {"agent.py": code})
+    assert labels["training_code"].value is True
+    assert labels["training_code"].evidence[0].rule == "training_code.optimizer"
+
+
+def test_pretrained_only_loads_weights_and_trains_nothing(tmp_path: Path) -> None:
+    labels = _project(tmp_path, {"demo.py": TORCH_INFER})
+    assert labels["training_code"].value is False
+    assert _exclude(labels) == {"pretrained_only"}
+    assert labels["exclude"].evidence[0].rule == "exclude.pretrained_load"
+
+
+def test_not_dl(tmp_path: Path) -> None:
+    code = "import pandas as pd\nfrom sklearn.linear_model import LogisticRegression\n"
+    labels = _project(tmp_path, {"analysis.py": code, "README.md": "# Stats\n"})
+    assert labels["is_dl"].value is False and _exclude(labels) == {"not_dl"}
+
+
+def test_data_in_the_repository_loaders_scripts_and_links(tmp_path: Path) -> None:
+    data = {f"data/train/{i}.png": "x" for i in range(25)}
+    labels = _project(tmp_path, {"train.py": TORCH_TRAIN, **data}, "in_repo")
+    assert labels["data_available"].value is True
+    assert labels["data_available"].evidence[0].rule == "data_available.in_repository"
+    loader = TORCH_TRAIN + "ds = torchvision.datasets.CIFAR10('.', download=True)\n"
+    labels = _project(tmp_path, {"train.py": loader}, "loader")
+    assert labels["data_available"].evidence[0].rule == "data_available.loader"
+    labels = _project(tmp_path, {"train.py": TORCH_TRAIN, "download_data.sh": "wget x\n"}, "sh")
+    assert labels["data_available"].evidence[0].rule == "data_available.download_script"
+    readme = "# Net\n\n## Dataset\n\nDownload the dataset from http://example.org/faces.zip\n"
+    labels = _project(tmp_path, {"train.py": TORCH_TRAIN, "README.md": readme}, "link")
+    assert labels["data_available"].evidence[0].rule == "data_available.link"
+
+
+def test_no_data_when_only_figures_and_unrelated_links(tmp_path: Path) -> None:
+    figures = {f"images/fig{i}.png": "x" for i in range(30)}
+    readme = "# Net\n\nSee the paper at https://arxiv.org/abs/1234.5678\n"
+    labels = _project(tmp_path, {"train.py": TORCH_TRAIN, "README.md": readme, **figures})
+    assert labels["data_available"].value is False
+
+
+def test_educational_repositories(tmp_path: Path) -> None:
+    tutorial = {"README.md": "# PyTorch Tutorial\n\nLearn deep learning step by step.\n",
+                "train.py": TORCH_TRAIN}  # fmt: skip
+    assert "educational" in _exclude(_project(tmp_path, tutorial, "t1"))
+    course = {f"week{i}/train.py": TORCH_TRAIN for i in range(1, 5)}
+    assert "educational" in _exclude(_project(tmp_path, course, "t2"))
+    awesome = {"README.md": "# Awesome Deep Learning\n\n- [a](http://a)\n"}
+    assert "educational" in _exclude(_project(tmp_path, awesome, "t3"))
+
+
+def test_papers_workshops_and_booking_words_are_not_educational(tmp_path: Path) -> None:
+    readme = (
+        "# FacePoseNet\n\nF. Chang et al., in IEEE International Workshop on Faces, 2017.\n\n"
+        "Users book travel tickets on the site, and of course we train a CNN.\n"
+    )
+    labels = _project(tmp_path, {"README.md": readme, "train.py": TORCH_TRAIN})
+    assert "educational" not in _exclude(labels)
+
+
+def test_library_published_for_reuse(tmp_path: Path) -> None:
+    readme = (
+        "# nagisa\n\nnagisa is a python module for Japanese word segmentation.\n\n"
+        "## Install\n\n```\npip install nagisa\n```\n"
+    )
+    setup = "from setuptools import setup\nsetup(name='nagisa', packages=['nagisa'])\n"
+    files = {"README.md": readme, "setup.py": setup, "nagisa/train.py": TORCH_TRAIN}
+    labels = _project(tmp_path, files, "nagisa")
+    assert "library" in _exclude(labels)
+    assert labels["exclude"].evidence[0].rule == "exclude.library_install"
+
+
+def test_installing_requirements_is_no_library(tmp_path: Path) -> None:
+    readme = "# Net\n\nA framework for segmentation.\n\n```\npip install -r requirements.txt\n```\n"
+    labels = _project(tmp_path, {"README.md": readme, "train.py": TORCH_TRAIN})
+    assert "library" not in _exclude(labels)
+
+
+def test_deprecated_only_when_said_of_this_repository(tmp_path: Path) -> None:
+    readme = "# Net\n\n**This repository is deprecated.** Please use the new one.\n"
+    labels = _project(tmp_path, {"README.md": readme, "train.py": TORCH_TRAIN}, "old")
+    assert "deprecated" in _exclude(labels)
+    moved = "# Net\n\nThis project has moved to https://github.com/org/new.\n"
+    assert "deprecated" in _exclude(
+        _project(tmp_path, {"README.md": moved, "train.py": TORCH_TRAIN}, "moved")
+    )
+    other = "# Net\n\nWe use Apex, which was merged into PyTorch and is no longer maintained.\n"
+    labels = _project(tmp_path, {"README.md": other, "train.py": TORCH_TRAIN}, "fine")
+    assert "deprecated" not in _exclude(labels)
+
+
+def test_domains(tmp_path: Path) -> None:
+    cases = {
+        "vision": "# Face Detection\n\nDetect faces in images with a CNN.\n",
+        "nlp": "# Sentence Classification\n\nSentiment analysis of text.\n",
+        "speech": "# Deep Voice\n\nText-to-speech synthesis.\n",
+        "medical": "# MRI Reconstruction\n\nReconstruct MR images of patients.\n",
+    }
+    for domain, readme in cases.items():
+        labels = _project(tmp_path, {"README.md": readme, "train.py": TORCH_TRAIN}, domain)
+        assert labels["domain"].value == domain, domain
+    labels = _project(tmp_path, {"train.py": TORCH_TRAIN}, "plain")
+    assert labels["domain"].value == "other"
+
+
+def test_scripts_fetching_model_weights_are_not_data(tmp_path: Path) -> None:
+    files = {"train.py": TORCH_TRAIN, "download_model.sh": "wget http://x.org/net.caffemodel\n"}
+    assert _project(tmp_path, files, "weights")["data_available"].value is False
+    files = {"train.py": TORCH_TRAIN, "download.sh": "wget http://x.org/faces.tar\n"}
+    assert _project(tmp_path, files, "data")["data_available"].value is True
+
+
+def test_a_buildable_project_calling_itself_a_framework_is_a_library(tmp_path: Path) -> None:
+    readme = "# Darknet\n\nDarknet is an open source neural network framework written in C.\n"
+    files = {"README.md": readme, "Makefile": "all:\n\tcc -o darknet src/*.c\n",
+             "src/train.py": TORCH_TRAIN}  # fmt: skip
+    labels = _project(tmp_path, files, "fw")
+    assert "library" in _exclude(labels)
+    assert labels["exclude"].evidence[0].rule == "exclude.library_self"
+    method = "# VPG\n\nVPG is a method for training robotic agents to push and grasp.\n"
+    files = {"README.md": method, "setup.py": "setup(name='vpg')\n", "train.py": TORCH_TRAIN}
+    assert "library" not in _exclude(_project(tmp_path, files, "method"))

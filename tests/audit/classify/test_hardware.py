@@ -1,0 +1,278 @@
+"""Hardware requirements: the codebook's positive and negative sentences, context and the spec."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from miner.audit.classify.hardware import _pipeline, classify_hardware, find_hardware
+from miner.audit.detect import AuditContext
+from miner.audit.docs import Block, Documents, parse_markdown
+from miner.audit.files import RepoTree
+from miner.models import Label
+
+FIELDS = ("hw_gpu", "hw_cpu", "hw_memory", "hw_other")
+
+
+def _fields(text: str) -> set[str]:
+    """The hardware fields a README made of `text` sets."""
+    return {h.field for h in find_hardware(parse_markdown("README.md", text))}
+
+
+def _specs(text: str) -> list[dict[str, object]]:
+    return [h.spec for h in find_hardware(parse_markdown("README.md", text))]
+
+
+def _classify(root: Path, files: dict[str, str]) -> tuple[dict[str, Label], AuditContext]:
+    for rel, content in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(content, encoding="utf-8")
+    tree = RepoTree(root)
+    ctx = AuditContext(tree=tree, docs=Documents(tree))
+    return {label.field: label for label in classify_hardware(ctx, {})}, ctx
+
+
+POSITIVE = {
+    # GPU models, however they are spelled, and GPU memory.
+    "GTX 1080 Ti": ("We tested on a GTX 1080 Ti.", {"hw_gpu"}),
+    "GTX1080Ti glued": ("Right: GPU model run on a GTX1080Ti.", {"hw_gpu"}),
+    "Tesla V100": ("Training used a Tesla V100.", {"hw_gpu"}),
+    "TITAN X": ("It fits on one TITAN X.", {"hw_gpu"}),
+    "RTX 3090": ("Benchmarks were run on an RTX 3090.", {"hw_gpu"}),
+    "A100 80GB": ("We train on an A100 80GB.", {"hw_gpu"}),
+    "Quadro": ("Inference on a Quadro P6000 takes 20 ms.", {"hw_gpu"}),
+    "count with model": ("We trained with 8 V100 GPUs.", {"hw_gpu"}),
+    "vendor and number": ("We train on a GPU Nvidia 780 Titan.", {"hw_gpu"}),
+    "misspelt Titan": ("Training takes 5 hours on a GTX Titian Black GPU.", {"hw_gpu"}),
+    "acknowledgement": (
+        "We gratefully acknowledge the support of NVIDIA Corporation with the donation of the "
+        "Titan Xp GPU used for this research.",
+        {"hw_gpu"},
+    ),
+    "training time": ("It took 3 days to train 25 epochs on a single GTX 1060.", {"hw_gpu"}),
+    "results table header": (
+        "| Method | mAP | FPS (Titan X) |\n|---|---|---|\n| Ours | 80 | 40 |\n", {"hw_gpu"}
+    ),
+    "table row": (
+        "| Property | Value |\n|---|---|\n| GPU trained on | Nvidia GEFORCE 920M |\n", {"hw_gpu"}
+    ),
+    "html caption": ('<p align="center">Left: CPU. Right: run on a GTX1080Ti.</p>\n', {"hw_gpu"}),
+    "chinese text": ("单模型仅 956 KB，GTX1080上运行为6ms左右。", {"hw_gpu"}),
+    "code comment": ("```bash\n# tested on a Tesla K80\npython train.py\n```\n", {"hw_gpu"}),
+    "gpu memory": ("Needs 12 GB of GPU memory.", {"hw_gpu"}),
+    "card size": ("The model fits on a 24GB card.", {"hw_gpu"}),
+    "vram": ("I use a batch of 15 with 8GB VRAM.", {"hw_gpu"}),
+    "gpu with memory": ("A NVIDIA GPU with at least 6 GB of memory is required.", {"hw_gpu"}),
+    "gpu ram": ("BERT-Base should run on a GPU that has at least 12GB of RAM.", {"hw_gpu"}),
+    "gpu dram": ("One or more high-end NVIDIA GPUs with at least 11GB of DRAM.", {"hw_gpu"}),
+    # CPUs, SoCs and core counts of the machine.
+    "Xeon": ("We used an Intel Xeon E5-2620 v4.", {"hw_cpu"}),
+    "i7-8700K": ("It runs in real time on an i7-8700K.", {"hw_cpu"}),
+    "Core(TM) i7": ("CPU: Intel(R) Core(TM) i7-4790K CPU @ 4.00GHZ", {"hw_cpu"}),
+    "Ryzen": ("Benchmarked on a Ryzen 7 3700X.", {"hw_cpu"}),
+    "Apple M1": ("Tested on an Apple M1.", {"hw_cpu"}),
+    "machine cores": ("Preprocessing takes an hour on a 32-core machine.", {"hw_cpu"}),
+    "cpu cores": ("The server has 16 CPU cores.", {"hw_cpu"}),
+    "machine beside a setting": ("We ran 16 workers on a 16-core machine.", {"hw_cpu"}),
+    "own result beside a comparison": (
+        "Our model runs at 30 FPS on a Titan X, compared to 10 FPS for Faster R-CNN.",
+        {"hw_gpu"},
+    ),
+    # System memory.
+    "ram": ("A machine with 16GB RAM is enough.", {"hw_memory"}),
+    "memory amount": ("It needs 64 GB of memory.", {"hw_memory"}),
+    "memory list item": ("**Hardware**\n* Memory: 8GB\n", {"hw_memory"}),
+    "memory under hardware heading": ("## Hardware\n- 16 GB\n", {"hw_memory"}),
+    "gpu table": ("| GPU | Memory |\n|---|---|\n| Titan X | 12 GB |\n", {"hw_gpu"}),
+    "ddr": ("Two Xeon Gold 6148 CPUs and 384 GB DDR4 RAM.", {"hw_cpu", "hw_memory"}),
+    "gpu and cpu memory lines": (
+        "GPU: Nvidia Tesla v100, memory 32G\n\nCPU: memory 8G to run jupyter\n",
+        {"hw_gpu", "hw_memory"},
+    ),
+    # Other accelerators and boards.
+    "TPU v3-8": ("Trained on a TPU v3-8.", {"hw_other"}),
+    "Edge TPU": ("It runs at 30 FPS on the Edge TPU.", {"hw_other"}),
+    "Jetson": ("We deployed it on a Jetson TX2.", {"hw_other"}),
+    "Raspberry Pi": ("Tested on a Raspberry Pi 3.", {"hw_other"}),
+    # A job script in the docs requesting resources for this repository's run.
+    "scheduler memory": (
+        "```\n#!/bin/bash\n#$ -l tmem=10G   # virtual mem used\n```\n", {"hw_memory"}
+    ),
+    "slurm gpu": (
+        "```\n#SBATCH --gres=gpu:v100:2\n#SBATCH --mem=32G\n```\n", {"hw_gpu", "hw_memory"}
+    ),
+}  # fmt: skip
+
+NEGATIVE = {
+    "gpu required": "A GPU is required.",
+    "cuda capable": "You need a CUDA-capable GPU.",
+    "cuda enabled": "CUDA-enabled GPUs are required.",
+    "vendor only": "## Requirements\n- NVIDIA GPU\n- Linux\n",
+    "multi gpu": "We support multi-GPU training.",
+    "gpu count": "We trained on 8 GPUs.",
+    "cpu only": "The code can also run on CPU.",
+    "cuda versions": "Tested with CUDA 10.1 and cuDNN 7.6.",
+    "disk space": "The dataset needs 50GB of disk space.",
+    "dataset size": "FlyingChairs dataset (31GB) and train-validation split.",
+    "disk space in brackets": "Make sure you have enough disk space on your server (120GB).",
+    "download size": "Download the 2 GB checkpoint first.",
+    "cloud instance": "Training runs on an AWS p2.xlarge instance.",
+    "cloud gpu instance": "I suggest a g2.2xlarge instance that has a GPU.",
+    "apple silicon": "It also runs on Apple Silicon.",
+    "bare tpu": "You can train it on a TPU.",
+    "fpga family": "An FPGA version is planned.",
+    "gpu index": "Here the training is launched using the GPU of index 0.",
+    "driver": "Install the NVIDIA 418 driver.",
+    "data loader workers": "Set num_workers to 8 cores for data loading.",
+    "program threads": "The data loader uses 16 threads.",
+    "framework's claim": "Caffe can process over 40M images per day with a single NVIDIA K40 GPU.",
+    "tool news": "[2020/05] TensorRT 7 now supports the Jetson Nano.",
+    "reported result": "We compare with YOLOv3 at 30 FPS on Titan X reported in the paper.",
+    "setting on a machine": "Use 8 cores for data loading on the server.",
+    "original implementation": "The original implementation was trained on 8 V100s.",
+    "related work section": "## Related projects\nX runs at 200 FPS on a Titan X.\n",
+    "example deployment targets": (
+        "Since we used MobileNetV2 it is easier to deploy the model to embedded systems "
+        "(Raspberry Pi, Google Coral, etc.)."
+    ),
+    "software gpu package": "pip install tensorflow-gpu==1.4",
+    "article a": "Launch a 4 GPU job.",
+    "bandwidth": "It streams at 1 GB/s.",
+    "size under another heading": "## Data\n- 16 GB\n",
+    "code not comment": "```\npython train.py --gpu 0  # 16 GB\nnvidia-smi\n```\n",
+}
+
+
+@pytest.mark.parametrize("case", POSITIVE, ids=list(POSITIVE))
+def test_hardware_named_by_the_codebook_counts(case: str) -> None:
+    text, fields = POSITIVE[case]
+    assert _fields(text) == fields
+
+
+@pytest.mark.parametrize("case", NEGATIVE, ids=list(NEGATIVE))
+def test_vague_or_foreign_hardware_does_not_count(case: str) -> None:
+    assert _fields(NEGATIVE[case]) == set()
+
+
+SPECS = {
+    "count and memory": (
+        "This code has been tested on a single NVIDIA Titan X (12GB).",
+        {"kind": "gpu", "device": "NVIDIA Titan X", "count": 1, "memory_gb": 12.0},
+    ),
+    "glued spelling kept, code upper-cased": (
+        "We used 4x v100 (32 GB) GPUs.",
+        {"kind": "gpu", "device": "V100", "count": 4, "memory_gb": 32.0},
+    ),
+    "count before vendor": (
+        "Training uses 2 NVIDIA P40 GPUs.",
+        {"kind": "gpu", "device": "NVIDIA P40", "count": 2, "memory_gb": None},
+    ),
+    "cpu model": (
+        "Benchmarked on two Intel Xeon Gold 6148.",
+        {"kind": "cpu", "device": "Xeon Gold 6148", "count": 2, "memory_gb": None},
+    ),
+    "system memory": (
+        "A workstation with 32 GB RAM.",
+        {"kind": "memory", "device": None, "count": None, "memory_gb": 32.0},
+    ),
+    "memory in megabytes": (
+        "It needs 512 MB of RAM.",
+        {"kind": "memory", "device": None, "count": None, "memory_gb": 0.5},
+    ),
+    "cores": (
+        "The machine has 8 CPU cores.",
+        {"kind": "cpu", "device": None, "count": 8, "memory_gb": None},
+    ),
+    "board": (
+        "It runs on a Jetson Nano.",
+        {"kind": "other", "device": "Jetson Nano", "count": 1, "memory_gb": None},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", SPECS, ids=list(SPECS))
+def test_structured_spec(case: str) -> None:
+    text, expected = SPECS[case]
+    specs = _specs(text)
+    assert len(specs) == 1
+    assert {k: specs[0][k] for k in expected} == expected
+    assert specs[0]["source"] == "README.md:1"
+
+
+def test_a_gpu_memory_after_the_model_is_not_counted_twice() -> None:
+    specs = _specs("Tested on a Tesla V100 (32GB) and with 64 GB RAM.")
+    assert [(s["kind"], s["device"], s["memory_gb"]) for s in specs] == [
+        ("gpu", "Tesla V100", 32.0),
+        ("memory", None, 64.0),
+    ]
+
+
+def test_labels_evidence_and_details(tmp_path: Path) -> None:
+    readme = "# Net\n\nIntro.\n\nTraining takes 2 days on a GTX 1080 and 16GB RAM.\n"
+    labels, ctx = _classify(tmp_path, {"README.md": readme})
+    assert {f: labels[f].value for f in (*FIELDS, "hardware_req")} == {
+        "hw_gpu": True,
+        "hw_cpu": False,
+        "hw_memory": True,
+        "hw_other": False,
+        "hardware_req": True,
+    }
+    gpu = labels["hw_gpu"].evidence[0]
+    assert (gpu.path, gpu.line, gpu.rule) == ("README.md", 5, "hardware.gpu_model")
+    assert gpu.text == "Training takes 2 days on a GTX 1080 and 16GB RAM."
+    assert {e.rule for e in labels["hardware_req"].evidence} == {
+        "hardware.gpu_model",
+        "hardware.system_memory",
+    }
+    assert [s["kind"] for s in ctx.details["hardware"]] == ["gpu", "memory"]
+
+
+def test_every_field_is_emitted_when_nothing_is_found(tmp_path: Path) -> None:
+    labels, ctx = _classify(tmp_path, {"README.md": "# Net\nA GPU is required.\n"})
+    assert {f: labels[f].value for f in labels} == dict.fromkeys((*FIELDS, "hardware_req"), False)
+    assert all(not label.evidence for label in labels.values())
+    assert ctx.details["hardware"] == []
+
+
+def test_only_the_docs_the_codebook_reads(tmp_path: Path) -> None:
+    files = {
+        "README.md": "# Net\nSee [notes](notes/gpu.md).\n",
+        "notes/gpu.md": "Tested on a GTX 1080.\n",  # linked: read
+        "tools/README.md": "Runs on a Tesla K80.\n",  # an unlinked sub-folder README: not read
+        "src/model.py": "# trained on a Titan X\n",  # code is not documentation
+    }
+    labels, _ = _classify(tmp_path, files)
+    assert [e.path for e in labels["hw_gpu"].evidence] == ["notes/gpu.md"]
+
+
+def test_a_bundled_frameworks_docs_are_not_this_projects_hardware(tmp_path: Path) -> None:
+    files = {
+        "README.md": "# Fork\nOur detector.\n",
+        "include/caffe/caffe.hpp": "// caffe\n",
+        "docs/performance.md": "# Caffe performance\nCaffe on a K40: Caffe is fast.\n"
+        "## NVIDIA K40\nTraining is 26 secs.\n",
+    }
+    labels, _ = _classify(tmp_path / "fork", files)
+    assert labels["hardware_req"].value is False
+    files["README.md"] = "# Fork\nTraining takes 5 hours on a GTX 1080.\n"
+    labels, _ = _classify(tmp_path / "fork2", files)
+    assert [e.path for e in labels["hw_gpu"].evidence] == ["README.md"]
+
+
+def test_spacy_pipeline_is_built_once_and_needs_no_model() -> None:
+    nlp, matcher = _pipeline()
+    assert _pipeline() is _pipeline()
+    assert nlp.pipe_names == ["sentencizer"]
+    assert [t.text for t in nlp("GTX1080Ti")] == ["GTX", "1080", "Ti"]
+    assert len(matcher) > 0
+
+
+def test_hostile_text_never_raises() -> None:
+    blocks = [
+        Block("README.md", 1, "paragraph", "GTX " * 5000),
+        Block("README.md", 2, "table_row", "\x00\ufffd | 9" * 100, header="GPU"),
+        Block("README.md", 3, "code", "#SBATCH --mem=abcG\n#SBATCH --gres=gpu:\n"),
+        Block("README.md", 4, "html", "12345678901234567890 GB of memory"),
+    ]
+    assert isinstance(find_hardware(blocks), list)

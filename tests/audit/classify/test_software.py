@@ -1,0 +1,381 @@
+"""Software requirements: every dependency-file kind, the README rules, and hostile manifests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from miner.audit.classify.installs import install_commands
+from miner.audit.classify.software import classify_software
+from miner.audit.detect import AuditContext
+from miner.audit.docs import Documents, parse_markdown
+from miner.audit.files import RepoTree
+from miner.models import Label
+
+
+def _write(root: Path, files: dict[str, str | bytes]) -> Path:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+def _classify(root: Path, files: dict[str, str | bytes]) -> tuple[dict[str, Label], AuditContext]:
+    tree = RepoTree(_write(root, files))
+    ctx = AuditContext(tree=tree, docs=Documents(tree))
+    labels = {label.field: label for label in classify_software(ctx, {})}
+    return labels, ctx
+
+
+def _names(ctx: AuditContext) -> set[str]:
+    return {d["name"].lower() for d in ctx.details["dependencies"]}
+
+
+# Each dependency-file kind: (files, expected source kind, expected rule, packages it lists).
+FILE_KINDS = {
+    "requirements": (
+        {"requirements.txt": "# pinned\nnumpy==1.16  # fast\n--index-url https://x\ntorch>=1.7\n"},
+        "requirements_file", "software.requirements_file", {"numpy", "torch"},
+    ),
+    "requirements_include": (
+        {"requirements.txt": "-r requirements/base.txt\n", "requirements/base.txt": "scipy\n"},
+        "requirements_file", "software.requirements_file", {"scipy"},
+    ),
+    "requirements_subfolder_markers_wheel": (
+        {"tools/requirements-dev.txt": "scipy==1.4.1; python_version >= '3'\n"
+         "https://download.pytorch.org/whl/torch-1.0.0-cp36-linux_x86_64.whl\n"},
+        "requirements_file", "software.requirements_file", {"scipy", "torch"},
+    ),
+    "conda_env": (
+        {"environment.yml": "name: x\nchannels: [pytorch]\ndependencies:\n  - python=3.7\n"
+         "  - pytorch::pytorch=1.6\n  - pip\n  - pip:\n    - tqdm==4.0\n"},
+        "conda_env", "software.conda_env", {"pytorch", "tqdm"},
+    ),
+    "setup_py_list": (
+        {"setup.py": "from setuptools import setup\nsetup(name='x', install_requires=['keras>=2',"
+         " 'h5py'], extras_require={'gpu': ['cupy']})\n"},
+        "setup", "software.setup_py", {"keras", "h5py", "cupy"},
+    ),
+    "setup_py_variable": (
+        {"setup.py": "import setuptools\nDEPS = ['numpy']\nDEPS += ['x']\nREQ = DEPS + ['scipy']\n"
+         "setuptools.setup(name='x', install_requires=REQ)\n"},
+        "setup", "software.setup_py", {"numpy", "scipy"},
+    ),
+    "setup_py_reads_requirements": (
+        {"setup.py": "from setuptools import setup\n\ndef reqs():\n"
+         "    return open('reqs/requirements.in').read().splitlines()\n\n"
+         "setup(name='x', install_requires=reqs())\n",
+         "reqs/requirements.in": "pandas\n"},
+        {"setup", "requirements_file"}, "software.setup_py", {"pandas"},
+    ),
+    "setup_py_kwargs": (
+        {"setup.py": "from setuptools import setup\nconfig = dict(install_requires=['tqdm'])\n"
+         "setup(name='x', **config)\n"},
+        "setup", "software.setup_py", {"tqdm"},
+    ),
+    "setup_py_python2": (
+        {"setup.py": "from setuptools import setup\nprint 'building'\n"
+         "setup(name='x',\n      install_requires=['theano', 'lasagne'])\n"},
+        "setup", "software.setup_py", {"theano", "lasagne"},
+    ),
+    "setup_cfg": (
+        {"setup.cfg": "[metadata]\nname = x\n[options]\ninstall_requires =\n    numpy\n"
+         "    torch>=1.4\n"},
+        "setup", "software.setup_cfg", {"numpy", "torch"},
+    ),
+    "pyproject_pep621": (
+        {"pyproject.toml": '[project]\nname = "x"\ndependencies = ["numpy>=1.20"]\n'
+         '[project.optional-dependencies]\ndev = ["pytest"]\n'},
+        "setup", "software.pyproject", {"numpy", "pytest"},
+    ),
+    "pyproject_poetry": (
+        {"pyproject.toml": '[tool.poetry]\nname = "x"\n[tool.poetry.dependencies]\n'
+         'python = "^3.8"\ntorch = "^1.9"\n'},
+        "poetry", "software.poetry", {"torch"},
+    ),
+    "pipfile": (
+        {"Pipfile": '[packages]\ntensorflow = ">=2.0.0"\nscipy = "*"\n[dev-packages]\n'},
+        "pipfile", "software.pipfile", {"tensorflow", "scipy"},
+    ),
+    "pipfile_lock": (
+        {"Pipfile.lock": '{"default": {"numpy": {"version": "==1.19.0"}}, "develop": {}}'},
+        "pipfile", "software.pipfile_lock", {"numpy"},
+    ),
+    "poetry_lock": (
+        {"poetry.lock": '[[package]]\nname = "torch"\nversion = "1.9.0"\n'},
+        "poetry", "software.poetry_lock", {"torch"},
+    ),
+    "dockerfile": (
+        {"docker/Dockerfile.gpu": "FROM tensorflow/tensorflow:1.15.0-gpu\nRUN apt-get update && "
+         "apt-get install -y --no-install-recommends \\\n    liblmdb-dev git\n"
+         "RUN pip install -r requirements.txt && pip install opencv-python==4.1\n"},
+        "dockerfile", "software.dockerfile", {"tensorflow", "liblmdb-dev", "git", "opencv-python"},
+    ),
+    "docker_compose": (
+        {"docker-compose.yml": "services:\n  app:\n    image: pytorch/pytorch:1.7.0-cuda11.0\n"},
+        "dockerfile", "software.docker_compose", {"pytorch"},
+    ),
+    "install_script": (
+        {"install.sh": "#!/bin/bash\n# pip install ignored-in-comment\nsudo apt-get install -y "
+         "libopenblas-dev\npip3 install --upgrade theano\nluarocks install nn\n"},
+        "other_manifest", "software.install_script", {"libopenblas-dev", "theano", "nn"},
+    ),
+    "script_found_by_content": (
+        {"tools/setup1.sh": "echo 'try: pip install nothing'\nsudo pip install theano-lstm\n"},
+        "other_manifest", "software.install_script", {"theano-lstm"},
+    ),
+    "windows_script": (
+        {"do_bin.cmd": "@echo off\n%DST%Scripts\\pip.exe install tensorflow%GPU%==1.8.0\n"},
+        "other_manifest", "software.install_script", {"tensorflow"},
+    ),
+    "rockspec": (
+        {"crnn-scm-1.rockspec": 'package = "crnn"\ndependencies = {\n  "lua >= 5.1",\n'
+         '  "torch >= 7.0",\n  "nn"\n}\n'},
+        "other_manifest", "software.rockspec", {"torch", "nn"},
+    ),
+    "package_json": (
+        {"package.json": '{"dependencies": {}, "devDependencies": {"regl": "^1.0.0"}}'},
+        "other_manifest", "software.package_json", {"regl"},
+    ),
+    "cmake": (
+        {"src/CMakeLists.txt": "cmake_minimum_required(VERSION 3.0)\n# find_package(Ignored)\n"
+         "find_package(OpenCV 3.0 REQUIRED)\nFIND_PACKAGE(Caffe)\n"},
+        "other_manifest", "software.cmake_find_package", {"opencv", "caffe"},
+    ),
+    "r_description": (
+        {"DESCRIPTION": "Package: deepr\nVersion: 0.1\nDepends: R (>= 3.5)\n"
+         "Imports: keras (>= 2.2),\n    tensorflow\n"},
+        "other_manifest", "software.r_description", {"keras", "tensorflow"},
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", FILE_KINDS, ids=list(FILE_KINDS))
+def test_each_dependency_file_kind_lists_its_packages(tmp_path: Path, case: str) -> None:
+    files, kind, rule, packages = FILE_KINDS[case]
+    labels, ctx = _classify(tmp_path, files)
+    assert labels["dependency_file"].value is True
+    assert labels["software_req"].value is True
+    assert labels["software_req_sources"].value == frozenset(
+        {kind} if isinstance(kind, str) else kind
+    )
+    assert rule in {e.rule for e in labels["dependency_file"].evidence}
+    assert packages <= _names(ctx)
+    assert all(d["source"].count(":") == 1 for d in ctx.details["dependencies"])
+
+
+NOT_LISTING = {
+    "empty_requirements": {"requirements.txt": ""},
+    "comment_only_requirements": {"requirements.txt": "# numpy\n\n# torch\n"},
+    "project_itself_only": {"requirements.txt": "-e .\n"},
+    "interpreter_only": {"environment.yml": "dependencies:\n  - python=3.6\n"},
+    "setup_without_requirements": {"setup.py": "from setuptools import setup\nsetup(name='x')\n"},
+    "build_system_only": {"pyproject.toml": '[build-system]\nrequires = ["setuptools", "wheel"]\n'},
+    "os_image_only": {"Dockerfile": "FROM ubuntu:18.04\nCMD bash\n"},
+    "empty_package_json": {"pkg/package.json": '{"name": "x", "version": "1.0.0"}'},
+    "not_an_r_description": {"DESCRIPTION": "A model that segments cells.\n"},
+    "script_that_only_trains": {"train.sh": "python train.py --epochs 10\n"},
+}
+
+
+@pytest.mark.parametrize("case", NOT_LISTING, ids=list(NOT_LISTING))
+def test_files_that_list_no_package_do_not_count(tmp_path: Path, case: str) -> None:
+    labels, _ = _classify(tmp_path, NOT_LISTING[case])
+    assert labels["dependency_file"].value is False
+    assert labels["software_req"].value is False
+    assert labels["software_req_sources"].value == frozenset()
+
+
+def test_setup_py_is_never_executed(tmp_path: Path) -> None:
+    marker = tmp_path / "executed.txt"
+    setup = (
+        "import pathlib\n"
+        f"pathlib.Path({str(marker)!r}).write_text('ran')\n"
+        "from setuptools import setup\n"
+        "setup(name='x', install_requires=['numpy'])\n"
+    )
+    labels, ctx = _classify(tmp_path / "repo", {"setup.py": setup})
+    assert labels["dependency_file"].value is True
+    assert "numpy" in _names(ctx)
+    assert not marker.exists()
+
+
+MALFORMED = {
+    "environment.yml": "dependencies:\n  - numpy\n  - [unclosed\n",
+    "package.json": '{"dependencies": {"regl": ',
+    "setup.cfg": "[options\ninstall_requires = numpy\n",
+    "pyproject.toml": "[project\ndependencies = [\n",
+    "Pipfile.lock": "{not json",
+}
+
+
+@pytest.mark.parametrize("name", MALFORMED)
+def test_malformed_manifests_warn_and_the_audit_goes_on(tmp_path: Path, name: str) -> None:
+    labels, ctx = _classify(tmp_path, {name: MALFORMED[name], "requirements.txt": "torch\n"})
+    assert any(w.startswith(name) for w in ctx.warnings)
+    assert labels["dependency_file"].value is True  # the good file still counts
+    assert "torch" in _names(ctx)
+
+
+def test_malformed_conda_env_still_yields_its_listed_packages(tmp_path: Path) -> None:
+    labels, ctx = _classify(tmp_path, {"environment.yml": MALFORMED["environment.yml"]})
+    assert labels["software_req_sources"].value == frozenset({"conda_env"})
+    assert "numpy" in _names(ctx)
+
+
+def test_hostile_inputs_never_raise(tmp_path: Path) -> None:
+    labels, _ = _classify(
+        tmp_path,
+        {
+            "requirements.txt": b"\x00\x01binary\x00" * 50,
+            "a/requirements.txt": "-r ../b/requirements.txt\n",
+            "b/requirements.txt": "-r ../a/requirements.txt\n",  # an include loop
+            "setup.py": "setup(install_requires=" + "[" * 500 + "]" * 500 + ")\n",
+            "Dockerfile": "RUN \\\n",
+            "README.md": "## Requirements\n\n" + "- x\n" * 3 + "\x00\ud7ff",
+        },
+    )
+    assert set(labels) == {"software_req", "dependency_file", "software_req_sources",
+                           "versions_pinned"}  # fmt: skip
+
+
+README_POSITIVE = {
+    "requirements_list": "# Net\n\n## Requirements\n- numpy\n- PyTorch 1.4\n",
+    "dependencies_paragraph": "## Dependencies\nKeras (Tensorflow backend), Numpy.\n",
+    "unknown_package_in_requirement_list": "### Requirement\n1. Pdollar toolbox: https://x.org\n",
+    "requires_sentence": "This project requires TensorFlow 1.4 and Python 3.5.\n",
+    "install_sentence": "To use please install PyTorch and OpenCV (for video).\n",
+    "installing_a_named_package": "First follow the instructions for installing Sonnet.\n",
+    "tested_with_version": "The code is tested on PyTorch 0.4.0.\n",
+    "pip_in_code_block": "## Usage\n```bash\npip install torch torchvision\n```\n",
+    "conda_in_prose": "Get it with `conda install -c conda-forge yacs` first.\n",
+    "bold_pseudo_heading": "**Setup**\n* TensorFlow, version r1.2\n",
+    "html_heading_and_list": "<h1>Requirements:</h1>\n\n<ul><li>Keras 2</li><li>numpy</li></ul>\n",
+    "requirement_code_block": "## Requirements\n```\nnetworkx          2.4\ntqdm  4.28.1\n```\n",
+    "chinese_instruction": "本实验基于MobileNet，因此需要给caffe添加新的layer。\n",
+    "linked_install_doc": "See [install](docs/INSTALL.md).\n",
+    "unknown_package_with_version": "## Requirements\n- tushare 0.7.4\n",
+    "unknown_item_beside_known_ones": "## Dependencies\n- numpy\n- texttable\n",
+    "inline_label": "Environment: Python 3.6, PyTorch 1.0, CUDA 9.0\n",
+    "requirements_table": "## Requirements\n| Package | Version |\n|---|---|\n| torch | 1.4 |\n",
+}
+README_NEGATIVE = {
+    "implemented_in": "This is a PyTorch implementation of FastNet.\n",
+    "a_tensorflow_implementation_of": "A TensorFlow implementation of the paper, with Keras.\n",
+    "uses_a_library": "For features we make use of the LibROSA library in python.\n",
+    "requirements_without_packages": (
+        "## Requirements\nRequirements are identical to the original repo.\n"
+    ),
+    "project_itself": "```\ngit clone https://github.com/me/fastnet\ncd fastnet\npip install -e .\n"
+    "pip install fastnet\n```\n",
+    "package_before_the_verb": "Create the lmdb files as caffe requires.\n",
+    "negated_tested": "Not tested with TensorFlow 2.0, but it should work.\n",
+    "negated_need": "You do not need to install TensorFlow for inference.\n",
+    "platform_only_list": "## Requirements\n- Python 3.6\n- Linux\n- NVIDIA GPU\n- None\n",
+    "pip_install_in_prose_without_package": "Then run pip install to get things going.\n",
+    "tested_without_version": "It was developed with TensorFlow in mind.\n",
+    "test_requirements": "## Test requirement\nTests should be\n\n- thorough, covering cases.\n",
+    "data_requirements": "## Dataset requirements\n- Image\n- Label\n",
+    "table_header_only": "## Requirements\n| Package | Version |\n|---|---|\n",
+    "files_of_the_project": "## Packages\n- `models/`: the networks\n- train.py: training\n",
+}
+
+
+@pytest.mark.parametrize("case", README_POSITIVE, ids=list(README_POSITIVE))
+def test_readme_statements_of_required_software(tmp_path: Path, case: str) -> None:
+    files = {"README.md": README_POSITIVE[case], "docs/INSTALL.md": "pip install scikit-learn\n"}
+    if case != "linked_install_doc":
+        files.pop("docs/INSTALL.md")
+    labels, _ = _classify(tmp_path / "fastnet", files)
+    assert labels["software_req"].value is True
+    assert labels["dependency_file"].value is False
+    assert labels["software_req_sources"].value == frozenset({"readme"})
+    assert labels["software_req"].evidence[0].rule.startswith("software.readme_")
+
+
+@pytest.mark.parametrize("case", README_NEGATIVE, ids=list(README_NEGATIVE))
+def test_readme_statements_that_are_not_requirements(tmp_path: Path, case: str) -> None:
+    labels, _ = _classify(tmp_path / "fastnet", {"README.md": README_NEGATIVE[case]})
+    assert labels["software_req"].value is False, labels["software_req"].evidence
+
+
+COMMANDS = {
+    "pip install lmdb first.": [("pip", "lmdb", "")],
+    "brew install ffmpeg sox (Mac OS X) or apt-get install sox": [
+        ("apt", "ffmpeg", ""), ("apt", "sox", ""), ("apt", "sox", ""),
+    ],
+    "conda create -n tf tensorflow-gpu==1.14.0 && conda install -c conda-forge yacs": [
+        ("conda", "tensorflow-gpu", "==1.14.0"), ("conda", "yacs", ""),
+    ],
+    "pip.exe install tensorflow%GPU%==1.8.0 -r requirements.txt": [
+        ("pip", "tensorflow", "==1.8.0"),
+    ],
+    "pip install -e . && python setup.py install": [],
+    "npm install": [],
+    "Then run pip install to get things going": [],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("line", COMMANDS)
+def test_install_commands_name_packages_not_prose(line: str) -> None:
+    assert [(c.manager, c.name, c.spec) for c in install_commands(line)] == COMMANDS[line]
+
+
+def test_bold_and_html_titles_open_sections() -> None:
+    blocks = parse_markdown("README.md", "**Setup**\n* a\n\n<h2>Hardware:</h2>\n\nText.\n")
+    assert [(b.kind, b.text, b.section) for b in blocks] == [
+        ("heading", "Setup", "setup"),
+        ("list_item", "a", "setup"),
+        ("heading", "Hardware:", "hardware"),
+        ("paragraph", "Text.", "hardware"),
+    ]
+
+
+def test_unlinked_subfolder_readme_is_not_read_but_a_linked_one_is(tmp_path: Path) -> None:
+    sub = {"tools/README.md": "## Requirements\n- numpy\n"}
+    labels, _ = _classify(tmp_path / "a", {"README.md": "# A\nRun it.\n", **sub})
+    assert labels["software_req"].value is False
+    linked = {"README.md": "# A\nSee [tools](tools/README.md).\n", **sub}
+    labels, _ = _classify(tmp_path / "b", linked)
+    assert labels["software_req"].value is True
+
+
+PINNED = {
+    "framework_version_in_prose": ({"README.md": "Requires TensorFlow 1.4.\n"}, True),
+    "cuda_version": ({"README.md": "## Requirements\n- CUDA 10.1\n"}, True),
+    "python_version_alone": ({"README.md": "## Requirements\n- Python 3.6\n- numpy\n"}, False),
+    "unpinned_file": ({"requirements.txt": "numpy\ntorch\n"}, False),
+    "pinned_file": ({"requirements.txt": "torch>=1.7\n"}, True),
+    "framework_image_tag": ({"Dockerfile": "FROM pytorch/pytorch:1.7.0-cuda11.0\n"}, True),
+}
+
+
+@pytest.mark.parametrize("case", PINNED, ids=list(PINNED))
+def test_versions_pinned(tmp_path: Path, case: str) -> None:
+    files, expected = PINNED[case]
+    labels, _ = _classify(tmp_path, files)
+    assert labels["versions_pinned"].value is expected
+    assert bool(labels["versions_pinned"].evidence) is expected
+
+
+def test_every_field_is_emitted_on_an_empty_folder(tmp_path: Path) -> None:
+    labels, ctx = _classify(tmp_path, {})
+    assert {k: v.value for k, v in labels.items()} == {
+        "software_req": False,
+        "dependency_file": False,
+        "software_req_sources": frozenset(),
+        "versions_pinned": False,
+    }
+    assert ctx.details["dependencies"] == []
+
+
+def test_dependency_details_name_spec_and_source(tmp_path: Path) -> None:
+    _, ctx = _classify(tmp_path, {"requirements.txt": "\nnumpy==1.16\n"})
+    assert ctx.details["dependencies"] == [
+        {"name": "numpy", "spec": "==1.16", "source": "requirements.txt:2"}
+    ]

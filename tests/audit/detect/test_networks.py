@@ -1,0 +1,201 @@
+"""network_types and paper_network: building blocks of the main model (codebook rules)."""
+
+from __future__ import annotations
+
+from detect_snippets import KERAS, TF_LOW, TORCH_MODEL, TORCH_TRAIN, value
+
+from miner.audit.detect.networks import decide
+
+CRNN = """import torch.nn as nn
+
+
+class CRNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cnn = nn.Sequential(nn.Conv2d(1, 64, 3), nn.ReLU(), nn.Conv2d(64, 128, 3))
+        self.rnn = nn.LSTM(128, 256, bidirectional=True)
+        self.fc = nn.Linear(512, 37)
+"""
+GAN = """import torch
+import torch.nn as nn
+
+
+class Generator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.ConvTranspose2d(100, 64, 4), nn.ConvTranspose2d(64, 3, 4))
+
+
+class Discriminator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Conv2d(3, 64, 4), nn.LeakyReLU(0.2), nn.Conv2d(64, 1, 4))
+
+
+netG, netD = Generator(), Discriminator()
+d_loss = bce(netD(real), ones) + bce(netD(netG(z).detach()), zeros)
+d_loss.backward()
+g_loss = bce(netD(netG(z)), ones)  # adversarial loss
+g_loss.backward()
+"""
+DQN = """import gym
+import torch
+import torch.nn as nn
+
+
+class QNetwork(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(4, 64)
+        self.fc2 = nn.Linear(64, 2)
+
+
+env = gym.make("CartPole-v0")
+memory = ReplayBuffer(10000)
+q_values = policy_net(state)
+target_net.load_state_dict(policy_net.state_dict())
+loss.backward()
+"""
+GCN = """import torch
+from torch_geometric.nn import GCNConv
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = GCNConv(16, 32)
+        self.conv2 = GCNConv(32, 7)
+"""
+TRANSFORMER = """import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(512, 8)
+        self.encoder = nn.TransformerEncoder(layer, 6)
+        self.attn = nn.MultiheadAttention(512, 8)
+        self.out = nn.Linear(512, 10)
+"""
+MLP = """from keras.models import Sequential
+from keras.layers import Dense, Dropout
+
+model = Sequential()
+model.add(Dense(500, activation="relu", input_dim=100))
+model.add(Dropout(0.1))
+model.add(Dense(500, activation="relu"))
+model.add(Dense(10, activation="softmax"))
+model.compile(loss="categorical_crossentropy", optimizer="adam")
+model.fit(x, y)
+"""
+
+
+def test_cnn_with_a_dense_head_is_cnn_only(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit({"model.py": TORCH_MODEL, "train.py": TORCH_TRAIN})
+    assert value(labels, "network_types") == ["cnn"]
+    assert value(labels, "paper_network") == "CNN"
+    evidence = labels["network_types"].evidence[0]
+    assert evidence.path == "model.py" and "Conv2d" in evidence.text and evidence.line > 0
+
+
+def test_conv_and_lstm_model_is_cnn_rnn(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit({"crnn.py": CRNN, "train.py": TORCH_TRAIN})
+    assert value(labels, "network_types") == ["cnn", "rnn"]
+    assert value(labels, "paper_network") == "CNN/RNN"
+
+
+def test_gan_with_convolutional_generator(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit({"gan.py": GAN})
+    assert value(labels, "network_types") == ["cnn", "gan"]
+    assert value(labels, "paper_network") == "GAN"
+    # image generators fed by data generators are no GAN
+    labels, _ = audit({"train.py": KERAS + "gen = ImageDataGenerator()\ntrain_generator = 1\n"})
+    assert "gan" not in value(labels, "network_types")  # type: ignore[operator]
+
+
+def test_an_optional_gan_beside_a_bigger_main_model_is_not_the_main_model(audit) -> None:  # type: ignore[no-untyped-def]
+    files = {f"models/crnn_{i}.py": CRNN for i in range(6)}
+    files["vocoder/gan.py"] = GAN
+    labels, _ = audit(files)
+    assert value(labels, "paper_network") == "CNN/RNN"
+
+
+def test_deep_rl_agent(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit({"agent.py": DQN})
+    assert "drl" in value(labels, "network_types")  # type: ignore[operator]
+    assert value(labels, "paper_network") == "Others"
+
+
+def test_rl_named_by_the_readme_introduction(audit) -> None:  # type: ignore[no-untyped-def]
+    readme = "# Trader\n\nUsing a deep actor-critic model with reinforcement learning.\n"
+    rnn = "import lasagne\nl = lasagne.layers.RecurrentLayer(l_in, 20)\n"
+    labels, _ = audit({"README.md": readme, "agent.py": rnn})
+    assert value(labels, "network_types") == ["drl", "rnn"]
+
+
+def test_graph_and_transformer_models_are_others(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit({"model.py": GCN})
+    assert value(labels, "network_types") == ["gnn"]
+    assert value(labels, "paper_network") == "Others"
+    labels, _ = audit({"model.py": TRANSFORMER})
+    assert value(labels, "network_types") == ["transformer"]
+    assert value(labels, "paper_network") == "Others"
+
+
+def test_a_stand_alone_mlp_beside_a_cnn_is_kept(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit({"MLP.py": MLP, "FCN.py": KERAS})
+    assert value(labels, "network_types") == ["cnn", "mlp"]
+    assert value(labels, "paper_network") == "Others"
+    labels, _ = audit({"MLP.py": MLP})
+    assert value(labels, "network_types") == ["mlp"]
+
+
+def test_readme_words_strengthen_but_never_invent_layer_types(audit) -> None:  # type: ignore[no-untyped-def]
+    readme = "# Music\n\nA recurrent network that draws inspiration from convolutional networks.\n"
+    lstm = "from theano_lstm import LSTM, StackedCells\ncells = StackedCells(8, celltype=LSTM)\n"
+    labels, _ = audit({"README.md": readme, "model.py": lstm})
+    assert value(labels, "network_types") == ["rnn"]
+
+
+def test_a_type_the_readme_does_not_name_needs_more_code(audit) -> None:  # type: ignore[no-untyped-def]
+    readme = "# Driver\n\nA deep convolutional network followed by an LSTM.\n"
+    model = CRNN + "\n\nclass Alt(nn.Module):\n    enc = nn.TransformerEncoder(layer, 2)\n"
+    labels, _ = audit({"README.md": readme, "model.py": model})
+    assert value(labels, "network_types") == ["cnn", "rnn"]
+
+
+def test_caffe_prototxt_layers_count(audit) -> None:  # type: ignore[no-untyped-def]
+    proto = 'layer { type: "Convolution" }\nlayer { type: "Convolution" }\nlayer { type: "LSTM" }\n'
+    labels, _ = audit({"models/train_val.prototxt": proto})
+    assert value(labels, "network_types") == ["cnn", "rnn"]
+
+
+def test_vendored_and_test_code_do_not_decide(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit(
+        {
+            "model.py": TF_LOW,
+            "third_party/s2s/rnn.py": "import tensorflow as tf\n" + "tf.nn.dynamic_rnn(c)\n" * 9,
+        }
+    )
+    assert value(labels, "network_types") == ["cnn"]
+
+
+def test_readme_only_repository_takes_the_readme_words(audit) -> None:  # type: ignore[no-untyped-def]
+    readme = "# Prices\n\nWe train a simple AlexNet-like convolutional neural network.\n"
+    labels, _ = audit({"README.md": readme})
+    assert value(labels, "network_types") == ["cnn"]
+
+
+def test_nothing_found_is_an_empty_set_and_others(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit({"a.py": "print(1)\n"})
+    assert value(labels, "network_types") == []
+    assert value(labels, "paper_network") == "Others"
+
+
+def test_decide_thresholds() -> None:
+    assert decide({"cnn": 100.0, "rnn": 20.0}, {}, {}) == {"cnn"}
+    assert decide({"cnn": 100.0, "rnn": 30.0}, {}, {}) == {"cnn", "rnn"}
+    assert decide({"cnn": 100.0, "rnn": 10.0}, {"rnn": 0.5}, {}) == {"cnn", "rnn"}
+    assert decide({"cnn": 100.0, "gan": 10.0}, {}, {}) == {"cnn"}
+    assert decide({"cnn": 100.0, "gan": 10.0}, {"gan": 0.5}, {"gan": 1.0}) == {"cnn", "gan"}
+    assert decide({"mlp": 10.0}, {}, {}) == {"mlp"}

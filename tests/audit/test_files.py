@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from miner.audit.files import RepoTree, is_vendored
+
+
+def _write(root: Path, files: dict[str, str | bytes]) -> Path:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+def test_docs_follow_the_codebook_what_is_read(tmp_path: Path) -> None:
+    tree = RepoTree(
+        _write(
+            tmp_path,
+            {
+                "README.md": "See [install](docs/INSTALL.md) and [paper](https://x.org/p.pdf).\n",
+                "docs/INSTALL.md": "pip install -r requirements.txt\n",
+                "docs/api.rst": "API\n===\n",
+                "docs/hardware.txt": "Tested on a GTX 1080.\n",
+                "docs/CODEOWNERS.md": "* @someone\n",
+                "GETTING_STARTED.md": "Run it.\n",
+                "LICENSE.md": "MIT\n",
+                "CHANGELOG.md": "v1\n",
+                "requirements.txt": "torch\n",
+                "data/train.txt": "img1.png 3\n",
+                "notes/deep/other.md": "not linked, not under docs/\n",
+            },
+        )
+    )
+    assert tree.readme == "README.md"
+    assert tree.docs[:2] == ("README.md", "docs/INSTALL.md")
+    assert set(tree.docs) == {
+        "README.md",
+        "docs/INSTALL.md",
+        "docs/api.rst",
+        "docs/hardware.txt",
+        "GETTING_STARTED.md",
+    }
+
+
+def test_dependency_files_are_named_by_source_kind(tmp_path: Path) -> None:
+    tree = RepoTree(
+        _write(
+            tmp_path,
+            {
+                "requirements.txt": "numpy\n",
+                "tools/requirements-dev.txt": "pytest\n",
+                "environment.yml": "name: x\n",
+                "setup.py": "",
+                "docker/Dockerfile.gpu": "FROM x\n",
+                "web/package.json": "{}",
+                "CMakeLists.txt": "find_package(Caffe)\n",
+                "model.rockspec": "",
+            },
+        )
+    )
+    kinds = dict(tree.dependency_files)
+    assert kinds == {
+        "requirements.txt": "requirements_file",
+        "tools/requirements-dev.txt": "requirements_file",
+        "environment.yml": "conda_env",
+        "setup.py": "setup",
+        "docker/Dockerfile.gpu": "dockerfile",
+        "web/package.json": "other_manifest",
+        "CMakeLists.txt": "other_manifest",
+        "model.rockspec": "other_manifest",
+    }
+
+
+def test_hostile_files_are_skipped_or_decoded(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret")
+    root = _write(
+        tmp_path / "repo",
+        {
+            "weights.bin": b"\x00\x01\x02" * 100,
+            "latin1.md": "caf\xe9".encode("latin-1"),
+            "big.py": "x = 1\n" * 10,
+            ".git/config": "[core]\n",
+        },
+    )
+    os.symlink(outside, root / "escape.md")
+    os.symlink(root / "big.py", root / "inside_link.py")
+    tree = RepoTree(root, max_bytes=30)
+    paths = tree.paths
+    assert "escape.md" not in paths and ".git/config" not in paths
+    assert "inside_link.py" in paths
+    assert tree.read_text("weights.bin") is None
+    assert tree.read_text("latin1.md") == "caf\ufffd"
+    assert tree.read_text("big.py") is None  # 60 bytes > cap of 30
+    assert tree.read_text("../outside.txt") is None
+    assert any("symlink out of the checkout" in w for w in tree.warnings)
+    assert any("big.py: larger than" in w for w in tree.warnings)
+
+
+def test_vendored_folders() -> None:
+    assert is_vendored("third_party/caffe/net.py")
+    assert is_vendored("src/external/lib.py")
+    assert not is_vendored("models/net.py")
+    assert not is_vendored("external.py")
