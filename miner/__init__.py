@@ -1,10 +1,9 @@
 """miner: mine GitHub deep-learning projects and audit their requirements, with evidence.
 
 The public Python API: each stage's entry points, in pipeline order. The stages load on first
-use, so `import miner` (and `miner --help`) stays fast.
+use, so `import miner` (and `miner --help`) stays fast. (No `from __future__ import annotations`
+here: it would leave an `annotations` name in the module.)
 """
-
-from __future__ import annotations
 
 __version__ = "0.1.0"
 
