@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import subprocess
 import sys
@@ -24,6 +25,10 @@ def test_dir_shows_only_the_entry_points() -> None:
 
 @pytest.mark.parametrize("name", ENTRY_POINTS)
 def test_each_name_is_an_entry_point_of_a_stage(name: str) -> None:
+    # With every stage package imported, as after any real use: importing `miner.x` sets the
+    # attribute `x` of `miner`, so no entry point may share its name with a stage package.
+    for stage in STAGES:
+        importlib.import_module(f"miner.{stage}")
     value = getattr(miner, name)
     assert inspect.isfunction(value) or inspect.isclass(value), name
     package = value.__module__.split(".")[1]
