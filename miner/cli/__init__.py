@@ -58,6 +58,7 @@ def _register() -> None:
     for name in ("search", "clone", "audit", "lint", "annotate", "report", "select", "experiment"):
         importlib.import_module(f"miner.cli.{name}")
     importlib.import_module("miner.cli.export")
+    importlib.import_module("miner.cli.codebook")
 
 
 _register()

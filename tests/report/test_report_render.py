@@ -14,8 +14,9 @@ import pandas as pd
 import pytest
 
 from miner.export import table_frame
+from miner.latex import latex_escape
 from miner.report import KIND_TABLES, ReportOptions, ReportTable, build_tables, load_labels, render
-from miner.report.render import BOM, latex_escape
+from miner.report.render import BOM
 from miner.report.tables import make_frame
 from miner.store import Store
 
