@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PIPELINE = ("search", "clone", "audit", "annotate", "report", "select", "experiment")
+PIPELINE = ("search", "clone", "audit", "lint", "annotate", "report", "select", "experiment")
 # The store sits beneath every stage: it holds their SQL and imports none of them.
 STAGES = (*PIPELINE, "store")
 

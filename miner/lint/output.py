@@ -71,7 +71,7 @@ def as_sarif(report: LintReport) -> str:
             "id": rule.code,
             "name": rule.name,
             "shortDescription": {"text": rule.summary},
-            "help": {"text": f"{rule.summary} See `miner codebook lint` for every code."},
+            "help": {"text": f"{rule.summary} Every code is listed in docs/codebook.md."},
             "defaultConfiguration": {"level": "warning"},
         }
         for rule in RULES
