@@ -27,9 +27,8 @@ NASTY = "c++ & 100% of _tf_ #1 $x {y} ~z^ \\path <a>"
 def tables(store: Store) -> list[ReportTable]:
     """Every table of the test study (auto labels)."""
     frames = {name: table_frame(store, name) for name in ("repos", "searches", "clones")}
-    return build_tables(
-        tuple(KIND_TABLES), store, frames, load_labels(store, "auto"), ReportOptions()
-    )
+    kinds = tuple(k for k in KIND_TABLES if k != "trend")  # the study has no snapshots
+    return build_tables(kinds, store, frames, load_labels(store, "auto"), ReportOptions())
 
 
 def nasty_table() -> ReportTable:
