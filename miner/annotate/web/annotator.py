@@ -147,6 +147,8 @@ async def save(request: Request) -> Response:
                 "repo_complete": sheet.complete(row),
                 "done": done,
                 "total": total,
+                "answers": answered,
+                "asked": asked,
             }
         )
     target = str(form.get("go") or repo_id)

@@ -34,7 +34,7 @@ CSP = (
 HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",  # the token is in the URL: never send it elsewhere
+    "Referrer-Policy": "same-origin",  # the token is in the URL: never send it elsewhere
     "Cache-Control": "no-store",
     "X-Frame-Options": "DENY",
 }

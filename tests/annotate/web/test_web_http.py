@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from annotate_study import REPOS, Study, machine_values
-from conftest import FIELDS, Round, prepared
+from web_round import FIELDS, Round, prepared
 from starlette.testclient import TestClient
 
 from miner.annotate.auditlog import read_log, verify_log
@@ -162,7 +162,7 @@ def test_hostile_readme_is_rendered_inert(short_round: Round) -> None:
     assert docs.find("img", alt="pixel") is not None
     csp = response.headers["content-security-policy"]
     assert "script-src 'self'" in csp and "img-src 'self'" in csp and "default-src 'none'" in csp
-    assert response.headers["referrer-policy"] == "no-referrer"
+    assert response.headers["referrer-policy"] == "same-origin"
     outside = c.get(f"{r.url('ann')}r/101?file=../../../etc/passwd").text
     assert "root:x:" not in outside
     refused = c.post(

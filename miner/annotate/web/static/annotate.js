@@ -39,7 +39,9 @@ function annotatorPage(form) {
     error.hidden = true;
     saved.textContent = "saved";
     document.getElementById("progress").textContent =
-      body.done + "/" + body.total + " repositories complete";
+      body.done + "/" + body.total + " repositories · " + body.answers + "/" + body.asked + " answers";
+    const handIn = document.getElementById("hand-in");
+    if (handIn) handIn.disabled = body.done !== body.total;
     return body;
   }
 
