@@ -111,7 +111,7 @@ def templates() -> Any:
 def page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
     """Render a template."""
     engine: Any = request.app.state.templates
-    return engine.TemplateResponse(request, name, context, status_code=status)  # type: ignore[no-any-return]
+    return engine.TemplateResponse(request, name, context, status_code=status)
 
 
 def not_found(request: Request, what: str = "unknown link") -> Response:
@@ -135,7 +135,9 @@ def create_app(config: WebConfig) -> Starlette:
 
     state = WebState(config, round_access(config.root, config.round), threading.Lock())
     routes = [
-        Route("/", lambda request: not_found(request, "open the link `miner annotate serve` printed")),
+        Route(
+            "/", lambda request: not_found(request, "open the link `miner annotate serve` printed")
+        ),
         Route("/a/{token}/", annotator.resume),
         Route("/a/{token}/r/{repo_id}", annotator.repo_page, methods=["GET"]),
         Route("/a/{token}/r/{repo_id}", annotator.save, methods=["POST"]),

@@ -80,8 +80,6 @@ def pair_agreement(root: Path, round_name: str, a: Sheet, b: Sheet) -> Agreement
 def overview(root: Path, round_name: str, annotators: list[str]) -> Overview:
     """Every annotator's progress and each pair's agreement so far."""
     sheets = [load_sheet(root, round_name, name) for name in annotators]
-    progress = tuple(
-        Progress(s.annotator, *counts(s), handed_in=s.handed_in) for s in sheets
-    )
+    progress = tuple(Progress(s.annotator, *counts(s), handed_in=s.handed_in) for s in sheets)
     reports = [pair_agreement(root, round_name, a, b) for a, b in combinations(sheets, 2)]
     return Overview(round_name, progress, tuple(r for r in reports if r is not None))

@@ -10,17 +10,15 @@ from typing import Any
 
 import pytest
 from annotate_study import REPOS
-from web_round import Round
 from typer.testing import CliRunner
+from web_round import Round
 
 from miner.annotate.layout import Layout
 from miner.annotate.reconcile import current_resolutions
 from miner.annotate.sheets import read_sheet
 from miner.cli import app
 
-CHROMIUM = next(
-    (p for p in map(shutil.which, ("chromium", "chromium-browser")) if p), None
-)
+CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser")) if p), None)
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="no chromium binary: install it with `apt-get install -y chromium`"
 )

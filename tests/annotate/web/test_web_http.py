@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import stat
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
+from typing import Any
 
 from annotate_study import REPOS, Study, machine_values
-from web_round import FIELDS, Round, prepared
 from starlette.testclient import TestClient
+from web_round import FIELDS, Round, prepared
 
 from miner.annotate.auditlog import read_log, verify_log
 from miner.annotate.layout import Layout
@@ -25,7 +25,7 @@ def client(r: Round) -> TestClient:
     return TestClient(r.app, follow_redirects=False)
 
 
-def answer(c: TestClient, r: Round, who: str, repo_id: int, **values: str) -> object:
+def answer(c: TestClient, r: Round, who: str, repo_id: int, **values: str) -> Any:
     """Post answers as the page's script does; `x__evidence` keys carry evidence."""
     data: dict[str, object] = {"field": [k for k in values if "__" not in k and k != "note"]}
     data.update(values)
@@ -48,7 +48,7 @@ def test_tokens_open_only_their_own_view(short_round: Round) -> None:
     ann = access.annotators["ann"]
     assert c.get(f"/j/{ann}/").status_code == 404  # an annotator is no adjudicator
     assert c.get(f"/a/{access.adjudicator}/").status_code == 404
-    assert c.post(f"/a/guess/r/101", data={"field": "is_dl", "is_dl": "yes"}).status_code == 404
+    assert c.post("/a/guess/r/101", data={"field": "is_dl", "is_dl": "yes"}).status_code == 404
     mode = stat.S_IMODE(tokens_path(Layout(short_round.study.annotations), "main").stat().st_mode)
     assert mode == 0o600
     again = prepared_app_tokens(short_round)
@@ -68,13 +68,16 @@ def test_annotator_never_sees_the_other_annotator_or_machine_labels(study: Study
     r = prepared(study)  # every field, blind
     c = client(r)
     secret = "BOB-ONLY-NOTE"
-    assert answer(c, r, "bob", 101, hw_gpu="yes", hw_gpu__evidence="BOB-EVIDENCE:1 x").status_code == 200
+    assert (
+        answer(c, r, "bob", 101, hw_gpu="yes", hw_gpu__evidence="BOB-EVIDENCE:1 x").status_code
+        == 200
+    )
     assert c.post(f"{r.url('bob')}r/101", data={"note": secret}, headers=JSON).status_code == 200
     for repo_id, _, _ in REPOS:
         page = c.get(f"{r.url('ann')}r/{repo_id}").text
         assert secret not in page and "BOB-EVIDENCE" not in page
         assert 'class="machine"' not in page  # blind: no machine label
-        assert "bob" not in page.replace("bob", "", 0).split("<body", 1)[1].lower()
+        assert "bob" not in page.lower()  # not even the other annotator's name
     assert "BOB-EVIDENCE" in c.get(f"{r.url('bob')}r/101").text
 
 
@@ -98,7 +101,9 @@ def test_validation_errors_are_answered_clearly(short_round: Round) -> None:
     assert sheet_rows(r, "ann")["101"]["hw_gpu"] == ""  # one bad value saves nothing
     mixed = answer(c, r, "ann", 101, frameworks="none;keras")
     assert "cannot be combined" in mixed.json()["error"]
-    assert "not a field this round asks for" in answer(c, r, "ann", 101, domain="nlp").json()["error"]
+    assert (
+        "not a field this round asks for" in answer(c, r, "ann", 101, domain="nlp").json()["error"]
+    )
     page = c.post(f"{r.url('ann')}r/101", data={"field": "hw_gpu", "hw_gpu": "maybe"})
     assert page.status_code == 422 and "is not yes/no/unclear/n/a" in page.text
     assert c.get(f"{r.url('ann')}r/999").status_code == 404
@@ -119,7 +124,9 @@ def test_two_annotators_saving_at_once_lose_no_write(short_round: Round) -> None
     def save(job: tuple[str, int, str]) -> int:
         who, repo_id, field = job
         ev = f"README.md:{repo_id % 7 + 1} {who}"
-        return answer(c, r, who, repo_id, **{field: value[field], f"{field}__evidence": ev}).status_code
+        return answer(
+            c, r, who, repo_id, **{field: value[field], f"{field}__evidence": ev}
+        ).status_code
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         assert set(pool.map(save, jobs)) == {200}
