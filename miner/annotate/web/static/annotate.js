@@ -60,6 +60,13 @@ function annotatorPage(form) {
     if (!chosen) return;
     const body = await post(data);
     if (body) {
+      const item = document.querySelector(".queue li.current");
+      if (item) {
+        item.querySelector("small").textContent = body.answered.length + "/" + fields.length;
+        item.classList.toggle("complete", body.repo_complete);
+        const link = item.querySelector("a");
+        link.textContent = (body.repo_complete ? "✓" : "·") + link.textContent.slice(1);
+      }
       fields.forEach((f) => {
         const done = body.answered.includes(f.dataset.field);
         f.classList.toggle("answered", done);
