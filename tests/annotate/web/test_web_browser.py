@@ -76,6 +76,7 @@ def test_label_with_clicks_and_keys_then_reload(served: tuple[Round, str], page:
     evidence = "README.md:10 We trained on one NVIDIA GTX 1080 Ti with 11 GB of memory."
     assert page.input_value("input[name=hw_gpu__evidence]") == evidence
     page.reload()
+    page.wait_for_selector("fieldset.current")
     assert page.is_checked("#f-is_dl input[value=yes]")
     assert page.is_checked("#f-frameworks input[value=pytorch]")
     assert page.is_checked("#f-frameworks input[value=keras]")
@@ -96,6 +97,7 @@ def test_label_with_clicks_and_keys_then_reload(served: tuple[Round, str], page:
 def label_round(page: Any, base: str, r: Round, who: str) -> None:
     """Label every repository with keys only, then hand the sheet in."""
     page.goto(base + r.url(who))
+    page.wait_for_selector("fieldset.current")
     for index, (_, name, _) in enumerate(REPOS):
         key(page, "y")  # is_dl
         key(page, "3")  # frameworks: pytorch
@@ -104,7 +106,8 @@ def label_round(page: Any, base: str, r: Round, who: str) -> None:
         if index + 1 < len(REPOS):
             with page.expect_navigation():
                 page.keyboard.press("]")
-    page.get_by_role("button", name="Hand in").click()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Hand in").click()
     assert f"handed in: layer {who}@main, 6 repositories" in page.inner_text("main")
 
 
@@ -115,7 +118,9 @@ def test_round_in_the_browser_read_by_agreement_and_score(
     label_round(page, base, r, "ann")
     label_round(page, base, r, "bob")
     page.goto(base + r.url("adjudicator"))
-    page.get_by_role("button", name="List the conflicts").click()
+    with page.expect_navigation():
+        page.get_by_role("button", name="List the conflicts").click()
+    page.wait_for_selector("article.conflict.current")  # the page's script is listening
     card = page.locator("article.conflict")
     assert card.count() == 1 and "alpha/seg-net" in card.inner_text()
     page.keyboard.press("a")
