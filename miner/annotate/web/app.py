@@ -128,6 +128,7 @@ def create_app(config: WebConfig) -> Starlette:
     """The Starlette app serving one round of a study."""
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
+    from starlette.responses import Response
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
@@ -138,6 +139,7 @@ def create_app(config: WebConfig) -> Starlette:
         Route(
             "/", lambda request: not_found(request, "open the link `miner annotate serve` printed")
         ),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
         Route("/a/{token}/", annotator.resume),
         Route("/a/{token}/r/{repo_id}", annotator.repo_page, methods=["GET"]),
         Route("/a/{token}/r/{repo_id}", annotator.save, methods=["POST"]),
