@@ -18,7 +18,7 @@ from miner.errors import ExperimentError
 
 _DEVICE = re.compile(r"^(cpu|cuda)(?::(\d+))?$")
 _PROBE = """
-import importlib.util, json, shutil, subprocess
+import importlib.util, json, shutil, subprocess, sys
 out = {}
 smi = shutil.which("nvidia-smi")
 if smi:
@@ -31,7 +31,8 @@ if smi:
                        for line in text.splitlines() if line.strip()]
     except Exception as exc:
         out["nvidia_smi_error"] = str(exc)
-if importlib.util.find_spec("torch") is not None:
+wanted = sys.argv[1] == "1" or bool(out.get("gpus"))
+if wanted and importlib.util.find_spec("torch") is not None:
     import torch
     facts = {"version": torch.__version__, "cuda": torch.version.cuda,
              "cuda_available": torch.cuda.is_available(),
@@ -76,12 +77,17 @@ def device_slug(device: str) -> str:
     return "" if device == "cpu" else device.replace(":", "")
 
 
-def probe_accelerators(python: str, env: Mapping[str, str], cwd: Path) -> dict[str, Any]:
-    """GPUs, driver (nvidia-smi), CUDA and cuDNN (torch, when the run's interpreter has it)."""
+def probe_accelerators(
+    python: str, env: Mapping[str, str], cwd: Path, cuda: bool = False
+) -> dict[str, Any]:
+    """GPUs, driver (nvidia-smi), CUDA and cuDNN (torch, when the run's interpreter has it).
+
+    torch is imported (about a second) only when a GPU is there or `cuda` runs are asked for.
+    """
     try:
         done = subprocess.run(
-            [python, "-c", _PROBE], env=dict(env), cwd=str(cwd), capture_output=True,
-            text=True, timeout=120, check=False,
+            [python, "-c", _PROBE, "1" if cuda else "0"], env=dict(env), cwd=str(cwd),
+            capture_output=True, text=True, timeout=120, check=False,
         )  # fmt: skip
         return dict(json.loads(done.stdout))
     except (OSError, ValueError, subprocess.TimeoutExpired) as exc:

@@ -113,8 +113,11 @@ def run_experiment(
     jobs = plan(threads, settings, runs, devices)
     out_dir.mkdir(parents=True, exist_ok=True)
     python = python or sys.executable
-    environment = probe_environment(python, os.environ, out_dir)
-    environment["accelerators"] = probe_accelerators(python, os.environ, out_dir)
+    # The probes see what the runs will see (the manifest's env without run placeholders).
+    probe_env = {**os.environ, **{k: v for k, v in spec.env.items() if "{" not in v}}
+    environment = probe_environment(python, probe_env, out_dir)
+    cuda = any(d != "cpu" for d in devices)
+    environment["accelerators"] = probe_accelerators(python, probe_env, out_dir, cuda)
     check_devices(devices, environment["accelerators"])
     _check_same_manifest(manifest, out_dir)
     _write_json(out_dir / "environment.json", environment)

@@ -48,21 +48,23 @@ def cohen_d(a: Sequence[float], b: Sequence[float]) -> float | None:
     import numpy as np
 
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if x.size < 2 or y.size < 2:
-        return None
+    if x.size < 2 or y.size < 2 or (np.ptp(x) == 0 and np.ptp(y) == 0):
+        return None  # exact test: a mean of equal floats can leave a variance of ~1e-32
     pooled = ((x.size - 1) * x.var(ddof=1) + (y.size - 1) * y.var(ddof=1)) / (x.size + y.size - 2)
-    if pooled == 0:
-        return None
     return clean((x.mean() - y.mean()) / math.sqrt(pooled))
 
 
 def levene(a: Sequence[float], b: Sequence[float]) -> tuple[float | None, float | None]:
     """Levene's test of equal variances (median-centred, scipy's default): (W, p)."""
+    import warnings
+
     from scipy.stats import levene as scipy_levene
 
     if len(a) < 2 or len(b) < 2:
         return None, None
-    result = scipy_levene(a, b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # no spread in either: W is 0/0
+        result = scipy_levene(a, b)
     return clean(result.statistic), clean(result.pvalue, 6)
 
 
