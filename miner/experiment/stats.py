@@ -23,6 +23,12 @@ def clean(value: Any, digits: int = 8) -> float | None:
     return round(number, digits) if math.isfinite(number) else None
 
 
+def significant(value: Any, digits: int = 6) -> float | None:
+    """A finite float to `digits` significant digits (distances span many magnitudes)."""
+    number = clean(value, 300)
+    return None if number is None else float(f"{number:.{digits}g}")
+
+
 def spread(values: Sequence[float]) -> dict[str, Any]:
     """n, min, max, mean, SD (n-1), max-min and max-min as a % of the mean."""
     import numpy as np

@@ -134,7 +134,7 @@ class Artifacts:
                 value = stats.mean_cross(a, b, stats.l2_distance) if a and b else None
         except ValueError:
             value = None
-        return MISSING if value is None else stats.clean(value, 6)
+        return MISSING if value is None else stats.significant(value, 6)
 
 
 def summary_table(ok: pd.DataFrame) -> pd.DataFrame:
