@@ -3,11 +3,12 @@ device) pooling the other factors, each run overlaid as a point."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from miner.experiment.records import METRIC_PREFIX
-from miner.experiment.tables import FACTORS, configs, headline_measures, primary_accuracy
+from miner.experiment.tables import FACTORS, configs, headline_measures, primary_accuracy, rank
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,6 +43,12 @@ def _draw(groups: list[tuple[str, list[float]]], name: str, title: str, path_ste
     return written
 
 
+def _level_key(factor: str) -> Callable[[Any], Any]:
+    if factor == "setting":
+        return lambda v: rank(str(v))
+    return lambda v: (str(type(v)), v)
+
+
 def boxplots(ok: pd.DataFrame, out_dir: Path, kinds: tuple[str, ...]) -> list[Path]:
     """`<measure>.<kind>` per configuration for every headline measure, and
     `<measure>_by_<factor>.<kind>` for overall accuracy and time per factor with 2+ levels."""
@@ -57,7 +64,7 @@ def boxplots(ok: pd.DataFrame, out_dir: Path, kinds: tuple[str, ...]) -> list[Pa
     for measure in [m for m in (accuracy, TIME) if m]:
         name = measure.removeprefix(METRIC_PREFIX)
         for factor in FACTORS:
-            levels = sorted(ok[factor].unique(), key=lambda v: (str(type(v)), v))
+            levels = sorted(ok[factor].unique(), key=_level_key(factor))
             if len(levels) < 2:
                 continue
             groups = [

@@ -145,3 +145,10 @@ def check_narrowing(setting: NoiseSetting, separate: tuple[str, ...], name: str)
             f"{name}: setting {setting.name!r} needs a separate seed for {', '.join(missing)} "
             f"(run.seed_sources has {', '.join(separate) or 'none'})"
         )
+
+
+def setting_rank(name: str) -> tuple[int, int, tuple[int, ...]]:
+    """Sort key for tables: control, narrowed ALGO, algo, then the same with impl."""
+    setting = parse_setting(name)
+    algo = setting.algo_varied
+    return (int(not setting.deterministic), len(algo), tuple(ALGO_SOURCES.index(s) for s in algo))

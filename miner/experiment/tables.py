@@ -14,10 +14,12 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from miner.errors import ExperimentError
 from miner.experiment import stats
 from miner.experiment.arrays import read_classes, read_weight_files
 from miner.experiment.outputs import SELECTION_MODES
 from miner.experiment.records import METRIC_PREFIX, RUN_FILE
+from miner.experiment.settings import setting_rank
 
 if TYPE_CHECKING:
     import numpy as np
@@ -50,8 +52,20 @@ def primary_accuracy(runs: pd.DataFrame) -> str | None:
 
 def configs(ok: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     """(group, its runs) in a stable order: experiment, device, setting, threads."""
-    order = ok.drop_duplicates("group").sort_values(["experiment", "device", "setting", "threads"])
-    return [(g, ok[ok["group"] == g]) for g in order["group"]]
+    firsts = ok.drop_duplicates("group")
+    keys = {
+        row.group: (row.experiment, row.device, rank(row.setting), int(row.threads))
+        for row in firsts.itertuples(index=False)
+    }
+    return [(g, ok[ok["group"] == g]) for g in sorted(keys, key=keys.__getitem__)]
+
+
+def rank(setting: str) -> tuple[int, int, tuple[int, ...]]:
+    """Sort key of a setting name; names this version does not know sort last."""
+    try:
+        return setting_rank(setting)
+    except ExperimentError:  # a name this version does not know: after the known ones
+        return (9, 9, ())
 
 
 def _factors(part: pd.DataFrame) -> dict[str, Any]:
@@ -304,7 +318,10 @@ def threads_table(ok: pd.DataFrame, artifacts: Artifacts) -> pd.DataFrame:
 
     accuracy = primary_accuracy(ok)
     rows = []
-    for (experiment, setting, device), part in ok.groupby(["experiment", "setting", "device"]):
+    groups = ok.groupby(["experiment", "device", "setting"])
+    for (experiment, device, setting), part in sorted(
+        groups, key=lambda item: (item[0][0], item[0][1], rank(item[0][2]))
+    ):
         base = None
         for threads, at in sorted(part.groupby("threads"), key=lambda item: int(item[0])):
             time = float(at[TIME].mean())

@@ -102,12 +102,12 @@ def test_variance_per_configuration(experiment):
 
 def test_tests_between_configurations(experiment):
     tests = analyze([experiment], None, plots=()).tables["tests"].frame
-    wall = _row(tests, measure="wall_seconds", config_a="threads-01_algo",
-                config_b="threads-01_control")  # fmt: skip
+    wall = _row(tests, measure="wall_seconds", config_a="threads-01_control",
+                config_b="threads-01_algo")  # fmt: skip
     assert wall["factor"] == "setting"
-    # means 2.5 and 2.0, variances 0.25 and 0 -> pooled (2 * 0.25) / 4 = 0.125
-    assert wall["cohen_d"] == pytest.approx(0.5 / np.sqrt(0.125))
-    assert wall["levene_w"] == pytest.approx(levene([2.0, 2.5, 3.0], [2.0] * 3).statistic)
+    # means 2.0 and 2.5, variances 0 and 0.25 -> pooled (2 * 0.25) / 4 = 0.125
+    assert wall["cohen_d"] == pytest.approx(-0.5 / np.sqrt(0.125))
+    assert wall["levene_w"] == pytest.approx(levene([2.0] * 3, [2.0, 2.5, 3.0]).statistic)
     pairs = set(zip(tests["config_a"], tests["config_b"], strict=True))
     assert ("threads-01_algo", "threads-02_impl") not in pairs  # two factors apart
     threads = _row(tests, measure="test_accuracy", config_a="threads-01_impl",
