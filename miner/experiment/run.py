@@ -64,21 +64,25 @@ class RunEvent:
 
 def plan(
     threads: tuple[int, ...],
-    settings: tuple[NoiseSetting, ...],
+    settings: tuple[NoiseSetting | str, ...],
     runs: int,
     devices: tuple[str, ...] = ("cpu",),
 ) -> list[tuple[RunConfig, int]]:
     """Every (configuration, run number) in execution order: run number first (round-robin),
-    then device, setting and thread count."""
+    then device, setting and thread count. Settings may be given by name (`control`, `fixed`)."""
     if runs < 1:
         raise ExperimentError(f"--runs {runs}: give at least one run")
     return [
         (RunConfig(t, setting.name, device), index)
         for index in range(1, runs + 1)
         for device in devices
-        for setting in settings
+        for setting in _settings(settings)
         for t in threads
     ]
+
+
+def _settings(given: tuple[NoiseSetting | str, ...]) -> tuple[NoiseSetting, ...]:
+    return tuple(parse_setting(s) if isinstance(s, str) else s for s in given)
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,7 @@ def run_experiment(
     manifest: Manifest,
     out_dir: Path,
     threads: tuple[int, ...],
-    settings: tuple[NoiseSetting, ...],
+    settings: tuple[NoiseSetting | str, ...],
     runs: int,
     devices: tuple[str, ...] = ("cpu",),
     python: str | None = None,
@@ -108,7 +112,7 @@ def run_experiment(
     out_dir = out_dir.resolve()  # the children run elsewhere: every path they get is absolute
     if spec.source and spec.workdir != "run_dir" and not Path(spec.source).is_dir():
         raise ExperimentError(f"{manifest.name}: checkout {spec.source} does not exist")
-    for setting in settings:
+    for setting in _settings(settings):
         check_narrowing(setting, tuple(spec.seed_sources), manifest.name)
     jobs = plan(threads, settings, runs, devices)
     out_dir.mkdir(parents=True, exist_ok=True)
