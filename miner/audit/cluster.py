@@ -64,14 +64,14 @@ def clone_and_audit(job: RemoteJob, token: str | None = None) -> RemoteResult:
     hooks = scratch / "hooks"  # an empty hooks folder: nothing in a mined repository runs
     hooks.mkdir()
     url = job.url or ""
-    session = git.GitSession(
-        deadline=started + job.timeout,
+    session = git.GitSession.for_repository(
+        url,
+        started=started,
         timeout=job.timeout,
         max_size=job.max_size,
         hooks_dir=hooks,
         cancel=threading.Event(),
-        extra_config=git.auth_config(url, token),
-        secret=token,
+        token=token,
     )
     try:
         steps.check_url(job.url)

@@ -131,14 +131,14 @@ def snapshot_one(
     """Resolve and check out one repository at every date; one store row per date."""
     started = time.monotonic()
     url = job.url or ""
-    session = git.GitSession(
-        deadline=started + options.timeout,
+    session = git.GitSession.for_repository(
+        url,
+        started=started,
         timeout=options.timeout,
         max_size=options.max_size,
         hooks_dir=root.hooks,
         cancel=cancel,
-        extra_config=git.auth_config(url, options.token),
-        secret=options.token,
+        token=options.token,
     )
     base = {"repo_id": job.repo_id, "full_name": job.full_name}
     work = root.workspace(job.dest)

@@ -38,16 +38,7 @@ class SnapshotQueries(CloneQueries):
             " MIN(path) AS path FROM snapshots WHERE status = 'ok' AND path IS NOT NULL"
             " GROUP BY repo_id, commit_sha ORDER BY full_name COLLATE NOCASE, repo_id, commit_date"
         )
-        return [
-            Checkout(
-                path=self.checkout_path(r["path"]),
-                repo_id=r["repo_id"],
-                full_name=r["full_name"],
-                commit_sha=r["commit_sha"],
-                commit_date=r["commit_date"],
-            )
-            for r in rows
-        ]
+        return [self.checkout_of(r) for r in rows]
 
     def audit_targets(self) -> list[Checkout]:
         """What `analyze` audits: every clone and every snapshot commit, each commit once."""
