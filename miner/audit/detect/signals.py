@@ -95,6 +95,29 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                        r"SelfAttention|self_attention|scaled_dot_product\w*|BertModel|BertFor\w+|"
                        r"GPT2\w+|VisionTransformer|multi_?head_attn\w*|MultiHeadAttn\w*|"
                        r"self_attn\w*|SelfAttn\w*|split_heads|merge_heads)\(?"),),
+    # Hugging Face model classes: pre-trained transformers, whatever their task head
+    "net.hf_transformer": (("full", r"(?:transformers\.)?(?:AutoModelFor\w+|\w+For(?:CausalLM|"
+                            r"ConditionalGeneration|MaskedLM|Seq2SeqLM|SequenceClassification|"
+                            r"TokenClassification|QuestionAnswering|PreTraining)|\w*(?:Llama|"
+                            r"Mistral|Qwen\d*|GPT2|GPTNeoX|T5|Bert|Roberta|CLIPText|CLIPVision|"
+                            r"Whisper|ViT)(?:Model|DecoderLayer|EncoderLayer|Attention))\b"),),
+    # attention written by hand: a transformer block only beside its companions (below); the
+    # channel and spatial attention of CNNs (SE, CBAM) is not dot-product attention
+    "net.attn_block": (("last", r"(?:(?!(?:Channel|Spatial|Pixel|Coord|SE|Squeeze\w*|Triplet|"
+                        r"Position|Criss\w*|ECA?|Efficient\w*)Attention)\w*Attention\w*|\w*Attn"
+                        r"(?:Block|Layer|Processor|Op)?|(?:to_|c_|in_|)qkv\w*|qkv|to_[qkv]|"
+                        r"[qkv]_proj|wq|wk|wv|query_key_value|flash_attn\w*|"
+                        r"memory_efficient_attention|\w*dot_product_attention|"
+                        r"\w+Transformer(?:Block|Layer|Encoder|Decoder|Model)?\w*|"
+                        r"Transformer\w+)\(?"),),
+    # what a transformer block holds besides attention: layer norms and a feed-forward MLP (a
+    # DDPM U-Net's attention sits beside group norms only)
+    "net.tf_companion": (("last", r"(?:LayerNorm\w*|RMSNorm\w*|LayerNormalization|layer_norm|"
+                          r"rms_norm|\w*FeedForward\w*|feed_forward\w*|Mlp\w*|mlp|MLP|\w*FFN\w*|"
+                          r"ffn\w*)\(?"),),
+    # vision-transformer backbones by name, as `net.backbone` names CNNs
+    "net.tf_backbone": (("last", r"(?:\w*_)?(?:vit|deit|beit|swin|levit)[a-z]?\d*(?:_\w+)?\(?|"
+                         r"(?:ViT|DeiT|BEiT|Swin|LeViT)(?:[A-Z]\w*)?\(?"),),
     "net.graph": (("last", r"(?:GCNConv|GATConv|SAGEConv|GINConv|GraphConv|ChebConv|GatedGraphConv|"
                    r"MessagePassing|GraphConvolution\w*|GraphAttention\w*|GCN\w*|\w+GAT|gcn\w*|"
                    r"GGNN\w*|ggnn\w*|graph_conv\w*|Propogator|Propagator)\(?"),
@@ -110,6 +133,16 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                        r"gen_loss|errG|_*(?:\w+_)?generator_(?:model|net|network|loss|optimizer|"
                        r"vars|variables|params)\w*|(?:build|create|make|define|get|init)_"
                        r"generator\w*)\(?"),),
+    # the two sides of adversarial training: each network's own loss or optimizer
+    "net.d_step": (("last", r"(?:d_loss\w*|D_loss\w*|loss_D\w*|loss_d|lossD\w*|disc_loss\w*|"
+                    r"errD\w*|"
+                    r"(?:optimizer|optim|opt)_?[Dd]|[dD]_?(?:optimizer|optim|opt)|run_D|"
+                    r"\w*discriminator_(?:loss|optimizer|optim|opt)\w*|\w*disc_(?:optimizer|opt)\w*)"
+                    r"\(?"),),
+    "net.g_step": (("last", r"(?:g_loss\w*|G_loss\w*|loss_G\w*|loss_g|lossG\w*|gen_loss\w*|"
+                    r"gene_loss\w*|errG\w*|(?:optimizer|optim|opt)_?[Gg]|[gG]_?(?:optimizer|optim|"
+                    r"opt)|run_G|\w*generator_(?:loss|optimizer|optim|opt)\w*|\w*gen_(?:optimizer|"
+                    r"opt)\w*)\(?"),),
     "net.adversarial": (("last", r"(?:[Aa]dversarial\w*|GAN|gan_loss|DCGAN|WGAN\w*)\(?"),),
     "net.rl": (("full", r"gym\.make\("),
                ("last", r"(?:[Rr]eplay_?(?:[Bb]uffer|[Mm]emory)\w*|experience_replay|"
