@@ -108,11 +108,16 @@ def _evidence(index: CodeIndex, sf: SourceFile, signals: Iterable[str], kind: st
 
 def _adversarial(index: CodeIndex, sf: SourceFile, scores: Scores, evidence: EvidenceMap) -> None:
     """Generator and discriminator trained against each other in one file: an adversarial loss
-    between the two networks, or a loss or optimizer of each. Two networks named generator and
-    discriminator without those (a replaced-token detector and its masked-LM generator) are not
-    adversarial."""
-    disc, gen = sf.count("net.discriminator"), sf.count("net.generator")
-    steps = sf.count("net.d_step") and sf.count("net.g_step")
+    between the two networks, a loss or optimizer of each, or a discriminator's own loss or
+    optimizer in a file that trains (an encoder trained against a latent discriminator). Two
+    networks named generator and discriminator without those (a replaced-token detector and its
+    masked-LM generator) are not adversarial."""
+    disc, gen, d_step = (
+        sf.count("net.discriminator"),
+        sf.count("net.generator"),
+        sf.count("net.d_step"),
+    )
+    steps = d_step and (sf.count("net.g_step") or (disc and sf.count("proj.train")))
     if steps or (disc and gen and sf.count("net.adversarial")):
         # one vote per file: names of the two networks recur far more than layer calls do
         vote = sf.weight * GAN_FILE_VOTE
@@ -180,7 +185,10 @@ def decide(
         types.add("mlp")
     if scores["mlp_model"] > 0:
         types.add("mlp")
-    if scores["gan"] > 0 and (scores["gan"] >= GAN_SHARE * max(layer_top, 1.0) or intro.get("gan")):
+    # The README naming adversarial training lowers the share the code needs (to none in its
+    # introduction).
+    gan_share = 0.0 if intro.get("gan") else GAN_SHARE * (0.5 if docs["gan"] else 1.0)
+    if scores["gan"] > 0 and scores["gan"] >= gan_share * max(layer_top, 1.0):
         types.add("gan")
     if combined["drl"] >= DRL_SHARE * max(layer_top, combined["mlp"], 1.0) or intro.get("drl"):
         types.add("drl")

@@ -134,15 +134,14 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                        r"vars|variables|params)\w*|(?:build|create|make|define|get|init)_"
                        r"generator\w*)\(?"),),
     # the two sides of adversarial training: each network's own loss or optimizer
-    "net.d_step": (("last", r"(?:d_loss\w*|D_loss\w*|loss_D\w*|loss_d|lossD\w*|disc_loss\w*|"
-                    r"errD\w*|"
-                    r"(?:optimizer|optim|opt)_?[Dd]|[dD]_?(?:optimizer|optim|opt)|run_D|"
-                    r"\w*discriminator_(?:loss|optimizer|optim|opt)\w*|\w*disc_(?:optimizer|opt)\w*)"
-                    r"\(?"),),
-    "net.g_step": (("last", r"(?:g_loss\w*|G_loss\w*|loss_G\w*|loss_g|lossG\w*|gen_loss\w*|"
-                    r"gene_loss\w*|errG\w*|(?:optimizer|optim|opt)_?[Gg]|[gG]_?(?:optimizer|optim|"
-                    r"opt)|run_G|\w*generator_(?:loss|optimizer|optim|opt)\w*|\w*gen_(?:optimizer|"
-                    r"opt)\w*)\(?"),),
+    "net.d_step": (("full", r"(?:\w+\.)*(?:d_loss\w*|D_loss\w*|loss_D\w*|loss_d|lossD\w*|"
+                    r"disc_loss\w*|errD\w*|l_d_\w+|(?:optimizer|optim|opt)_?[Dd]|"
+                    r"[dD]_?(?:optimizer|optim|opt)|run_D|\w*discriminator_(?:loss|optimizer|optim|"
+                    r"opt)\w*|\w*disc_(?:optimizer|opt)\w*)\b"),),
+    "net.g_step": (("full", r"(?:\w+\.)*(?:g_loss\w*|G_loss\w*|loss_G\w*|loss_g|lossG\w*|"
+                    r"gen_loss\w*|gene_loss\w*|errG\w*|l_g_\w+|(?:optimizer|optim|opt)_?[Gg]|"
+                    r"[gG]_?(?:optimizer|optim|opt)|run_G|\w*generator_(?:loss|optimizer|optim|"
+                    r"opt)\w*|\w*gen_(?:optimizer|opt)\w*)\b"),),
     "net.adversarial": (("last", r"(?:[Aa]dversarial\w*|GAN|gan_loss|DCGAN|WGAN\w*)\(?"),),
     "net.rl": (("full", r"gym\.make\("),
                ("last", r"(?:[Rr]eplay_?(?:[Bb]uffer|[Mm]emory)\w*|experience_replay|"

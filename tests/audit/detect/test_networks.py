@@ -199,6 +199,10 @@ def test_decide_thresholds() -> None:
     assert decide({"cnn": 100.0, "gan": 10.0}, {}, {}) == {"cnn"}
     assert decide({"cnn": 100.0, "gan": 10.0}, {"gan": 0.5}, {"gan": 1.0}) == {"cnn", "gan"}
     assert decide({"mlp": 10.0}, {}, {}) == {"mlp"}
+    # a README naming a GAN below its introduction halves the share the code needs
+    assert decide({"cnn": 100.0, "gan": 15.0}, {}, {}) == {"cnn"}
+    assert decide({"cnn": 100.0, "gan": 15.0}, {"gan": 0.2}, {}) == {"cnn", "gan"}
+    assert decide({"cnn": 100.0, "gan": 10.0}, {"gan": 0.2}, {}) == {"cnn"}
 
 
 VIT = """import torch.nn as nn
@@ -329,3 +333,27 @@ def test_venue_lines_and_images_do_not_push_the_readme_description_out_of_the_in
     plain = readme.replace("VQGAN with an adversarial loss", "model")
     labels, _ = audit({"README.md": plain, **files})
     assert value(labels, "paper_network") == "CNN"
+
+
+def test_an_encoder_trained_against_a_discriminator_is_adversarial(audit) -> None:  # type: ignore[no-untyped-def]
+    coach = (
+        "import torch\n\n"
+        "class Coach:\n"
+        "    def __init__(self):\n"
+        "        self.optimizer = torch.optim.Adam(self.net.encoder.parameters())\n"
+        "        self.discriminator = LatentCodesDiscriminator(512, 4)\n"
+        "        self.discriminator_optimizer = torch.optim.Adam(self.discriminator.parameters())\n"
+        "    def train(self, batch):\n"
+        "        loss = self.calc_loss(batch)\n"
+        "        loss.backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.discriminator_optimizer.step()\n"
+    )
+    readme = "# Encoder\n\nAn encoder for StyleGAN image manipulation.\n"
+    files = {"README.md": readme, "models/encoder.py": TORCH_MODEL}
+    labels, _ = audit({"training/coach.py": coach, **files})
+    assert "gan" in value(labels, "network_types")  # type: ignore[operator]
+    # a discriminator only loaded to score samples is no adversarial training
+    scorer = "import torch\n\nD = Discriminator()\nD.load_state_dict(torch.load(p))\nprint(D(x))\n"
+    labels, _ = audit({"score.py": scorer, **files})
+    assert "gan" not in value(labels, "network_types")  # type: ignore[operator]
