@@ -28,9 +28,9 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                   r"linear|cross_entropy|nll_loss|softmax)\("),),
     "fw.tf_low": (("full", r"tf\.(?:nn\.(?!relu|softmax|sigmoid|tanh|elu|selu|leaky_relu|l2_loss|"
                    r"l2_normalize|dropout|moments|softplus|log_softmax|\w*cross_entropy|in_top_k|"
-                   r"top_k)\w+|layers\.\w+|contrib\.\w+|variable_scope|get_variable|placeholder|"
-                   r"Session|InteractiveSession|estimator\.\w+|Variable|compat\.v1\.\w+|"
-                   r"train\.\w+Optimizer)|slim\.(?:conv2d|fully_connected|arg_scope|max_pool2d|"
+                   r"top_k)\w+|layers\.\w+|contrib\.(?!summary)\w+|variable_scope|get_variable|"
+                   r"placeholder|Session|InteractiveSession|estimator\.\w+|Variable|"
+                   r"compat\.v1\.(?!enable_eager|logging)\w+|train\.\w+Optimizer)|slim\.(?:conv2d|fully_connected|arg_scope|max_pool2d|"
                    r"batch_norm|repeat|stack|conv2d_transpose|separable_conv2d)\b|tflearn\.\w|"
                    r"snt\.\w|tl\.layers\.\w"),),
     "fw.tf_keras": (("full", r"tf\.keras\.\w|tensorflow(?:_core)?(?:\.python)?\.keras\b"),),
@@ -42,6 +42,10 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                         r"UpSampling[123]D|ZeroPadding[123]D|Concatenate|LeakyReLU)\("),),
     "fw.keras_model": (("last", r"Sequential\("), ("attr", r"fit_generator\(|train_on_batch\("),
                        ("full", r"(?!re\.|regex\.)\w+(?:\.\w+)*\.compile\($|\.compile\($")),
+    # JAX and the libraries that build models on it (Flax, Haiku, Equinox, Optax)
+    "fw.jax": (("full", r"jax\.(?:grad|jit|value_and_grad|vmap|pmap|lax|random|nn)\b|jnp\.\w|"
+                r"hk\.\w|optax\.\w|eqx\.\w|nn\.(?:compact|Dense|DenseGeneral|Conv|ConvTranspose|"
+                r"Module|LayerNorm|Embed|MultiHeadDotProductAttention|scan|remat)\b"),),
     "fw.mxnet": (("full", r"mx\.(?:sym|symbol|gluon|mod|nd|io|init|optimizer|autograd)\.\w|"
                   r"gluon\.(?:nn|rnn|Trainer|HybridBlock|Block)\b"),),
     "fw.theano": (("full", r"theano\.(?:function|scan|shared|tensor)\b|T\.(?:nnet|tanh|dot|matrix|"
@@ -74,7 +78,7 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                   r"conv_[123]d|Convolution|Deconvolution|SpatialConvolution\w*|"
                   r"SpatialFullConvolution|SpatialDilatedConvolution|TemporalConvolution|"
                   r"VolumetricConvolution|vl_nnconv|convolution2dLayer|dnn_conv|conv2d_act|"
-                  r"deconv2d\w*|ConvBN\w*|ConvBlock\w*|conv_bn\w*|conv_layer|"
+                  r"Conv\(|ConvTranspose\(|deconv2d\w*|ConvBN\w*|ConvBlock\w*|conv_bn\w*|conv_layer|"
                   r"(?:Dilated|Transposed)?Conv[123]D(?:DNN|MM|CC)?Layer|Deconv2DLayer)\(?"),),
     # names such as `self.conv1`: convolutions by convention, except in graph networks
     "net.conv_name": (("last", r"conv\d*\(?"),),

@@ -35,7 +35,8 @@ STEM_WORDS = (
     "mistral", "qwen", "t5", "roberta", "clip", "whisper", "vit", "qkv", "to_q", "to_k", "to_v",
     "_proj", "wq", "wk", "wv", "query_key_value", "dot_product", "norm", "feedforward",
     "feed_forward", "mlp", "ffn", "vit", "swin", "deit", "beit", "opt", "run_d", "run_g",
-    "lossd", "lossg", "gene_loss", "disc_", "l_d_", "l_g_",
+    "lossd", "lossg", "gene_loss", "disc_", "l_d_", "l_g_", "jax.", "jnp.", "hk.",
+    "optax.", "eqx.",
 )  # fmt: skip
 
 

@@ -9,11 +9,12 @@ from miner.audit.detect.signals import STEMS, TOKEN, TOKENS, classify_token, loc
 
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "fw.torch": ("nn.Conv2d(", "torch.nn.Linear", "F.conv2d(", "nn.Module"),
-    "fw.tf_low": ("tf.nn.conv2d(", "tf.layers.dense(", "slim.conv2d(", "tf.Session(",
-                  "tflearn.layers.conv_2d(", "tf.train.AdamOptimizer("),
+    "fw.tf_low": ("tf.nn.conv2d(", "tf.layers.dense(", "tf.contrib.layers.conv2d(", "slim.conv2d(",
+                  "tf.Session(", "tflearn.layers.conv_2d(", "tf.train.AdamOptimizer("),
     "fw.tf_keras": ("tf.keras.layers.Dense(", "tensorflow.keras.layers"),
     "fw.keras_layer": ("Dense(", "layers.Conv2D(", "LSTM(", "keras.layers.BatchNormalization("),
     "fw.keras_model": ("Sequential(", "model.compile(", ".compile(", "model.fit_generator("),
+    "fw.jax": ("jax.value_and_grad(", "jnp.zeros(", "nn.compact", "hk.Linear(", "optax.adam("),
     "fw.mxnet": ("mx.sym.Convolution(", "gluon.nn"),
     "fw.theano": ("theano.function(", "T.nnet", "lasagne.layers.DenseLayer("),
     "fw.chainer": ("chainer.Chain", "L.Convolution2D("),
@@ -27,7 +28,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "fw.darknet": ("load_network(",),
     "fw.tfjs": ("tf.sequential(", "tf.loadLayersModel("),
     "net.conv_name": ("self.conv1", "conv", "conv3("),
-    "net.conv": ("nn.Conv2d(", "Conv2D(", "tf.nn.conv2d(", "SpatialConvolution(",
+    "net.conv": ("nn.Conv2d(", "Conv2D(", "nn.Conv(", "tf.nn.conv2d(", "SpatialConvolution(",
                  "conv_layer("),
     "net.backbone": ("models.resnet50(", "VGG16(", "MobileNetV2("),
     "net.rnn": ("nn.LSTM(", "GRU(", "tf.nn.dynamic_rnn(", "BasicLSTMCell(", "self.lstm",
@@ -74,7 +75,13 @@ NOT = {
     "net.tf_backbone": ("activity", "environment", "convnext("),
     "net.d_step": ("optimizer", "self.opt", "d_model"),
     "net.g_step": ("optimizer", "generator", "gen_data("),
-    "fw.tf_low": ("tf.nn.relu(", "tf.reduce_mean("),
+    "fw.tf_low": (
+        "tf.nn.relu(",
+        "tf.reduce_mean(",
+        "tf.contrib.summary.scalar(",
+        "tf.compat.v1.enable_eager_execution(",
+    ),
+    "fw.jax": ("jax.numpy", "nn.Conv2d("),
 }
 
 
