@@ -147,6 +147,20 @@ FILE_KINDS = {
          "find_package(OpenCV 3.0 REQUIRED)\nFIND_PACKAGE(Caffe)\n"},
         "other_manifest", "software.cmake_find_package", {"opencv", "caffe"},
     ),
+    "requirements_folder": (
+        {"requirements/pt2.txt": "torch>=2.0.1\neinops\n"},
+        "requirements_file", "software.requirements_file", {"torch", "einops"},
+    ),
+    "conda_env_any_name": (
+        {"environment/e4e_env.yaml": "name: e4e\nchannels:\n  - conda-forge\ndependencies:\n"
+         "  - pytorch=1.3.1\n  - pip:\n    - lpips==0.1.3\n"},
+        "conda_env", "software.conda_env", {"pytorch", "lpips"},
+    ),
+    "cog_yaml": (
+        {"cog.yaml": "build:\n  gpu: true\n  python_version: '3.8'\n  python_packages:\n"
+         "    - torch==1.8.0\n    - timm==0.4.12\npredict: predict.py:Predictor\n"},
+        "other_manifest", "software.cog", {"torch", "timm"},
+    ),
     "r_description": (
         {"DESCRIPTION": "Package: deepr\nVersion: 0.1\nDepends: R (>= 3.5)\n"
          "Imports: keras (>= 2.2),\n    tensorflow\n"},
@@ -180,6 +194,9 @@ NOT_LISTING = {
     "empty_package_json": {"pkg/package.json": '{"name": "x", "version": "1.0.0"}'},
     "not_an_r_description": {"DESCRIPTION": "A model that segments cells.\n"},
     "script_that_only_trains": {"train.sh": "python train.py --epochs 10\n"},
+    "training_config_yaml": {"configs/train.yaml": "name: run1\nmodel:\n  dependencies: []\n"},
+    "ci_workflow": {".github/workflows/ci.yml": "name: CI\njobs:\n  dependencies:\n  - run: x\n"},
+    "cog_without_packages": {"cog.yaml": "build:\n  gpu: true\npredict: predict.py:Predictor\n"},
 }
 
 
@@ -262,6 +279,9 @@ README_POSITIVE = {
     "unknown_package_with_version": "## Requirements\n- tushare 0.7.4\n",
     "unknown_item_beside_known_ones": "## Dependencies\n- numpy\n- texttable\n",
     "inline_label": "Environment: Python 3.6, PyTorch 1.0, CUDA 9.0\n",
+    "package_named_before_requirement": "[PyTorch](https://pytorch.org) is the only requirement.\n",
+    "package_named_before_required": "NumPy and SciPy are required.\n",
+    "runnable_with_version": "The code should be directly runnable with PyTorch v1.0.0 or above.\n",
     "requirements_table": "## Requirements\n| Package | Version |\n|---|---|\n| torch | 1.4 |\n",
 }
 README_NEGATIVE = {
@@ -282,6 +302,8 @@ README_NEGATIVE = {
     "test_requirements": "## Test requirement\nTests should be\n\n- thorough, covering cases.\n",
     "data_requirements": "## Dataset requirements\n- Image\n- Label\n",
     "table_header_only": "## Requirements\n| Package | Version |\n|---|---|\n",
+    "package_not_required": "PyTorch is not required for the demo.\n",
+    "runnable_without_version": "The notebook is runnable with PyTorch on a laptop.\n",
     "files_of_the_project": "## Packages\n- `models/`: the networks\n- train.py: training\n",
 }
 
