@@ -44,7 +44,7 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                        ("full", r"(?!re\.|regex\.)\w+(?:\.\w+)*\.compile\($|\.compile\($")),
     # JAX and the libraries that build models on it (Flax, Haiku, Equinox, Optax)
     "fw.jax": (("full", r"jax\.(?:grad|jit|value_and_grad|vmap|pmap|lax|random|nn)\b|jnp\.\w|"
-                r"hk\.\w|optax\.\w|eqx\.\w|nn\.(?:compact|Dense|DenseGeneral|Conv|ConvTranspose|"
+                r"hk\.\w|optax\.\w|eqx\.\w|nnx\.\w|nn\.(?:compact|Dense|DenseGeneral|Conv|ConvTranspose|"
                 r"Module|LayerNorm|Embed|MultiHeadDotProductAttention|scan|remat)\b"),),
     "fw.mxnet": (("full", r"mx\.(?:sym|symbol|gluon|mod|nd|io|init|optimizer|autograd)\.\w|"
                   r"gluon\.(?:nn|rnn|Trainer|HybridBlock|Block)\b"),),

@@ -401,3 +401,29 @@ def test_dependency_details_name_spec_and_source(tmp_path: Path) -> None:
     assert ctx.details["dependencies"] == [
         {"name": "numpy", "spec": "==1.16", "source": "requirements.txt:2"}
     ]
+
+
+def _awesome_list(entries: int) -> str:
+    papers = "".join(
+        f"- [Paper {i}](https://arxiv.org/abs/2101.{i:05d}) - A deep model.\n"
+        for i in range(entries)
+    )
+    return (
+        "# Awesome Deep Learning\n\nA curated list of papers, libraries and courses.\n\n"
+        f"## Papers\n\n{papers}\n## Libraries\n\n"
+        "- [PyTorch](https://pytorch.org) - Tensors and dynamic neural networks.\n"
+        "- [Keras](https://keras.io) - Deep learning for humans.\n\n"
+        "## Courses\n\n- [CS231n](https://cs231n.stanford.edu) - Requires numpy.\n"
+    )
+
+
+def test_awesome_and_reading_lists_state_no_requirements(tmp_path: Path) -> None:
+    labels, _ = _classify(tmp_path / "list", {"README.md": _awesome_list(30)})
+    assert labels["software_req"].value is False, labels["software_req"].evidence
+    # a project README linking a few papers still states its requirements
+    labels, _ = _classify(tmp_path / "project", {"README.md": _awesome_list(5)})
+    assert labels["software_req"].value is True
+    # and a list that ships a dependency file still has one
+    files = {"README.md": _awesome_list(30), "requirements.txt": "mkdocs\n"}
+    labels, _ = _classify(tmp_path / "site", files)
+    assert labels["software_req"].value is True
