@@ -139,12 +139,14 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                        r"generator\w*)\(?"),),
     # the two sides of adversarial training: each network's own loss or optimizer
     "net.d_step": (("full", r"(?:\w+\.)*(?:d_loss\w*|D_loss\w*|loss_D\w*|loss_d|lossD\w*|"
-                    r"disc_loss\w*|errD\w*|l_d_\w+|(?:optimizer|optim|opt)_?[Dd]|"
-                    r"[dD]_?(?:optimizer|optim|opt)|run_D|\w*discriminator_(?:loss|optimizer|optim|"
+                    r"disc_loss\w*|dis_loss\w*|loss_dis\w*|errD\w*|l_d_\w+|[dD]_cost|disc_cost|"
+                    r"(?:optimizer|optim|opt)_?(?:[Dd]|disc|dis)|[dD]_?(?:optimizer|optim|opt|solver|"
+                    r"train_op|vars)|D_solver|run_D|train_D|\w*discriminator_(?:loss|optimizer|optim|"
                     r"opt)\w*|\w*disc_(?:optimizer|opt)\w*)\b"),),
     "net.g_step": (("full", r"(?:\w+\.)*(?:g_loss\w*|G_loss\w*|loss_G\w*|loss_g|lossG\w*|"
-                    r"gen_loss\w*|gene_loss\w*|errG\w*|l_g_\w+|(?:optimizer|optim|opt)_?[Gg]|"
-                    r"[gG]_?(?:optimizer|optim|opt)|run_G|\w*generator_(?:loss|optimizer|optim|"
+                    r"gen_loss\w*|gene_loss\w*|loss_gen\w*|errG\w*|l_g_\w+|[gG]_cost|gen_cost|"
+                    r"(?:optimizer|optim|opt)_?(?:[Gg]|gen)|[gG]_?(?:optimizer|optim|opt|solver|"
+                    r"train_op|vars)|G_solver|run_G|train_G|\w*generator_(?:loss|optimizer|optim|"
                     r"opt)\w*|\w*gen_(?:optimizer|opt)\w*)\b"),),
     "net.adversarial": (("last", r"(?:[Aa]dversarial\w*|GAN|gan_loss|DCGAN|WGAN\w*)\(?"),),
     "net.rl": (("full", r"gym\.make\("),

@@ -36,7 +36,7 @@ STEM_WORDS = (
     "_proj", "wq", "wk", "wv", "query_key_value", "dot_product", "norm", "feedforward",
     "feed_forward", "mlp", "ffn", "vit", "swin", "deit", "beit", "opt", "run_d", "run_g",
     "lossd", "lossg", "gene_loss", "disc_", "l_d_", "l_g_", "jax.", "jnp.", "hk.",
-    "optax.", "eqx.", "nnx.",
+    "optax.", "eqx.", "nnx.", "_vars", "opt_", "_cost", "dis_loss",
 )  # fmt: skip
 
 
