@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from miner.audit.classify.dependency import NOT_PACKAGES, Dependency, Manifest
 from miner.audit.classify.doc_requirements import DocFinding, doc_requirements
 from miner.audit.classify.manifests import dependency_manifests
+from miner.audit.classify.notebook_installs import notebook_findings
 from miner.audit.detect import AuditContext
 from miner.audit.docs import Block
 from miner.codebook import Evidence
@@ -106,7 +107,8 @@ def classify_software(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterabl
             b for b in ctx.docs.blocks
             if b.path in wanted and (b.kind == "code" or b.path not in lists)
         ]  # fmt: skip
-        findings = doc_requirements(blocks, _self_names(ctx, blocks))
+        self_names = _self_names(ctx, blocks)
+        findings = doc_requirements(blocks, self_names) + notebook_findings(ctx, self_names)
     except Exception as exc:
         ctx.warnings.append(f"documentation requirements: {type(exc).__name__}: {exc}")
 

@@ -427,3 +427,33 @@ def test_awesome_and_reading_lists_state_no_requirements(tmp_path: Path) -> None
     files = {"README.md": _awesome_list(30), "requirements.txt": "mkdocs\n"}
     labels, _ = _classify(tmp_path / "site", files)
     assert labels["software_req"].value is True
+
+
+def _notebook(*cells: str) -> str:
+    import json
+
+    code = [{"cell_type": "code", "source": c, "metadata": {}, "outputs": []} for c in cells]
+    return json.dumps({"cells": code, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_installs_in_a_notebook_that_runs_the_model_state_requirements(tmp_path: Path) -> None:
+    colab = _notebook(
+        "!pip install -q diffusers==0.21.0 transformers\n%pip install -e .\n",
+        "import torch\nfrom diffusers import StableDiffusionPipeline\n",
+    )
+    labels, ctx = _classify(tmp_path / "demo", {"demo.ipynb": colab})
+    assert labels["software_req"].value is True
+    assert labels["dependency_file"].value is False
+    assert labels["versions_pinned"].value is True
+    evidence = labels["software_req"].evidence[0]
+    assert evidence.rule == "software.notebook_install" and evidence.line > 0
+    assert {"diffusers", "transformers"} <= _names(ctx)
+
+
+def test_installs_in_a_notebook_that_runs_no_network_state_none(tmp_path: Path) -> None:
+    recorder = _notebook("!pip install pyaudio\n", "import pyaudio\nimport wave\n")
+    labels, _ = _classify(tmp_path / "demo", {"AudioRecorder.ipynb": recorder})
+    assert labels["software_req"].value is False
+    own = _notebook("!pip install demo\n", "import torch\n")
+    labels, _ = _classify(tmp_path / "demo2" / "demo", {"run.ipynb": own})
+    assert labels["software_req"].value is False
