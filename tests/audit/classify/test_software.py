@@ -93,6 +93,16 @@ FILE_KINDS = {
          '[project.optional-dependencies]\ndev = ["pytest"]\n'},
         "setup", "software.pyproject", {"numpy", "pytest"},
     ),
+    "pyproject_dependency_groups": (
+        {"pyproject.toml": '[project]\nname = "x"\n\n[dependency-groups]\n'
+         'train = ["torch>=2.1", {include-group = "dev"}]\ndev = ["pytest"]\n'},
+        "setup", "software.pyproject", {"torch", "pytest"},
+    ),
+    "pyproject_uv_and_hatch": (
+        {"pyproject.toml": '[project]\nname = "x"\n\n[tool.uv]\ndev-dependencies = ["ruff"]\n\n'
+         '[tool.hatch.envs.train]\ndependencies = ["lightning>=2"]\n'},
+        "setup", "software.pyproject", {"ruff", "lightning"},
+    ),
     "pyproject_poetry": (
         {"pyproject.toml": '[tool.poetry]\nname = "x"\n[tool.poetry.dependencies]\n'
          'python = "^3.8"\ntorch = "^1.9"\n'},
