@@ -46,6 +46,9 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
     "fw.jax": (("full", r"jax\.(?:grad|jit|value_and_grad|vmap|pmap|lax|random|nn)\b|jnp\.\w|"
                 r"hk\.\w|optax\.\w|eqx\.\w|nnx\.\w|nn\.(?:compact|Dense|DenseGeneral|Conv|ConvTranspose|"
                 r"Module|LayerNorm|Embed|MultiHeadDotProductAttention|scan|remat)\b"),),
+    # Hugging Face classes of its TensorFlow and Flax ports (the plain classes are PyTorch)
+    "fw.hf_tf": (("full", r"TF(?:Auto\w+|[A-Z]\w*(?:Model|For[A-Z]\w+|MainLayer))\b"),),
+    "fw.hf_flax": (("full", r"Flax(?:Auto\w+|[A-Z]\w*(?:Model|For[A-Z]\w+))\b"),),
     "fw.mxnet": (("full", r"mx\.(?:sym|symbol|gluon|mod|nd|io|init|optimizer|autograd)\.\w|"
                   r"gluon\.(?:nn|rnn|Trainer|HybridBlock|Block)\b"),),
     "fw.theano": (("full", r"theano\.(?:function|scan|shared|tensor)\b|T\.(?:nnet|tanh|dot|matrix|"

@@ -341,3 +341,21 @@ def test_keras_model_in_a_helpers_file_beats_tf_logging_in_the_training_script(a
     )
     labels, _ = audit({"run_helpers.py": helpers, "run.py": run})
     assert value(labels, "primary_framework") == "keras"
+
+
+def test_hugging_face_trainer_is_pytorch_and_its_tf_port_is_tensorflow(audit) -> None:  # type: ignore[no-untyped-def]
+    trainer = (
+        "from transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n\n"
+        "model = AutoModelForCausalLM.from_pretrained(args.model_name_or_path)\n"
+        "trainer = Trainer(model=model, args=TrainingArguments(output_dir='out'))\n"
+        "trainer.train()\n"
+    )
+    labels, _ = audit({"train.py": trainer})
+    assert value(labels, "primary_framework") == "pytorch"
+    keras_port = (
+        "from transformers import TFAutoModelForSequenceClassification\n\n"
+        "model = TFAutoModelForSequenceClassification.from_pretrained('bert-base-cased')\n"
+        "model.compile(optimizer='adam')\nmodel.fit(train_set, epochs=3)\n"
+    )
+    labels, _ = audit({"train.py": keras_port})
+    assert value(labels, "primary_framework") == "tensorflow"

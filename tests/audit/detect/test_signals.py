@@ -16,6 +16,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "fw.keras_model": ("Sequential(", "model.compile(", ".compile(", "model.fit_generator("),
     "fw.jax": ("jax.value_and_grad(", "jnp.zeros(", "nn.compact", "hk.Linear(", "optax.adam(",
                "nnx.Linear("),
+    "fw.hf_tf": ("TFAutoModel.from_pretrained(", "TFBertForSequenceClassification"),
+    "fw.hf_flax": ("FlaxAutoModelForCausalLM", "FlaxT5ForConditionalGeneration.from_pretrained("),
     "fw.mxnet": ("mx.sym.Convolution(", "gluon.nn"),
     "fw.theano": ("theano.function(", "T.nnet", "lasagne.layers.DenseLayer("),
     "fw.chainer": ("chainer.Chain", "L.Convolution2D("),
@@ -87,6 +89,8 @@ NOT = {
         "tf.compat.v1.enable_eager_execution(",
     ),
     "fw.jax": ("jax.numpy", "nn.Conv2d("),
+    "fw.hf_tf": ("TFRecordDataset(", "AutoModel", "TF_CONFIG"),
+    "fw.hf_flax": ("FlaxConfig", "AutoModel"),
 }
 
 
