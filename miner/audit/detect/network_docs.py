@@ -41,6 +41,12 @@ OTHER_WORK = re.compile(
     r"license|contact|faq|news|changelog|todo|future",
     re.I,
 )
+# A type named only to compare ("outperforms CNNs", "unlike GANs", "beat GANs") is not the model.
+COMPARED = re.compile(
+    r"\b(?:than|unlike|beats?|outperform\w*|compared (?:to|with)|vs\.?|versus|instead of|"
+    r"rather than|without|replac\w*|superior to|competitive with)\b[^.;:]{0,40}$",
+    re.I,
+)
 INTRO_BLOCKS = 4  # title and the first paragraphs: the project's own description
 INTRO_WORDS = 6  # shorter blocks (a venue line, an image's alt text) are not a paragraph
 INTRO_SHARE = 0.5
@@ -68,8 +74,14 @@ def doc_votes(
         if n == 0 or len(block.text.split()) >= INTRO_WORDS:
             n += 1
         for kind, pattern in DOC_PATTERNS.items():
-            m = pattern.search(block.text)
-            if not m or votes[kind] >= share:
+            if votes[kind] >= share:
+                continue
+            m = next(
+                (m for m in pattern.finditer(block.text)
+                 if not COMPARED.search(block.text, max(0, m.start() - 60), m.start())),
+                None,
+            )  # fmt: skip
+            if not m:
                 continue
             votes[kind] = max(votes[kind], share)
             if in_intro:

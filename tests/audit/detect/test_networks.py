@@ -357,3 +357,14 @@ def test_an_encoder_trained_against_a_discriminator_is_adversarial(audit) -> Non
     scorer = "import torch\n\nD = Discriminator()\nD.load_state_dict(torch.load(p))\nprint(D(x))\n"
     labels, _ = audit({"score.py": scorer, **files})
     assert "gan" not in value(labels, "network_types")  # type: ignore[operator]
+
+
+def test_a_type_named_only_in_a_comparison_is_not_the_model(audit) -> None:  # type: ignore[no-untyped-def]
+    files = {f"models/unet_{i}.py": DDPM_UNET for i in range(4)}
+    files["autoencoder/losses.py"] = GAN
+    readme = "# Diffusion\n\nDiffusion models beat GANs on image synthesis.\n"
+    labels, _ = audit({"README.md": readme, **files})
+    assert value(labels, "paper_network") == "CNN"
+    readme = "# Diffusion\n\nA diffusion model whose decoder is trained as a GAN.\n"
+    labels, _ = audit({"README.md": readme, **files})
+    assert value(labels, "paper_network") == "GAN"
