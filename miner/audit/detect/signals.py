@@ -113,7 +113,7 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
     "net.attn_block": (("last", r"(?:(?!(?:Channel|Spatial|Pixel|Coord|SE|Squeeze\w*|Triplet|"
                         r"Position|Criss\w*|ECA?|Efficient\w*)Attention)\w*Attention\w*|\w*Attn"
                         r"(?:Block|Layer|Processor|Op)?|(?:to_|c_|in_|)qkv\w*|qkv|to_[qkv]|"
-                        r"[qkv]_proj|wq|wk|wv|query_key_value|flash_attn\w*|"
+                        r"[qkv]_proj|query_key_value|flash_attn\w*|"
                         r"memory_efficient_attention|\w*dot_product_attention|"
                         r"\w+Transformer(?:Block|Layer|Encoder|Decoder|Model)?\w*|"
                         r"Transformer\w+)\(?"),),

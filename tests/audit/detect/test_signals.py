@@ -78,6 +78,7 @@ NOT = {
         "self.attn",
         "transformers",
         "attention_mask",
+        "model.wv",
     ),
     "net.tf_backbone": ("activity", "environment", "convnext("),
     "net.d_step": ("optimizer", "self.opt", "d_model", "d_vars_all", "opt_distance"),
