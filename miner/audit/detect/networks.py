@@ -123,7 +123,7 @@ def _adversarial(index: CodeIndex, sf: SourceFile, scores: Scores, evidence: Evi
         vote = sf.weight * GAN_FILE_VOTE
         scores["gan"] += vote
         evidence.setdefault("gan", []).append(
-            (vote, _evidence(index, sf, ("net.discriminator",), "gan"))
+            (vote, _evidence(index, sf, ("net.d_step", "net.discriminator"), "gan"))
         )
 
 
