@@ -109,25 +109,35 @@ def clone(
         only=names,
         token=config.token,
     )
+    from miner.procs import interruptible
+
     with open_store(config) as store:
+        before = _stored(store)
         try:
-            if is_tty():
-                summary = _clone_with_progress(store, options)
-            else:
-                summary = clone_all(store, options, _print_line)
+            with interruptible():
+                if is_tty():
+                    summary = _clone_with_progress(store, options)
+                else:
+                    summary = clone_all(store, options, _print_line)
         except KeyboardInterrupt:
-            done = store.query("SELECT COUNT(*) FROM clones WHERE status = 'cloned'")[0][0]
             typer.echo(
-                f"interrupted: {done} checkouts stored; run `miner clone` again to resume",
+                f"interrupted: {_stored(store) - before} new checkouts stored this run"
+                f" ({_stored(store)} in all); run `miner clone` again to resume",
                 err=True,
             )
             raise typer.Exit(130) from None
     typer.echo(summary.line())
 
 
+def _stored(store: Store) -> int:
+    return int(store.query("SELECT COUNT(*) FROM clones WHERE status = 'cloned'")[0][0])
+
+
 def _print_line(event: CloneEvent) -> None:
     if event.kind == "done" and event.result is not None:
         typer.echo(result_line(event.result))
+    elif event.kind == "elsewhere":
+        typer.echo(f"{'elsewhere':<8} {event.full_name}  (another run on this store has it)")
 
 
 def _clone_with_progress(store: Store, options: CloneOptions) -> CloneSummary:
@@ -155,6 +165,8 @@ def _clone_with_progress(store: Store, options: CloneOptions) -> CloneSummary:
                 progress.update(task, total=event.total)
             elif event.kind == "start" and event.full_name:
                 running.append(event.full_name)
+            elif event.kind == "elsewhere":
+                progress.update(task, completed=event.done)
             elif event.kind == "done" and event.result is not None:
                 if event.full_name in running:
                     running.remove(event.full_name)

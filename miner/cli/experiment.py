@@ -77,7 +77,8 @@ def run_cmd(
     """Run the training N times per configuration, pinned; finished runs are skipped."""
     from miner.errors import ExperimentError
     from miner.experiment.pinning import parse_seed_modes, parse_threads, usable_cpus
-    from miner.experiment.run import plan, run_experiment
+    from miner.experiment.run import finished_runs, plan, run_experiment
+    from miner.procs import interruptible
     from miner.select.manifest import Manifest, example_manifest, load_manifest, run_spec
 
     if (manifest is None) == (not example):
@@ -103,11 +104,20 @@ def run_cmd(
         keep_workdir=keep_workdir,
     )  # fmt: skip
     ran = skipped = failed = 0
-    for event in _progress(events, total):
-        record = event.record
-        skipped += event.skipped
-        ran += not event.skipped
-        failed += record.status != "ok"
+    try:
+        with interruptible():
+            for event in _progress(events, total):
+                record = event.record
+                skipped += event.skipped
+                ran += not event.skipped
+                failed += record.status != "ok"
+    except KeyboardInterrupt:
+        typer.echo(
+            f"interrupted: {ran} runs recorded by this run ({finished_runs(folder)} of {total} in"
+            f" all, the one in progress stopped and removed); run the same command to resume",
+            err=True,
+        )
+        raise typer.Exit(130) from None
     typer.echo(f"ran {ran}, skipped {skipped} finished earlier, {failed} not ok; {folder}/runs.csv")
     if failed:
         raise typer.Exit(1)

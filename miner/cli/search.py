@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -11,6 +12,7 @@ from rich.table import Table
 from miner.cli import app
 from miner.cli.common import DbOption, StudyOption, is_tty, open_store, settings
 from miner.config import DEFAULT_API_URL
+from miner.procs import interruptible
 from miner.search.crawl import (
     PageFetched,
     SearchFinished,
@@ -18,10 +20,29 @@ from miner.search.crawl import (
     SearchSummary,
     SliceFinished,
     SliceStarted,
+    StoreWaiting,
     run_search,
 )
 from miner.search.github import Waiting
 from miner.search.slicing import IN_FIELDS, SearchFilters
+
+
+class StoredCounter:
+    """Counts what the pages stored, for the line printed on an interruption."""
+
+    def __init__(self) -> None:
+        self.new = self.pages = 0
+
+    def wrap(self, handler: Callable[[object], None]) -> Callable[[object], None]:
+        """`handler`, counting stored pages on the way."""
+
+        def counted(event: object) -> None:
+            if isinstance(event, PageFetched):
+                self.new += event.new
+                self.pages += 1
+            handler(event)
+
+        return counted
 
 
 class LineProgress:
@@ -45,6 +66,8 @@ class LineProgress:
     @staticmethod
     def line(event: object) -> str | None:
         """The line for `event`, or None for events too frequent to print (pages, ticks)."""
+        if isinstance(event, StoreWaiting):
+            return event.message
         if isinstance(event, SearchStarted):
             if event.complete:
                 return f"search {event.keyword!r}: already complete ({event.fetched:,} stored)"
@@ -94,7 +117,9 @@ class LiveProgress:
 
     def __call__(self, event: object) -> None:
         progress = self.progress
-        if isinstance(event, SearchStarted):
+        if isinstance(event, StoreWaiting):
+            progress.console.print(event.message, highlight=False)
+        elif isinstance(event, SearchStarted):
             self.slices = self.pages = 0
             self.task = progress.add_task(
                 event.keyword, total=None, completed=event.fetched, detail="starting"
@@ -228,6 +253,10 @@ def search_command(
             show_default=False,
         ),
     ] = None,
+    wait: Annotated[
+        bool,
+        typer.Option("--wait", help="If another search holds the store, wait for it to finish."),
+    ] = False,
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
@@ -247,17 +276,25 @@ def search_command(
     )
     config = settings(study, db, api_url=api_url, token=token)
     tty = is_tty()
+    counter = StoredCounter()
     try:
-        if tty:
-            with LiveProgress(Console(stderr=True)) as live:
-                summary = run_search(config, keywords, filters, on_event=live, refresh=refresh)
-        else:
-            summary = run_search(
-                config, keywords, filters, on_event=LineProgress(), refresh=refresh
-            )
+        with interruptible():
+            if tty:
+                with LiveProgress(Console(stderr=True)) as live:
+                    summary = run_search(
+                        config, keywords, filters, on_event=counter.wrap(live), refresh=refresh,
+                        wait=wait,
+                    )  # fmt: skip
+            else:
+                summary = run_search(
+                    config, keywords, filters, on_event=counter.wrap(LineProgress()),
+                    refresh=refresh, wait=wait,
+                )  # fmt: skip
     except KeyboardInterrupt:
         typer.echo(
-            "interrupted: what was fetched is stored; run the same command to resume", err=True
+            f"interrupted: {counter.new:,} repositories stored by this run ({counter.pages:,}"
+            " pages); run the same command to resume",
+            err=True,
         )
         raise typer.Exit(130) from None
     console = Console(width=None if tty else 120, force_terminal=tty)

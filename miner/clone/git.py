@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from miner.clone.options import human_bytes
 from miner.errors import CloneError
+from miner.procs import child_preexec
 
 POLL_SECONDS = 0.1
 ONLINE_PROTOCOLS = "https:http:file"
@@ -173,6 +174,7 @@ class GitSession:
             as_process=True,
             env=self.env(git_dir, work_tree, online),
             istream=subprocess.PIPE if stdin is not None else None,
+            preexec_fn=child_preexec(),  # git dies with this process, even from SIGKILL
         )
         proc = cast("subprocess.Popen[bytes]", handle.proc)
         pending = stdin

@@ -14,7 +14,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -42,6 +41,7 @@ from miner.experiment.records import (
     write_record,
     write_runs_csv,
 )
+from miner.procs import end_group, guardian, kill_group, spawn_group
 from miner.select.manifest import Manifest, RunSpec, example_dir
 
 PLACEHOLDER = re.compile(r"\{(python|example_dir|source|workdir|run_dir|seed|threads)\}")
@@ -98,9 +98,13 @@ def run_experiment(
             yield RunEvent(earlier, skipped=True)
             continue
         run_dir = out_dir / config.key / f"run-{index:03d}"
-        record = run_once(
-            manifest, config, index, run_dir, python, libraries, keep_workdir=keep_workdir
-        )
+        try:
+            record = run_once(
+                manifest, config, index, run_dir, python, libraries, keep_workdir=keep_workdir
+            )
+        except BaseException:  # interrupted: no half-written run is left behind
+            shutil.rmtree(run_dir, ignore_errors=True)
+            raise
         write_record(record, run_dir)
         write_runs_csv(out_dir)
         yield RunEvent(record, skipped=False)
@@ -239,37 +243,54 @@ def _execute(
     with (run_dir / "stdout.log").open("wb") as out, (run_dir / "stderr.log").open("wb") as err:
         start = time.perf_counter()
         try:
-            proc = subprocess.Popen(
-                argv, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                start_new_session=True,
-            )  # fmt: skip
+            # Its own process group, killed whole on a timeout or an interruption, and by a
+            # guardian process should this one die: nothing of a run outlives it.
+            proc = spawn_group(
+                argv, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err
+            )
         except OSError as exc:
             return _Outcome(None, "error", 0.0, None, None, None, f"cannot start: {exc}")
         status, error = "ok", None
-        while True:
-            # wait4 rather than Popen.wait: it also returns the child's CPU time and peak memory.
-            pid, wait_status, rusage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            sample = read_proc_status(proc.pid)
-            if sample and (run_dir / "launch.json").exists():  # pinned by now: safe to read
-                observed = sample.get("cpus", observed)  # type: ignore[assignment]
-                threads = sample.get("threads")
-                if isinstance(threads, int):
-                    threads_max = max(threads_max or 0, threads)
-            if timeout and status == "ok" and time.perf_counter() - start > timeout:
-                status, error = "timeout", f"killed after {timeout:g} s"
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)  # the whole group: workers too
-                except ProcessLookupError:
-                    pass
-            time.sleep(POLL_SECONDS)
+        try:
+            while True:
+                if (ended := _reap(proc.pid)) is not None:
+                    wait_status, rusage = ended
+                    break
+                sample = read_proc_status(proc.pid)
+                if sample and (run_dir / "launch.json").exists():  # pinned by now: safe to read
+                    observed = sample.get("cpus", observed)  # type: ignore[assignment]
+                    threads = sample.get("threads")
+                    if isinstance(threads, int):
+                        threads_max = max(threads_max or 0, threads)
+                if timeout and status == "ok" and time.perf_counter() - start > timeout:
+                    status, error = "timeout", f"killed after {timeout:g} s"
+                    kill_group(proc.pid)  # the whole group: workers too
+                time.sleep(POLL_SECONDS)
+        except BaseException:  # interrupted: end the run's whole group before going on
+            end_group(proc)
+            raise
+        guardian().forget(proc.pid)
         wall = time.perf_counter() - start
     code = os.waitstatus_to_exitcode(wait_status)
     proc.returncode = code  # already reaped above
     if status == "ok" and code != 0:
         status, error = "failed", f"exit status {code}"
     return _Outcome(code, status, wall, rusage, observed, threads_max, error)
+
+
+def _reap(pid: int) -> tuple[int, Any] | None:
+    """(wait status, rusage) once child `pid` has exited, else None. Where the platform can
+    look without reaping, what the run left running in its group is killed first, while the
+    unreaped leader keeps the group's id from being reused."""
+    if hasattr(os, "waitid"):
+        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            return None
+        kill_group(pid)
+        _, wait_status, rusage = os.wait4(pid, 0)
+        return wait_status, rusage
+    # wait4 rather than Popen.wait: it also gives the child's CPU time and peak memory.
+    reaped, wait_status, rusage = os.wait4(pid, os.WNOHANG)
+    return (wait_status, rusage) if reaped else None
 
 
 def _collect(

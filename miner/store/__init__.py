@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from miner.store.claims import ClaimQueries
 from miner.store.clones import CloneQueries
 from miner.store.core import StoreBase
 from miner.store.labels import LabelQueries
 from miner.store.repos import RepoQueries
 
 
-class Store(RepoQueries, CloneQueries, LabelQueries, StoreBase):
+class Store(RepoQueries, CloneQueries, LabelQueries, ClaimQueries, StoreBase):
     """All of a study's tables; each stage's queries live in their own mixin module."""
 
     def __enter__(self) -> Store:
