@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -11,7 +10,7 @@ from rich.table import Table
 
 from miner.cli import app
 from miner.cli.common import DbOption, StudyOption, is_tty, open_store, settings
-from miner.config import DEFAULT_API_URL
+from miner.config import DEFAULT_API_URL, Settings
 from miner.procs import interruptible
 from miner.search.crawl import (
     PageFetched,
@@ -25,24 +24,6 @@ from miner.search.crawl import (
 )
 from miner.search.github import Waiting
 from miner.search.slicing import IN_FIELDS, SearchFilters
-
-
-class StoredCounter:
-    """Counts what the pages stored, for the line printed on an interruption."""
-
-    def __init__(self) -> None:
-        self.new = self.pages = 0
-
-    def wrap(self, handler: Callable[[object], None]) -> Callable[[object], None]:
-        """`handler`, counting stored pages on the way."""
-
-        def counted(event: object) -> None:
-            if isinstance(event, PageFetched):
-                self.new += event.new
-                self.pages += 1
-            handler(event)
-
-        return counted
 
 
 class LineProgress:
@@ -177,6 +158,13 @@ def _summary_table(summary: SearchSummary) -> Table:
     return table
 
 
+def _repo_count(config: Settings) -> int:
+    if not config.db.exists():
+        return 0
+    with open_store(config) as store:
+        return store.repo_count()
+
+
 @app.command("search")
 def search_command(
     keywords: Annotated[
@@ -276,24 +264,23 @@ def search_command(
     )
     config = settings(study, db, api_url=api_url, token=token)
     tty = is_tty()
-    counter = StoredCounter()
+    before = _repo_count(config)
     try:
         with interruptible():
             if tty:
                 with LiveProgress(Console(stderr=True)) as live:
                     summary = run_search(
-                        config, keywords, filters, on_event=counter.wrap(live), refresh=refresh,
-                        wait=wait,
-                    )  # fmt: skip
+                        config, keywords, filters, on_event=live, refresh=refresh, wait=wait
+                    )
             else:
                 summary = run_search(
-                    config, keywords, filters, on_event=counter.wrap(LineProgress()),
-                    refresh=refresh, wait=wait,
-                )  # fmt: skip
+                    config, keywords, filters, on_event=LineProgress(), refresh=refresh, wait=wait
+                )
     except KeyboardInterrupt:
+        after = _repo_count(config)
         typer.echo(
-            f"interrupted: {counter.new:,} repositories stored by this run ({counter.pages:,}"
-            " pages); run the same command to resume",
+            f"interrupted: {after - before:,} new repositories stored by this run ({after:,} in"
+            " the store); run the same command to resume",
             err=True,
         )
         raise typer.Exit(130) from None

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from miner.clone.options import human_bytes
 from miner.errors import CloneError
-from miner.procs import child_preexec
+from miner.procs import child_preexec, guardian, kill_group
 
 POLL_SECONDS = 0.1
 ONLINE_PROTOCOLS = "https:http:file"
@@ -174,9 +174,13 @@ class GitSession:
             as_process=True,
             env=self.env(git_dir, work_tree, online),
             istream=subprocess.PIPE if stdin is not None else None,
-            preexec_fn=child_preexec(),  # git dies with this process, even from SIGKILL
+            # Its own process group (git starts helpers: remote-https, index-pack...), ended
+            # whole on a cancel, a timeout, or by the guardian should this process die.
+            start_new_session=True,
+            preexec_fn=child_preexec(),
         )
         proc = cast("subprocess.Popen[bytes]", handle.proc)
+        guardian().watch(proc.pid, group=True)
         pending = stdin
         try:
             while True:
@@ -188,8 +192,9 @@ class GitSession:
                     self._check(watch)
         finally:
             if proc.poll() is None:
-                kill_tree(proc.pid)
+                kill_group(proc.pid)
                 proc.communicate()
+            guardian().forget(proc.pid)
         self.last_stderr = err.decode("utf-8", "replace")
         if proc.returncode != 0:
             raise CloneError(self.message(self.last_stderr, args[0]), classify(self.last_stderr))
@@ -214,28 +219,6 @@ class GitSession:
         parts = dict.fromkeys(PREFIX.sub("", ln).strip() for ln in useful)  # ordered, no repeats
         text = "; ".join(p for p in parts if p)[:400] or f"git {step} failed"
         return text.replace(self.secret, "***") if self.secret else text
-
-
-def kill_tree(pid: int) -> None:
-    """Kill a git process and every process it started (index-pack, remote helpers...)."""
-    import psutil
-
-    try:
-        parent = psutil.Process(pid)
-        parent.suspend()  # stop it spawning more children while they are enumerated
-        children = parent.children(recursive=True)
-    except psutil.Error:
-        children, parent = [], None
-    for proc in children:
-        try:
-            proc.kill()
-        except psutil.Error:
-            pass
-    if parent is not None:
-        try:
-            parent.kill()
-        except psutil.Error:
-            pass
 
 
 def pack_bytes(git_dir: Path, partial: bool = False) -> int:
