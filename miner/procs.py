@@ -10,6 +10,9 @@ Three mechanisms, each for the case the others miss:
   so a signal sent to the parent's whole group does not take it down before it has done its job.
 - `interruptible` (in the parent): Ctrl-C raises KeyboardInterrupt once, and a second Ctrl-C
   while the command cleans up is ignored, so cleanup is never cut short half-way.
+
+The kernel's signal follows the thread that started the child: start children from a thread that
+outlives them (the main thread, or a pool thread that waits for its child).
 """
 
 from __future__ import annotations
