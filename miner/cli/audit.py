@@ -108,7 +108,7 @@ def analyze_command(
                     )
     except KeyboardInterrupt:
         typer.echo(
-            f"interrupted: {_counts_line(counts)} stored; run `miner analyze` again to resume",
+            f"interrupted: {_counts_line(counts)}, all stored; run `miner analyze` again to resume",
             err=True,
         )
         raise typer.Exit(130) from None
