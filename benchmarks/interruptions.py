@@ -175,7 +175,8 @@ def analyze_stage(study: Path) -> None:
 
 def experiment_stage(study: Path, manifest: Path | None) -> None:
     source = [str(manifest)] if manifest else ["--example"]
-    out = study / "runs" / "killed"
+    out = study / "runs" / (manifest.stem if manifest else "example")
+    shutil.rmtree(out, ignore_errors=True)
     proc = miner("experiment", "run", *source, "--threads", "1,2", "--runs", "3", "--out", str(out))
 
     def training() -> bool:

@@ -124,15 +124,21 @@ def pool_worker_init(parent: ProcessId, use_signal: bool = True) -> None:
     """Initializer of pool workers: die with the parent, and leave Ctrl-C to the parent (which
     stops the pool itself) so a terminal's SIGINT prints no traceback from every worker."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # held while the pool started it: see starting_child
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     die_with_parent(parent, use_signal)
 
 
 def child_preexec() -> Callable[[], None]:
-    """A Popen preexec_fn: the child dies with this process where the kernel allows it (and
-    at once if this process died before the signal was set up)."""
+    """A Popen preexec_fn, for a child started inside `starting_child()`: it dies with this
+    process where the kernel allows it (at once if this process died before the signal was set
+    up), and gets Ctrl-C back with the default action it would have after exec anyway."""
     parent = os.getpid()
 
     def preexec() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         if set_parent_death_signal() and os.getppid() != parent:
             os._exit(1)
 
@@ -226,11 +232,35 @@ def guardian() -> Guardian:
     return _guardian
 
 
+@contextmanager
+def starting_child() -> Iterator[None]:
+    """Hold Ctrl-C in this thread while a child with `child_preexec` starts: between fork and
+    exec the child runs Python code, and a Ctrl-C landing there would print a stray traceback.
+    A Ctrl-C meanwhile goes to another thread, or arrives when the block ends."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 def spawn_group(argv: list[str], **popen: Any) -> subprocess.Popen[bytes]:
     """Start `argv` as the leader of a new process group (its own session), which is killed
-    with every process it starts should this process die."""
-    proc = subprocess.Popen(argv, start_new_session=True, preexec_fn=child_preexec(), **popen)
-    guardian().watch(proc.pid, group=True)
+    with every process it starts should this process die (or be interrupted while starting it)."""
+    proc = None
+    try:
+        with starting_child():
+            proc = subprocess.Popen(
+                argv, start_new_session=True, preexec_fn=child_preexec(), **popen
+            )
+            guardian().watch(proc.pid, group=True)
+    except BaseException:
+        if proc is not None:
+            end_group(proc)
+        raise
     return proc
 
 

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from miner.audit.auditor import audit
 from miner.models import AuditResult, Checkout, Label
-from miner.procs import ProcessId, pool_worker_init
+from miner.procs import ProcessId, pool_worker_init, starting_child
 from miner.store import Store
 from miner.store.claims import TAKEN, Claims
 
@@ -102,7 +102,9 @@ def analyze(
             while len(running) < 2 * workers and (item := next(work, None)) is not None:
                 checkout, state = item
                 if state == TAKEN:
-                    running[pool.submit(_audit_job, checkout)] = checkout
+                    with starting_child():  # the pool may fork its workers here
+                        future = pool.submit(_audit_job, checkout)
+                    running[future] = checkout
                 else:
                     done += 1
                     yield AnalyzeEvent(_name(checkout), "elsewhere", done, total)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -111,26 +113,32 @@ def clone(
     )
     from miner.procs import interruptible
 
+    tally: Counter[str] = Counter()
+
+    def counted(handler: Callable[[CloneEvent], None]) -> Callable[[CloneEvent], None]:
+        def count(event: CloneEvent) -> None:
+            if event.kind == "done" and event.result is not None:
+                tally[event.result.status] += 1
+            handler(event)
+
+        return count
+
     with open_store(config) as store:
-        before = _stored(store)
         try:
             with interruptible():
                 if is_tty():
-                    summary = _clone_with_progress(store, options)
+                    summary = _clone_with_progress(store, options, counted)
                 else:
-                    summary = clone_all(store, options, _print_line)
+                    summary = clone_all(store, options, counted(_print_line))
         except KeyboardInterrupt:
+            done = ", ".join(f"{n} {status}" for status, n in sorted(tally.items())) or "none"
             typer.echo(
-                f"interrupted: {_stored(store) - before} new checkouts stored this run"
-                f" ({_stored(store)} in all); run `miner clone` again to resume",
+                f"interrupted: {sum(tally.values())} repositories done by this run ({done}), all"
+                " stored; run `miner clone` again to resume",
                 err=True,
             )
             raise typer.Exit(130) from None
     typer.echo(summary.line())
-
-
-def _stored(store: Store) -> int:
-    return int(store.query("SELECT COUNT(*) FROM clones WHERE status = 'cloned'")[0][0])
 
 
 def _print_line(event: CloneEvent) -> None:
@@ -140,7 +148,11 @@ def _print_line(event: CloneEvent) -> None:
         typer.echo(f"{'elsewhere':<8} {event.full_name}  (another run on this store has it)")
 
 
-def _clone_with_progress(store: Store, options: CloneOptions) -> CloneSummary:
+def _clone_with_progress(
+    store: Store,
+    options: CloneOptions,
+    counted: Callable[[Callable[[CloneEvent], None]], Callable[[CloneEvent], None]],
+) -> CloneSummary:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.text import Text
@@ -176,4 +188,4 @@ def _clone_with_progress(store: Store, options: CloneOptions) -> CloneSummary:
             label = ", ".join(running[:3]) + (f" +{len(running) - 3}" if len(running) > 3 else "")
             progress.update(task, running=label)
 
-        return clone_all(store, options, show)
+        return clone_all(store, options, counted(show))

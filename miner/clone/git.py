@@ -22,7 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from miner.clone.options import human_bytes
 from miner.errors import CloneError
-from miner.procs import child_preexec, guardian, kill_group
+from miner.procs import child_preexec, end_group, guardian, kill_group, starting_child
 
 POLL_SECONDS = 0.1
 ONLINE_PROTOCOLS = "https:http:file"
@@ -169,18 +169,25 @@ class GitSession:
         self._check(None)
         cwd = work_tree if work_tree is not None else git_dir.parent
         command = [Git.GIT_PYTHON_GIT_EXECUTABLE or "git", *args]
-        handle = Git(str(cwd)).execute(
-            command,
-            as_process=True,
-            env=self.env(git_dir, work_tree, online),
-            istream=subprocess.PIPE if stdin is not None else None,
-            # Its own process group (git starts helpers: remote-https, index-pack...), ended
-            # whole on a cancel, a timeout, or by the guardian should this process die.
-            start_new_session=True,
-            preexec_fn=child_preexec(),
-        )
-        proc = cast("subprocess.Popen[bytes]", handle.proc)
-        guardian().watch(proc.pid, group=True)
+        proc = None
+        try:
+            with starting_child():
+                handle = Git(str(cwd)).execute(
+                    command,
+                    as_process=True,
+                    env=self.env(git_dir, work_tree, online),
+                    istream=subprocess.PIPE if stdin is not None else None,
+                    # Its own process group (git starts helpers: remote-https, index-pack...),
+                    # ended whole on a cancel, a timeout, or by the guardian should this die.
+                    start_new_session=True,
+                    preexec_fn=child_preexec(),
+                )
+                proc = cast("subprocess.Popen[bytes]", handle.proc)
+                guardian().watch(proc.pid, group=True)
+        except BaseException:
+            if proc is not None:
+                end_group(proc)
+            raise
         pending = stdin
         try:
             while True:

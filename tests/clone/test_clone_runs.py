@@ -117,7 +117,7 @@ def test_ctrl_c_stops_with_one_line_exit_130_and_a_resumable_store(
         proc.kill()
     assert proc.returncode == 130, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
-    assert err.startswith("interrupted: 1 new checkouts stored this run (1 in all)")
+    assert err.startswith("interrupted: 1 repositories done by this run (1 cloned), all stored")
     assert tree.still_running(children) == []
     assert not (tmp_path / "data" / "repos" / ".partial").exists()  # nothing half-written
     add_repo(store, 2, "b/slow", upstreams["deep"].url)
