@@ -97,8 +97,9 @@ def run_cmd(
     from miner.experiment.device import parse_devices
     from miner.experiment.examples import load_example
     from miner.experiment.pinning import parse_threads, usable_cpus
-    from miner.experiment.run import plan, run_experiment
+    from miner.experiment.run import finished_runs, plan, run_experiment
     from miner.experiment.settings import parse_seed_modes, parse_settings
+    from miner.procs import interruptible
     from miner.select.manifest import load_manifest
 
     if (manifest is None) == (example is None):
@@ -123,11 +124,20 @@ def run_cmd(
         retry_failed=retry_failed, keep_workdir=keep_workdir,
     )  # fmt: skip
     ran = skipped = failed = 0
-    for event in _progress(events, total):
-        record = event.record
-        skipped += event.skipped
-        ran += not event.skipped
-        failed += record.status != "ok"
+    try:
+        with interruptible():
+            for event in _progress(events, total):
+                record = event.record
+                skipped += event.skipped
+                ran += not event.skipped
+                failed += record.status != "ok"
+    except KeyboardInterrupt:
+        typer.echo(
+            f"interrupted: {ran} runs recorded by this run ({finished_runs(folder)} of {total} in"
+            f" all, the one in progress stopped and removed); run the same command to resume",
+            err=True,
+        )
+        raise typer.Exit(130) from None
     typer.echo(f"ran {ran}, skipped {skipped} finished earlier, {failed} not ok; {folder}/runs.csv")
     if failed:
         raise typer.Exit(1)

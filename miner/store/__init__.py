@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from miner.store.claims import ClaimQueries
 from miner.store.clones import CloneQueries
 from miner.store.core import StoreBase
 from miner.store.labels import LabelQueries
@@ -9,7 +10,7 @@ from miner.store.repos import RepoQueries
 from miner.store.snapshots import SnapshotQueries
 
 
-class Store(RepoQueries, SnapshotQueries, CloneQueries, LabelQueries, StoreBase):
+class Store(RepoQueries, SnapshotQueries, CloneQueries, LabelQueries, ClaimQueries, StoreBase):
     """All of a study's tables; each stage's queries live in their own mixin module."""
 
     def __enter__(self) -> Store:
