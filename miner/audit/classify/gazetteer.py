@@ -26,6 +26,8 @@ INFIXES = (
     rf"(?<=[A-Za-z0-9])(?=[{CJK}])",
     r"[()\[\]:=,×+*]",
 )
+# Approximate and bound signs written against a number ("~24G", "≥16GB") are split off it.
+PREFIXES = (r"[~≈≥≤]",)
 # A cheap test that a text may name hardware at all; spaCy only sees texts that pass it. Word
 # lookups in a set are much faster than one large case-insensitive alternation.
 KEYWORDS = frozenset(
@@ -33,11 +35,11 @@ KEYWORDS = frozenset(
     "dgx gpu gpus xeon core cores ryzen threadripper epyc opteron apple cortex snapdragon kirin "
     "exynos dimensity helio bionic tpu tpus tpuv jetson xavier raspberry zcu pynq alveo ultra "
     "zedboard movidius hailo graphcore gaudi compute myriad coral cpu cpus thread threads vcpu "
-    "vcpus gb gib mb tb gigabytes gigabyte".split()
+    "vcpus gb gib mb tb gigabytes gigabyte ascend hygon iphone pixel galaxy mac macbook".split()
 )
 LETTERS = re.compile(r"[a-z]+")
 NUMBERED = re.compile(
-    r"\d ?(?:gb|g\b|gib|mb|tb|gigabyte)|[vpakmth]\d\d|\d ?ti\b|\bi[3579]\b|\bm[1-4]\b"
+    r"\d ?(?:gb|g\b|gib|mb|tb|gigabyte)|[vpakmth]\d\d|\d ?ti\b|\bi[3579]\b|\bm[1-5]\b"
 )
 
 
@@ -74,6 +76,7 @@ GEFORCE_SUFFIX = _re(r"^(ti|super|m\.?)$", op="?")  # 1080 Ti, 2080 Super, 980M
 TITAN = _w("titan", "titian")  # "Titian" is a frequent misspelling
 VENDOR = _w("nvidia", "geforce", op="?")
 GPU_WORD = _w("gpu", "gpus", "card", "cards", "graphics")
+GEFORCE_NUMBER = _re(r"^(?:10[5-8]0|16[56]0|20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0)$")
 DC_LETTER = ("k", "m", "p", "v", "t", "a", "h", "l")  # Tesla K80, P100, V100, T4, A100, H100, L4
 
 GPU: list[Pattern] = [
@@ -83,6 +86,9 @@ GPU: list[Pattern] = [
     [_w("mx"), _re(r"^(110|130|150|230|250|330|350|450|550)$")],
     [_w("nvidia", "geforce"), _re(r"^\d{3,4}$"), _re(r"^(m\.?|mx|ti|titan)$", op="?")],
     [_re(r"^\d{3,4}$"), _w("ti")],  # "1080Ti", "2080 Ti"
+    # A bare GeForce number beside a GPU word: "3090 GPUs", "4 GPUs (3090)".
+    [GEFORCE_NUMBER, GPU_WORD],
+    [GPU_WORD, _w("("), GEFORCE_NUMBER, {"TEXT": {"REGEX": r"^\)"}}],
     # TITAN family: Titan X/Xp/V/Z/Black/RTX, TitanX, "GTX Titan", "Titan GPU" (and "Titian").
     [VENDOR_GTX, VENDOR_GTX, TITAN, HYPHEN, _re(r"^(x|xp|v|z|black|rtx)\.?$")],
     [VENDOR_GTX, VENDOR_GTX, _re(r"^titan(x|xp|v|z)$")],
@@ -123,8 +129,8 @@ CPU: list[Pattern] = [
     [_w("threadripper"), _w("pro", op="?"), _re(r"^\d{4}$"), SUFFIX],
     [_w("epyc", "opteron"), _re(r"^\d{3,4}$"), SUFFIX],
     # Apple silicon and other SoCs: Apple M1, M1 Max, M2 chip, Snapdragon 855, Cortex-A72.
-    [_w("apple"), _glued("m"), _re(r"^[1-4]$")],
-    [_glued("m"), _re(r"^[1-4]$"), _w("pro", "max", "ultra", "chip", "mac", "macbook", "soc")],
+    [_w("apple", "mac", "macbook"), _glued("m"), _re(r"^[1-5]$")],
+    [_glued("m"), _re(r"^[1-5]$"), _w("pro", "max", "ultra", "chip", "mac", "macbook", "soc")],
     [_w("apple"), _glued("a"), _re(r"^1\d$")],
     [_glued("a"), _re(r"^1\d$"), _w("bionic")],
     [_w("cortex"), HYPHEN, _w("a", "m", "r"), _re(r"^\d{1,3}$")],
@@ -150,6 +156,13 @@ ACCELERATOR: list[Pattern] = [
     [_w("ultra96", "zedboard", "movidius", "hailo", "graphcore", "gaudi")],
     [_w("neural"), _w("compute"), _w("stick")],
     [_w("myriad"), _re(r"^(x\.?|2)$")],
+    # Other vendors' accelerators: Huawei Ascend 910B, Hygon DCU.
+    [_w("ascend"), _re(r"^(310|910)$"), _re(r"^[a-c]$", op="?")],
+    [_w("hygon"), _w("dcu")],
+    # Phones by model: iPhone 12 Pro, Pixel 4, Galaxy S21 (a bare "iPhone" or "Android" is not).
+    [_w("iphone"), _re(r"^\d{1,2}$"), _w("pro", "max", "mini", "plus", op="?")],
+    [{"LOWER": "pixel", "SPACY": True}, _re(r"^[1-9]$"), _w("pro", "xl", "a", op="?")],
+    [_w("galaxy"), _w("s", "note"), _re(r"^\d{1,2}$")],
 ]  # fmt: skip
 
 MEMORY_UNITS = {

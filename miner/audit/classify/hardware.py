@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from miner.audit.classify.gazetteer import INFIXES, PATTERNS, may_name_hardware
+from miner.audit.classify.gazetteer import INFIXES, PATTERNS, PREFIXES, may_name_hardware
 from miner.audit.classify.hardware_context import (
     after_gpu,
     count_before,
@@ -99,11 +99,13 @@ def _pipeline() -> tuple[Any, Any]:
     """The blank English pipeline and the Matcher, built once per process."""
     spacy = _import_spacy()
     from spacy.matcher import Matcher
-    from spacy.util import compile_infix_regex
+    from spacy.util import compile_infix_regex, compile_prefix_regex
 
     nlp = spacy.blank("en")
     infixes = [*(nlp.Defaults.infixes or ()), *INFIXES]
     nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    prefixes = [*PREFIXES, *(nlp.Defaults.prefixes or ())]
+    nlp.tokenizer.prefix_search = compile_prefix_regex(prefixes).search
     nlp.add_pipe("sentencizer")
     matcher = Matcher(nlp.vocab)
     for label, patterns in PATTERNS.items():
@@ -149,10 +151,12 @@ def _scheduler_hits(blocks: Iterable[Block]) -> Iterator[Hit]:
 
 def _device_name(span: Any) -> str:
     """The device as written, spacing normalised and model codes upper-cased ("Tesla V100")."""
-    end = span.end
-    while end - 1 > span.start and span.doc[end - 1].lower_ in GENERIC_DEVICE_WORDS:
+    start, end = span.start, span.end
+    while start < end - 1 and span.doc[start].lower_ in GENERIC_DEVICE_WORDS | {"("}:
+        start += 1  # "GPUs (3090)" -> "3090"
+    while end - 1 > start and span.doc[end - 1].lower_.strip("):") in GENERIC_DEVICE_WORDS | {""}:
         end -= 1  # "V100 GPUs" -> "V100", "M1 chip" -> "M1"
-    name = " ".join(span.doc[span.start : end].text.rstrip(".").split())
+    name = " ".join(span.doc[start:end].text.rstrip(".").split())
     name = re.sub(r"\b(gtx|rtx|gt|mx|tpu|dgx)\b", lambda m: m.group(1).upper(), name, flags=re.I)
     return re.sub(
         r"(?<!\d )\b([kmpvtahl])(\d{1,4})\b", lambda m: m.group(1).upper() + m.group(2), name

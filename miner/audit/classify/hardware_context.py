@@ -204,6 +204,12 @@ def _gpu_has(doc: Any, span: Any) -> bool:
     return False
 
 
+def _on_gpu(doc: Any, i: int) -> bool:
+    """True for "... RAM on your GPU", "... RAM of the graphics card": memory the GPU has."""
+    words = [t.lower_ for t in doc[i : min(i + 4, doc[i - 1].sent.end)]]
+    return bool(words) and words[0] in ("on", "of", "in") and bool(set(words[1:]) & GPU_WORDS)
+
+
 def memory_kind(doc: Any, span: Any, seg: Where, gpu_tokens: set[int]) -> str | None:
     """'gpu', 'system' or None (disk, data, bandwidth ...) for a memory-size match."""
     j, hint = span.end, None
@@ -223,7 +229,7 @@ def memory_kind(doc: Any, span: Any, seg: Where, gpu_tokens: set[int]) -> str | 
     if nxt in GPU_MEM_WORDS:
         return "gpu"
     if nxt in RAM_WORDS:  # "16GB RAM", but "a GPU with 12GB of RAM" is the GPU's
-        return "gpu" if _gpu_has(doc, span) else "system"
+        return "gpu" if _gpu_has(doc, span) or _on_gpu(doc, j + 1) else "system"
     if nxt in MEM_WORDS:
         return hint or _context_kind(doc, span, seg, gpu_tokens)
     if DISK.search(span.sent.text):

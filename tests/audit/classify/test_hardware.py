@@ -95,6 +95,16 @@ POSITIVE = {
     "Edge TPU": ("It runs at 30 FPS on the Edge TPU.", {"hw_other"}),
     "Jetson": ("We deployed it on a Jetson TX2.", {"hw_other"}),
     "Raspberry Pi": ("Tested on a Raspberry Pi 3.", {"hw_other"}),
+    # Approximate sizes, memory said to be the GPU's, today's devices.
+    "approximate vram": ("Inference usually requires ~13GB VRAM.", {"hw_gpu"}),
+    "approximate gpu memory": ("It requires ~24G GPU memory.", {"hw_gpu"}),
+    "ram on the gpu": ("You will need at least 3GB of RAM on your GPU.", {"hw_gpu"}),
+    "host ram": ("GenCast needs ~250GB of Host RAM (System Memory).", {"hw_memory"}),
+    "mac with chip": ("Llama.cpp runs on a Mac M2 with 16GB RAM.", {"hw_cpu", "hw_memory"}),
+    "geforce number in brackets": ("With 4 GPUs (3090): bash train.sh", {"hw_gpu"}),
+    "geforce number before gpus": ("We use Nvidia 3090 GPUs with CUDA 11.", {"hw_gpu"}),
+    "ascend and hygon": ("It also supports inference on Ascend 910 and Hygon DCU.", {"hw_other"}),
+    "phone model": ("Latency of all models measured on iPhone 12 Pro.", {"hw_other"}),
     # A job script in the docs requesting resources for this repository's run.
     "scheduler memory": (
         "```\n#!/bin/bash\n#$ -l tmem=10G   # virtual mem used\n```\n", {"hw_memory"}
@@ -140,6 +150,9 @@ NEGATIVE = {
     "article a": "Launch a 4 GPU job.",
     "bandwidth": "It streams at 1 GB/s.",
     "size under another heading": "## Data\n- 16 GB\n",
+    "brackets after gpus": "We use 8 GPUs (1080 images per batch).",
+    "pixel in a name": "This code borrows heavily from pixel2style2pixel.",
+    "phone family": "A demo app runs on iPhone and Android.",
     "code not comment": "```\npython train.py --gpu 0  # 16 GB\nnvidia-smi\n```\n",
 }
 
@@ -244,6 +257,19 @@ def test_only_the_docs_the_codebook_reads(tmp_path: Path) -> None:
     }
     labels, _ = _classify(tmp_path, files)
     assert [e.path for e in labels["hw_gpu"].evidence] == ["notes/gpu.md"]
+
+
+def test_a_folder_link_reads_that_folders_readme(tmp_path: Path) -> None:
+    files = {
+        "README.md": "# Net\nSee [examples/NLU/](examples/NLU) and "
+        "[ROS](https://github.com/someone/net/tree/master/ros).\n",
+        "examples/NLU/README.md": "We ran it on 4 NVIDIA Tesla V100 GPUs.\n",
+        "ros/README.md": "It runs on a Jetson Nano.\n",
+        "tools/README.md": "Runs on a Tesla K80.\n",  # not linked: not read
+    }
+    labels, _ = _classify(tmp_path, files)
+    assert [e.path for e in labels["hw_gpu"].evidence] == ["examples/NLU/README.md"]
+    assert [e.path for e in labels["hw_other"].evidence] == ["ros/README.md"]
 
 
 def test_a_bundled_frameworks_docs_are_not_this_projects_hardware(tmp_path: Path) -> None:
