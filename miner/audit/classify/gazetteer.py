@@ -26,8 +26,8 @@ INFIXES = (
     rf"(?<=[A-Za-z0-9])(?=[{CJK}])",
     r"[()\[\]:=,×+*]",
 )
-# Approximate and bound signs written against a number ("~24G", "≥16GB") are split off it.
-PREFIXES = (r"[~≈≥≤]",)
+# Approximate and bound signs against a number ("~24G", "≥16GB") and the "#" of "#GPUs" split off.
+PREFIXES = (r"[~≈≥≤#]",)
 # A cheap test that a text may name hardware at all; spaCy only sees texts that pass it. Word
 # lookups in a set are much faster than one large case-insensitive alternation.
 KEYWORDS = frozenset(

@@ -19,6 +19,7 @@ from typing import Any
 
 from miner.audit.classify.gazetteer import INFIXES, PATTERNS, PREFIXES, may_name_hardware
 from miner.audit.classify.hardware_context import (
+    GPU_MEMORY_TALK,
     after_gpu,
     count_before,
     machine_cores,
@@ -27,6 +28,7 @@ from miner.audit.classify.hardware_context import (
     memory_kind,
     not_own,
     number,
+    ram_of_gpu,
 )
 from miner.audit.detect import AuditContext
 from miner.audit.docs import Block
@@ -42,6 +44,10 @@ FRAMEWORK_SOURCES = {
     "mxnet": ("include/mxnet/base.h",),
     "darknet": ("include/darknet.h", "src/darknet.c"),
     "tensorflow": ("tensorflow/core/framework/op.h",),
+    # OpenMMLab toolboxes and Detectron2 copied whole into a project, docs/ included.
+    "mmseg": ("mmseg/version.py", "mmseg/apis/train.py"),
+    "mmdet": ("mmdet/version.py", "mmdet/apis/train.py"),
+    "detectron2": ("detectron2/engine/defaults.py",),
 }
 MAX_EVIDENCE = 6
 SCHEDULER = re.compile(r"^\s*#(?:SBATCH\b|PBS\b|BSUB\b|\$)(.*)$")
@@ -51,7 +57,13 @@ SCHED_MEMORY = re.compile(
     re.I,
 )
 SCHED_GPU = re.compile(r"--gres[= ]gpu:([A-Za-z][\w-]*):(\d+)", re.I)
-SCHED_CPUS = re.compile(r"(?:--cpus-per-task|ncpus|ppn)\s*=\s*(\d+)", re.I)
+SCHED_CPUS = re.compile(r"(?:--cpus-per-task|ncpus|ppn)(?:\s*=\s*|\s+)(\d+)", re.I)
+# A Slurm launch written as a command (srun/sbatch options on continuation lines), whose values
+# may be shell variables given defaults earlier in the same block.
+SCHED_LAUNCH = re.compile(r"^\s*(?:srun|sbatch)\b", re.M)
+SCHED_OPTION = re.compile(r"--(?:cpus-per-task|mem(?:-per-\w+)?|gres)[= ]")
+SHELL_DEFAULT = re.compile(r"^\s*(?:export\s+)?([A-Z_][A-Z0-9_]*)=[\"']?(?:\$\{\1:-)?(\d+)", re.M)
+SHELL_VAR = re.compile(r"\$\{?([A-Z_][A-Z0-9_]*)\}?")
 CODE_COMMENT = re.compile(r"^\s*#+\s*(?![!]|include|define|if|endif|pragma|import)(\S.*)$")
 GENERIC_DEVICE_WORDS = {"gpu", "gpus", "card", "cards", "graphics", "chip", "cpu", "processor",
                         "soc", "mac", "macbook"}  # fmt: skip
@@ -67,6 +79,7 @@ class Segment:
     section: str = ""
     header: str = ""
     kind: str = "paragraph"
+    gpu_talk: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,15 +127,30 @@ def _pipeline() -> tuple[Any, Any]:
 
 
 def _segments(blocks: Iterable[Block]) -> Iterator[Segment]:
-    """Prose blocks as they are; from code blocks only comment lines (job scripts aside)."""
+    """Prose blocks as they are; from code blocks only comment lines (job scripts aside).
+
+    Each knows whether its section's prose talks about GPU memory, which decides bare sizes.
+    """
+    blocks = list(blocks)
+    gpu_talk = {
+        (b.path, b.section)
+        for b in blocks
+        if b.kind != "code" and GPU_MEMORY_TALK.search(f"{b.text} {b.section}")
+    }
     for b in blocks:
+        talk = (b.path, b.section) in gpu_talk
         if b.kind != "code":
-            yield Segment(b.path, b.line, b.text, b.section, b.header, b.kind)
+            yield Segment(b.path, b.line, b.text, b.section, b.header, b.kind, talk)
             continue
         for n, raw in enumerate(b.text.splitlines()):
             comment = CODE_COMMENT.match(raw)
             if comment and not SCHEDULER.match(raw):
-                yield Segment(b.path, b.line + n, comment.group(1), b.section, "", "code")
+                yield Segment(b.path, b.line + n, comment.group(1), b.section, "", "code", talk)
+
+
+def _with_defaults(line: str, defaults: Mapping[str, str]) -> str:
+    """`line` with shell variables replaced by their defaults: "--cpus-per-task=${N}" -> "=8"."""
+    return SHELL_VAR.sub(lambda m: defaults.get(m.group(1), m.group(0)), line)
 
 
 def _scheduler_hits(blocks: Iterable[Block]) -> Iterator[Hit]:
@@ -130,21 +158,27 @@ def _scheduler_hits(blocks: Iterable[Block]) -> Iterator[Hit]:
     for b in blocks:
         if b.kind != "code":
             continue
+        launches = SCHED_LAUNCH.search(b.text)
+        defaults = dict(SHELL_DEFAULT.findall(b.text)) if launches and "$" in b.text else {}
         for n, raw in enumerate(b.text.splitlines()):
             line = SCHEDULER.match(raw)
-            if not line:
+            if line:
+                request = line.group(1)
+            elif launches and SCHED_OPTION.search(raw):
+                request = _with_defaults(raw, defaults)
+            else:
                 continue
             source = f"{b.path}:{b.line + n}"
             ev = Evidence(b.path, b.line + n, raw.strip()[:300], "hardware.scheduler_request")
-            if m := SCHED_MEMORY.search(line.group(1)):
+            if m := SCHED_MEMORY.search(request):
                 unit = (m.group(2) or "g").lower()
                 gb = float(m.group(1)) * {"g": 1.0, "m": 1 / 1024, "t": 1024.0}[unit]
                 spec = {"kind": "memory", "device": None, "count": None, "memory_gb": gb}
                 yield Hit("hw_memory", ev, {**spec, "source": source})
-            if m := SCHED_GPU.search(line.group(1)):
+            if m := SCHED_GPU.search(request):
                 spec = {"kind": "gpu", "device": m.group(1), "count": int(m.group(2))}
                 yield Hit("hw_gpu", ev, {**spec, "memory_gb": None, "source": source})
-            if m := SCHED_CPUS.search(line.group(1)):
+            if m := SCHED_CPUS.search(request):
                 spec = {"kind": "cpu", "device": None, "count": int(m.group(1)), "memory_gb": None}
                 yield Hit("hw_cpu", ev, {**spec, "source": source})
 
@@ -178,6 +212,7 @@ def _judge(doc: Any, seg: Segment) -> Iterator[Hit]:
     _, matcher = _pipeline()
     spans = filter_spans(matcher(doc, as_spans=True))
     gpu_tokens = {i for s in spans if s.label_ == "GPU" for i in range(s.start, s.end)}
+    ram_is_gpu_from = None  # the sentence where the text first called GPU memory "RAM"
     for span in spans:
         label, sent = span.label_, span.sent
         if not_own(sent.text, span.start_char - sent.start_char, seg):
@@ -199,7 +234,10 @@ def _judge(doc: Any, seg: Segment) -> Iterator[Hit]:
                 spec["memory_gb"] = memory_after(doc, span.end)
         elif label == "MEMORY":
             gb = memory_at(doc, span.start)
-            where = memory_kind(doc, span, seg, gpu_tokens)
+            later = ram_is_gpu_from is not None and sent.start > ram_is_gpu_from
+            where = memory_kind(doc, span, seg, gpu_tokens, ram_is_gpu=later)
+            if where == "gpu" and ram_is_gpu_from is None and ram_of_gpu(doc, span):
+                ram_is_gpu_from = sent.start
             if (
                 gb is None
                 or where is None

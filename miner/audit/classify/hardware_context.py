@@ -26,6 +26,18 @@ class Where(Protocol):
     def header(self) -> str:
         """The table's header row, for a table row."""
 
+    @property
+    def text(self) -> str:
+        """The text matched."""
+
+    @property
+    def kind(self) -> str:
+        """The block kind ("table_row", "paragraph", ...)."""
+
+    @property
+    def gpu_talk(self) -> bool:
+        """True when the section's prose talks about GPU memory (VRAM, "GPU memory", OOM)."""
+
 
 FIRST_PERSON = re.compile(
     r"\b(we|our|ours|us|i|my|me|this (?:repo|repository|code|project|implementation|work|"
@@ -50,7 +62,8 @@ OTHER_WORK = re.compile(
 )
 FOREIGN_SECTION = re.compile(
     r"related (?:work|project)|other (?:implementation|project|repo|work|method)|third[- ]party|"
-    r"see also|comparison with|alternatives|external",
+    r"see also|comparison with|alternatives|external|community|ecosystem|extensions|"
+    r"projects? (?:using|based on|built)|built (?:on|upon|with) |awesome",
     re.IGNORECASE,
 )
 REPORTED = re.compile(r"\breported (?:in|by)\b|\baccording to\b|\bas reported\b", re.I)
@@ -85,6 +98,32 @@ SYSTEM_CUES = {"cpu", "cpus", "ram", "system", "host", "machine", "server", "com
                "workstation", "laptop", "desktop", "node", "processor"}  # fmt: skip
 MACHINE_WORDS = SYSTEM_CUES | {"processors", "machines", "nodes", "instance", "intel", "amd",
                                "xeon", "ryzen", "epyc", "vcpus", "vcpu"}  # fmt: skip
+
+
+# Prose about GPU memory: a bare size in the same section ("the footprint drops from 112GB to
+# 28GB", a profiling table of "6.7G" cells) is then GPU memory too.
+GPU_MEMORY_TALK = re.compile(
+    r"vram|\bgpu (?:memory|ram|mem)\b|memory (?:of|on|per|in) (?:the |each |a |one |your )?"
+    r"(?:gpu|card|graphics)|\boom\b|out of memory|cuda memory|graphics memory|video memory",
+    re.IGNORECASE,
+)
+# Table columns whose sizes are not memory at all, and memory columns said to be system RAM.
+NOT_MEMORY_COLUMN = re.compile(
+    r"flop|\bmacs?\b|mult-?adds|param|size|disk|storage|download|checkpoint|weights|\bfile|"
+    r"token|data|\bvocab",
+    re.IGNORECASE,
+)
+MEMORY_COLUMN = re.compile(r"mem|\bram\b|vram", re.IGNORECASE)
+SYSTEM_COLUMN = re.compile(r"\b(?:cpu|host|system|main)\b|(?<!v)\bram\b", re.IGNORECASE)
+
+
+def column_header(seg: Where, at: int) -> str | None:
+    """The header of the table column holding offset `at` of a table row; None off tables."""
+    if seg.kind != "table_row" or not seg.header or seg.header == seg.text:
+        return None
+    columns = seg.header.split(" | ")
+    index = seg.text.count(" | ", 0, at)
+    return columns[index] if index < len(columns) else ""
 
 
 def _nearest(pattern: re.Pattern[str], text: str, at: int) -> int:
@@ -187,12 +226,18 @@ def _cue_kind(tokens: Iterable[Any], gpu_tokens: set[int]) -> str | None:
 
 def _context_kind(doc: Any, span: Any, seg: Where, gpu_tokens: set[int]) -> str:
     """GPU memory or RAM for "N GB of memory", by the nearest device word in the sentence."""
-    sent = span.sent
-    before = reversed(doc[sent.start : span.start])
-    kind = _cue_kind(before, gpu_tokens) or _cue_kind(doc[span.end : sent.end], gpu_tokens)
+    if seg.gpu_talk and seg.kind in ("table_row", "html"):
+        return "gpu"  # a table's cells are no prose: the section says what its sizes are
+    sent = span.sent  # words near the size only: a flattened table is one long "sentence"
+    before = reversed(doc[max(sent.start, span.start - 10) : span.start])
+    after = doc[span.end : min(sent.end, span.end + 6)]
+    kind = _cue_kind(before, gpu_tokens) or _cue_kind(after, gpu_tokens)
     if kind:
         return kind
-    return "gpu" if re.search(r"gpu|vram", f"{seg.section} {seg.header}", re.I) else "system"
+    where = f"{seg.section} {column_header(seg, span.start_char) or seg.header}"
+    if seg.gpu_talk or re.search(r"gpu|vram", where, re.I) or GPU_MEMORY_TALK.search(where):
+        return "gpu"
+    return "system"
 
 
 def _gpu_has(doc: Any, span: Any) -> bool:
@@ -210,8 +255,23 @@ def _on_gpu(doc: Any, i: int) -> bool:
     return bool(words) and words[0] in ("on", "of", "in") and bool(set(words[1:]) & GPU_WORDS)
 
 
-def memory_kind(doc: Any, span: Any, seg: Where, gpu_tokens: set[int]) -> str | None:
-    """'gpu', 'system' or None (disk, data, bandwidth ...) for a memory-size match."""
+def ram_of_gpu(doc: Any, span: Any) -> bool:
+    """True for "N GB of RAM on your GPU" / "a GPU with N GB of RAM": RAM meaning GPU memory."""
+    j = span.end
+    while j < len(doc) and j < span.end + 4 and doc[j].lower_ in SKIP_AFTER:
+        j += 1
+    if j >= len(doc) or doc[j].lower_ not in RAM_WORDS:
+        return False
+    return _gpu_has(doc, span) or _on_gpu(doc, j + 1)
+
+
+def memory_kind(
+    doc: Any, span: Any, seg: Where, gpu_tokens: set[int], ram_is_gpu: bool = False
+) -> str | None:
+    """'gpu', 'system' or None (disk, data, bandwidth ...) for a memory-size match.
+
+    `ram_is_gpu`: an earlier sentence of the same text called the GPU's memory "RAM".
+    """
     j, hint = span.end, None
     while (
         j < len(doc)
@@ -229,23 +289,40 @@ def memory_kind(doc: Any, span: Any, seg: Where, gpu_tokens: set[int]) -> str | 
     if nxt in GPU_MEM_WORDS:
         return "gpu"
     if nxt in RAM_WORDS:  # "16GB RAM", but "a GPU with 12GB of RAM" is the GPU's
-        return "gpu" if _gpu_has(doc, span) or _on_gpu(doc, j + 1) else "system"
+        if _gpu_has(doc, span) or _on_gpu(doc, j + 1):
+            return "gpu"
+        system_said = hint or {t.lower_ for t in span.sent} & (SYSTEM_CUES - RAM_WORDS)
+        # "... 3GB of RAM on your GPU. However, about 7GB of RAM will be required ...": the
+        # paragraph already calls the GPU's memory RAM.
+        return "gpu" if ram_is_gpu and not system_said else "system"
     if nxt in MEM_WORDS:
         return hint or _context_kind(doc, span, seg, gpu_tokens)
-    if DISK.search(span.sent.text):
+    column = column_header(seg, span.start_char)
+    if column is not None:
+        if NOT_MEMORY_COLUMN.search(column):
+            return None  # "#FLOPs | 850.6G", "Model size | 1.2GB"
+        if MEMORY_COLUMN.search(column):
+            # A results table's "Testing memory" / "Training Mem" is the GPU's unless it says RAM.
+            return "system" if SYSTEM_COLUMN.search(column) else "gpu"
+    if _nearest(DISK, span.sent.text, span.start_char - span.sent.start_char) < 60:
         return None  # "enough disk space on your server (120GB recommended)"
+    # The cells of a table in a section about GPU memory are no prose: "#GPUs per node | 6.7G".
+    table_of_gpu_memory = seg.gpu_talk and seg.kind in ("table_row", "html")
+    machine_words = set() if table_of_gpu_memory else SYSTEM_CUES - {"cpu", "cpus"}
     i = span.start - 1
     while i >= max(span.sent.start, span.start - 4):
         word = doc[i].lower_
         if word in MEM_WORDS:
             return _context_kind(doc, span, seg, gpu_tokens)
-        if word in RAM_WORDS or word in SYSTEM_CUES - {"cpu", "cpus"}:
+        if word in RAM_WORDS and ram_is_gpu:
+            return "gpu"  # "smaller RAM such as 2GB" after "3GB of RAM on your GPU"
+        if word in RAM_WORDS or word in machine_words:
             return "system"
         if word in GPU_MEM_WORDS or i in gpu_tokens:
             return "gpu"
         if word in NOT_MEMORY:
             return None
         i -= 1
-    if MEMORY_CONTEXT.search(f"{seg.section} | {seg.header}"):
+    if MEMORY_CONTEXT.search(f"{seg.section} | {column or seg.header}"):
         return _context_kind(doc, span, seg, gpu_tokens)  # "16 GB" under "## Hardware"
     return None

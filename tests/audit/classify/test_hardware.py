@@ -105,6 +105,42 @@ POSITIVE = {
     "geforce number before gpus": ("We use Nvidia 3090 GPUs with CUDA 11.", {"hw_gpu"}),
     "ascend and hygon": ("It also supports inference on Ascend 910 and Hygon DCU.", {"hw_other"}),
     "phone model": ("Latency of all models measured on iPhone 12 Pro.", {"hw_other"}),
+    # Memory sizes read by their table column, their paragraph and their section.
+    "size far from a download": (
+        "On 2 nodes with 8 GPUs with 32GB each for 300 epochs (make sure the teacher weights "
+        "have been downloaded before to the correct location).",
+        {"hw_gpu"},
+    ),
+    "testing memory column": (
+        "| Method | #FLOPs | Testing memory |\n|---|---|---|\n| Ours | 788.6G | 9.8G |\n",
+        {"hw_gpu"},
+    ),
+    "ram column": ("| Device | RAM |\n|---|---|\n| Laptop | 16 GB |\n", {"hw_memory"}),
+    "ram meaning gpu memory later": (
+        "You will need at least 3GB of RAM on your GPU. However, about 7GB of RAM will be "
+        "required with the default arguments; users with smaller RAM such as 2GB can lower it.",
+        {"hw_gpu"},
+    ),
+    "host ram after gpu ram": (
+        "Training needs 24GB of RAM on the GPU. Preprocessing on the host needs 64GB of RAM.",
+        {"hw_gpu", "hw_memory"},
+    ),
+    "section about gpu memory": (
+        "## Addressing OOM\nFine-tuning needs about 112 GB of VRAM.\n\n"
+        "- LoRA reduces the total memory footprint from 112GB to about 28GB.\n",
+        {"hw_gpu"},
+    ),
+    "profiling table": (
+        "## Profiling of memory\nWe profile the GPU memory of fine-tuning.\n\n"
+        "<table><tr><th>#GPUs per node</th><th>256</th></tr>"
+        "<tr><td>1</td><td>6.7G / 1.0s/it</td></tr></table>\n",
+        {"hw_gpu"},
+    ),
+    "srun with shell defaults": (
+        "```bash\nCPUS_PER_TASK=${CPUS_PER_TASK:-8}\nsrun -p $PARTITION \\\n"
+        "    --cpus-per-task=${CPUS_PER_TASK} \\\n    python train.py\n```\n",
+        {"hw_cpu"},
+    ),
     # A job script in the docs requesting resources for this repository's run.
     "scheduler memory": (
         "```\n#!/bin/bash\n#$ -l tmem=10G   # virtual mem used\n```\n", {"hw_memory"}
@@ -153,6 +189,13 @@ NEGATIVE = {
     "brackets after gpus": "We use 8 GPUs (1080 images per batch).",
     "pixel in a name": "This code borrows heavily from pixel2style2pixel.",
     "phone family": "A demo app runs on iPhone and Android.",
+    "flops beside a memory column": (
+        "| Model | FLOPs | Memory |\n|---|---|---|\n| Ours | 1.8G | - |\n"
+    ),
+    "community section": (
+        "## Community Support\n- Our model on NVIDIA Jetson Orin: https://github.com/x/jetson\n"
+    ),
+    "cpus option outside a job script": "```\npython train.py --cpus-per-task=8\n```\n",
     "code not comment": "```\npython train.py --gpu 0  # 16 GB\nnvidia-smi\n```\n",
 }
 
@@ -284,6 +327,20 @@ def test_a_bundled_frameworks_docs_are_not_this_projects_hardware(tmp_path: Path
     files["README.md"] = "# Fork\nTraining takes 5 hours on a GTX 1080.\n"
     labels, _ = _classify(tmp_path / "fork2", files)
     assert [e.path for e in labels["hw_gpu"].evidence] == ["README.md"]
+
+
+def test_a_copied_toolboxs_model_zoo_is_not_this_projects_hardware(tmp_path: Path) -> None:
+    files = {
+        "README.md": "# Seg\nOur segmenter.\n",
+        "mmseg/version.py": "__version__ = '0.11.0'\n",
+        "docs/model_zoo.md": "# Model zoo\nSee mmsegmentation configs; mmsegmentation is fast.\n"
+        "### Hardware\n* 8 NVIDIA Tesla V100 (32G) GPUs\n",
+    }
+    labels, _ = _classify(tmp_path / "copy", files)
+    assert labels["hardware_req"].value is False
+    del files["mmseg/version.py"]
+    labels, _ = _classify(tmp_path / "own", files)
+    assert [e.path for e in labels["hw_gpu"].evidence] == ["docs/model_zoo.md"]
 
 
 def test_spacy_pipeline_is_built_once_and_needs_no_model() -> None:
