@@ -35,11 +35,11 @@ KEYWORDS = frozenset(
     "dgx gpu gpus xeon core cores ryzen threadripper epyc opteron apple cortex snapdragon kirin "
     "exynos dimensity helio bionic tpu tpus tpuv jetson xavier raspberry zcu pynq alveo ultra "
     "zedboard movidius hailo graphcore gaudi compute myriad coral cpu cpus thread threads vcpu "
-    "vcpus gb gib mb tb gigabytes gigabyte ascend hygon iphone pixel galaxy mac macbook".split()
+    "vcpus gb gib mb tb gigabytes gigabyte ascend hygon iphone pixel galaxy mac macbook mi".split()
 )
 LETTERS = re.compile(r"[a-z]+")
 NUMBERED = re.compile(
-    r"\d ?(?:gb|g\b|gib|mb|tb|gigabyte)|[vpakmth]\d\d|\d ?ti\b|\bi[3579]\b|\bm[1-5]\b"
+    r"\d ?(?:gb|g\b|gib|mb|tb|gigabyte)|[vpakmthlb]\d\d|\d ?ti\b|\bi[3579]\b|\bm[1-5]\b"
 )
 
 
@@ -102,6 +102,16 @@ GPU: list[Pattern] = [
     [_glued("v", "p", "a", "h"), _w("100")],
     [_glued("k"), _w("80")],
     [_w("rtx"), _w("a"), _re(r"^\d{4}$")],  # RTX A6000
+    # Today's data-centre cards, unambiguous without a GPU word: A6000, A800, A10G, L40S, H200,
+    # H800, B200, GH200 (short ones such as A10, L4 or T4 need "NVIDIA" or "GPU" beside them).
+    [_glued("a"), _re(r"^(?:800|40|2000|4000|4500|5000|5500|6000)$")],
+    [_glued("a"), _w("10"), _w("g")],
+    [_glued("l"), _w("40"), _w("s", op="?")],
+    [_glued("h"), _re(r"^(?:200|800)$")],
+    [_glued("b"), _re(r"^(?:100|200)$")],
+    [_glued("gh", "gb"), _re(r"^(?:200|300)$")],
+    [_w("nvidia"), _glued(*DC_LETTER), _re(r"^\d{1,4}$"), _w("g", "s")],  # NVIDIA A10G
+    [_glued("mi"), _re(r"^(?:50|60|100|210|250|300|325|355)$"), _w("x", "a", op="?")],
     [_w("quadro"), _w("rtx", "gv", "gp", op="?"), _w(*DC_LETTER, op="?"), _re(r"^\d{2,4}$")],
     [_w("amd", op="?"), _w("radeon"), _w("rx", "pro", "hd", "r9", "r7", op="?"),
      _re(r"^(\d{2,4}|vii)$")],
@@ -135,6 +145,9 @@ CPU: list[Pattern] = [
     [_glued("a"), _re(r"^1\d$"), _w("bionic")],
     [_w("cortex"), HYPHEN, _w("a", "m", "r"), _re(r"^\d{1,3}$")],
     [_w("snapdragon", "kirin", "exynos", "dimensity", "helio"), _re(r"^\d{3,4}$")],
+    [_w("snapdragon"), _re(r"^\d$"), _w("gen"), _re(r"^\d$")],  # Snapdragon 8 Gen 2
+    [_w("intel", op="?"), _w("core"), _w("ultra"), _re(r"^[579]$"), _re(r"^\d{3}$", op="?"),
+     SUFFIX],  # Core Ultra 7 155H
 ]  # fmt: skip
 
 ACCELERATOR: list[Pattern] = [

@@ -193,7 +193,9 @@ def _device_name(span: Any) -> str:
     name = " ".join(span.doc[start:end].text.rstrip(".").split())
     name = re.sub(r"\b(gtx|rtx|gt|mx|tpu|dgx)\b", lambda m: m.group(1).upper(), name, flags=re.I)
     return re.sub(
-        r"(?<!\d )\b([kmpvtahl])(\d{1,4})\b", lambda m: m.group(1).upper() + m.group(2), name
+        r"(?<!\d )\b(gh|gb|mi|[kmpvtahlb])(\d{1,4})([gsx]?)\b",
+        lambda m: m.group(1).upper() + m.group(2) + m.group(3).upper(),
+        name,
     )
 
 

@@ -88,12 +88,14 @@ GPU_WORDS = {"gpu", "gpus", "card", "cards", "graphics"}
 MEM_WORDS = {"memory", "mem", "dram"}  # GPU or system memory by context ("GPUs with 11GB of DRAM")
 SYSTEM_HINTS = {"main", "system", "host", "physical"}
 SKIP_AFTER = {"of", "the", "ecc", "total", "onboard", "dedicated", "installed", "available",
-              "free", "or", "more", "at", "least"} | SYSTEM_HINTS  # fmt: skip
+              "free", "or", "more", "at", "least", "+"} | SYSTEM_HINTS  # fmt: skip
 NOT_MEMORY = {"disk", "disks", "storage", "ssd", "ssds", "hdd", "hdds", "space", "drive", "drives",
               "dataset", "datasets", "data", "file", "files", "download", "downloads", "zip",
               "tar", "archive", "image", "images", "model", "models", "checkpoint", "checkpoints",
               "weights", "videos", "size", "swap", "network", "lte", "bandwidth", "/s"}  # fmt: skip
-GPU_CUES = {"gpu", "gpus", "vram", "cuda", "card", "cards", "graphics", "nvidia", "video"}
+# "Reserved / allocated memory" are the CUDA allocator's figures.
+GPU_CUES = {"gpu", "gpus", "vram", "cuda", "card", "cards", "graphics", "nvidia", "video",
+            "reserved", "allocated"}  # fmt: skip
 SYSTEM_CUES = {"cpu", "cpus", "ram", "system", "host", "machine", "server", "computer", "pc",
                "workstation", "laptop", "desktop", "node", "processor"}  # fmt: skip
 MACHINE_WORDS = SYSTEM_CUES | {"processors", "machines", "nodes", "instance", "intel", "amd",
@@ -115,6 +117,12 @@ NOT_MEMORY_COLUMN = re.compile(
 )
 MEMORY_COLUMN = re.compile(r"mem|\bram\b|vram", re.IGNORECASE)
 SYSTEM_COLUMN = re.compile(r"\b(?:cpu|host|system|main)\b|(?<!v)\bram\b", re.IGNORECASE)
+
+
+# A CUDA out-of-memory error quoted in the docs: its sizes are the reader's failed run.
+OOM_ERROR = re.compile(
+    r"tried to allocate|total capacity|already allocated|reserved in total", re.IGNORECASE
+)
 
 
 def column_header(seg: Where, at: int) -> str | None:
@@ -272,6 +280,8 @@ def memory_kind(
 
     `ram_is_gpu`: an earlier sentence of the same text called the GPU's memory "RAM".
     """
+    if OOM_ERROR.search(span.sent.text):
+        return None
     j, hint = span.end, None
     while (
         j < len(doc)

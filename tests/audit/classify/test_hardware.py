@@ -105,6 +105,19 @@ POSITIVE = {
     "geforce number before gpus": ("We use Nvidia 3090 GPUs with CUDA 11.", {"hw_gpu"}),
     "ascend and hygon": ("It also supports inference on Ascend 910 and Hygon DCU.", {"hw_other"}),
     "phone model": ("Latency of all models measured on iPhone 12 Pro.", {"hw_other"}),
+    # Today's spellings and devices.
+    "count glued to a card with memory": ("Our model was trained on 8×A100-80G.", {"hw_gpu"}),
+    "card with memory suffix": ("Training uses V100-32GB GPUs.", {"hw_gpu"}),
+    "rtx 4090": ("It runs within hours on a single RTX 4090.", {"hw_gpu"}),
+    "h100 sxm": ("Benchmarks on H100 SXM.", {"hw_gpu"}),
+    "tpu slice": ("Pretrained on a TPU v4-32 pod slice.", {"hw_other"}),
+    "bare data-centre models": ("We used 8 A6000 cards, an L40S and an H200.", {"hw_gpu"}),
+    "amd instinct": ("Trained on AMD MI250X GPUs.", {"hw_gpu"}),
+    "superchip": ("Trained on 16 NVIDIA GH200 superchips.", {"hw_gpu"}),
+    "snapdragon generation": ("Runs at 20 FPS on a Snapdragon 8 Gen 2.", {"hw_cpu"}),
+    "core ultra": ("Tested on Intel Core Ultra 7 155H.", {"hw_cpu"}),
+    "ram with plus": ("Preprocessing needs 96GB+ of RAM.", {"hw_memory"}),
+    "allocator figures": ("Allocated memory: 2.5 GB\n\nReserved memory: 26.3 GB\n", {"hw_gpu"}),
     # Memory sizes read by their table column, their paragraph and their section.
     "size far from a download": (
         "On 2 nodes with 8 GPUs with 32GB each for 300 epochs (make sure the teacher weights "
@@ -189,6 +202,14 @@ NEGATIVE = {
     "brackets after gpus": "We use 8 GPUs (1080 images per batch).",
     "pixel in a name": "This code borrows heavily from pixel2style2pixel.",
     "phone family": "A demo app runs on iPhone and Android.",
+    "flops in prose": "The model has 1.8G FLOPs.",
+    "model size": "Model size: 2.3GB",
+    "out of memory advice": "If you run out of memory, reduce the batch size to 8.",
+    "cuda error message": (
+        "RuntimeError: CUDA out of memory. Tried to allocate 150.00 MiB (GPU 0; 23.70 GiB total "
+        "capacity; 21.31 GiB already allocated)"
+    ),
+    "section number": "See Section A10 of the paper.",
     "flops beside a memory column": (
         "| Model | FLOPs | Memory |\n|---|---|---|\n| Ours | 1.8G | - |\n"
     ),
