@@ -76,7 +76,13 @@ GEFORCE_SUFFIX = _re(r"^(ti|super|m\.?)$", op="?")  # 1080 Ti, 2080 Super, 980M
 TITAN = _w("titan", "titian")  # "Titian" is a frequent misspelling
 VENDOR = _w("nvidia", "geforce", op="?")
 GPU_WORD = _w("gpu", "gpus", "card", "cards", "graphics")
-GEFORCE_NUMBER = _re(r"^(?:10[5-8]0|16[56]0|20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0)$")
+GEFORCE_NUMBERS = r"(?:10[5-8]0|16[56]0|20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0)"
+GEFORCE_NUMBER = _re(rf"^{GEFORCE_NUMBERS}$")
+# A table cell under a "GPU" column that holds only a GeForce number: "3090", "8x 4090", "2080Ti".
+GEFORCE_CELL = re.compile(
+    rf"^\s*(?:(\d{{1,3}})\s*[x×*]\s*)?({GEFORCE_NUMBERS}(?:\s*(?:ti|super))?)\s*$", re.IGNORECASE
+)
+GPU_COLUMN = re.compile(r"\bgpus?\b|graphics|\bcards?\b|\bdevices?\b|hardware", re.IGNORECASE)
 DC_LETTER = ("k", "m", "p", "v", "t", "a", "h", "l")  # Tesla K80, P100, V100, T4, A100, H100, L4
 
 GPU: list[Pattern] = [
@@ -139,7 +145,8 @@ CPU: list[Pattern] = [
     [_w("threadripper"), _w("pro", op="?"), _re(r"^\d{4}$"), SUFFIX],
     [_w("epyc", "opteron"), _re(r"^\d{3,4}$"), SUFFIX],
     # Apple silicon and other SoCs: Apple M1, M1 Max, M2 chip, Snapdragon 855, Cortex-A72.
-    [_w("apple", "mac", "macbook"), _glued("m"), _re(r"^[1-5]$")],
+    [_w("apple", "mac", "macbook", "imac"), _w("pro", "air", "mini", "studio", op="?"),
+     _glued("m"), _re(r"^[1-5]$")],
     [_glued("m"), _re(r"^[1-5]$"), _w("pro", "max", "ultra", "chip", "mac", "macbook", "soc")],
     [_w("apple"), _glued("a"), _re(r"^1\d$")],
     [_glued("a"), _re(r"^1\d$"), _w("bionic")],

@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from miner.audit.classify.gazetteer import INFIXES, PATTERNS, PREFIXES, may_name_hardware
+from miner.audit.classify.gazetteer import (
+    GEFORCE_CELL,
+    GPU_COLUMN,
+    INFIXES,
+    PATTERNS,
+    PREFIXES,
+    may_name_hardware,
+)
 from miner.audit.classify.hardware_context import (
     GPU_MEMORY_TALK,
     after_gpu,
@@ -186,7 +193,7 @@ def _scheduler_hits(blocks: Iterable[Block]) -> Iterator[Hit]:
 def _device_name(span: Any) -> str:
     """The device as written, spacing normalised and model codes upper-cased ("Tesla V100")."""
     start, end = span.start, span.end
-    while start < end - 1 and span.doc[start].lower_ in GENERIC_DEVICE_WORDS | {"("}:
+    while start < end - 1 and span.doc[start].lower_ in ("gpu", "gpus", "card", "cards", "("):
         start += 1  # "GPUs (3090)" -> "3090"
     while end - 1 > start and span.doc[end - 1].lower_.strip("):") in GENERIC_DEVICE_WORDS | {""}:
         end -= 1  # "V100 GPUs" -> "V100", "M1 chip" -> "M1"
@@ -258,11 +265,28 @@ def _judge(doc: Any, seg: Segment) -> Iterator[Hit]:
         yield Hit(field, Evidence(seg.path, line, _evidence_text(sent, span), rule), spec)
 
 
+def _gpu_column_cells(seg: Segment) -> Iterator[Hit]:
+    """Bare GeForce numbers in a table column headed "GPU" ("| Training | 3090 |")."""
+    if seg.kind != "table_row" or not seg.header or seg.header == seg.text:
+        return
+    if not_own(seg.text, 0, seg):
+        return
+    columns = seg.header.split(" | ")
+    for column, cell in zip(columns, seg.text.split(" | "), strict=False):
+        if GPU_COLUMN.search(column) and (m := GEFORCE_CELL.match(cell)):
+            count = int(m.group(1)) if m.group(1) else None
+            spec = {"kind": "gpu", "device": m.group(2), "count": count, "memory_gb": None}
+            ev = Evidence(seg.path, seg.line, seg.text[:300], "hardware.gpu_model")
+            yield Hit("hw_gpu", ev, {**spec, "source": f"{seg.path}:{seg.line}"})
+
+
 def find_hardware(blocks: Iterable[Block]) -> list[Hit]:
     """Every hardware statement in the documentation blocks, in reading order."""
     blocks = list(blocks)
-    segments = [s for s in _segments(blocks) if may_name_hardware(s.text)]
+    segments = list(_segments(blocks))
     hits = list(_scheduler_hits(blocks))
+    hits.extend(hit for seg in segments for hit in _gpu_column_cells(seg))
+    segments = [s for s in segments if may_name_hardware(s.text)]
     if segments:
         nlp, _ = _pipeline()
         for seg, doc in zip(

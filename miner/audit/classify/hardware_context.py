@@ -74,6 +74,12 @@ USED = re.compile(
     r"benchmarked|evaluated|takes|took)\b",
     re.IGNORECASE,
 )
+# "faiss did not well support Nvidia Ampere GPUs (3090 and A100)": hardware ruled out, not used.
+UNSUPPORTED = re.compile(
+    r"\b(?:not|n't|never)\b(?:\s+\w+){0,2}?\s+(?:support|work|run|compatible)|\bunsupported\b|"
+    r"\bincompatible\b",
+    re.IGNORECASE,
+)
 DISK = re.compile(r"\b(?:disk|storage|ssd|hdd|hard drive|free space|download)", re.I)
 MEMORY_CONTEXT = re.compile(r"memory|\bram\b|vram|hardware", re.I)
 PROGRAM_SETTING = re.compile(
@@ -145,14 +151,15 @@ def not_own(sentence: str, at: int, seg: Where) -> bool:
     That is another project's or tool's hardware, or devices offered only as examples of
     where the model might go ("easier to deploy to embedded systems (Raspberry Pi, etc.)"):
     there the nearest verb to the device is a possibility, not a use. Likewise a device
-    nearer to "reported in the paper" than to a verb of use is the compared work's.
+    nearer to "reported in the paper" than to a verb of use is the compared work's, and one
+    nearer to "does not support" is ruled out rather than used.
     """
     if FOREIGN_SECTION.search(seg.section):
         return True
     used = _nearest(USED, sentence, at)
     if EXAMPLES.search(sentence) and _nearest(POSSIBLE, sentence, at) < used:
         return True
-    if _nearest(REPORTED, sentence, at) < used:
+    if _nearest(REPORTED, sentence, at) < used or _nearest(UNSUPPORTED, sentence, at) < used:
         return True
     if FIRST_PERSON.search(sentence):
         return False

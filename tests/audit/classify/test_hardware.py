@@ -118,6 +118,19 @@ POSITIVE = {
     "core ultra": ("Tested on Intel Core Ultra 7 155H.", {"hw_cpu"}),
     "ram with plus": ("Preprocessing needs 96GB+ of RAM.", {"hw_memory"}),
     "allocator figures": ("Allocated memory: 2.5 GB\n\nReserved memory: 26.3 GB\n", {"hw_gpu"}),
+    "used beside unsupported": (
+        "Mixed precision does not work on a GTX 1080, so we trained on a V100 in fp32.",
+        {"hw_gpu"},
+    ),
+    "geforce number under a gpu column": (
+        "| Setting | Hardware | Time |\n|---|---|---|\n| Training | 8x 4090 | 2d |\n",
+        {"hw_gpu"},
+    ),
+    "macbook model with chip": ("It takes 5 s on a MacBook Pro M1.", {"hw_cpu"}),
+    "faq answer about gpu memory": (
+        "## FAQ\n**Q: How much GPU memory do I need?**\n\nA: At least 16GB.\n",
+        {"hw_gpu"},
+    ),
     # Memory sizes read by their table column, their paragraph and their section.
     "size far from a download": (
         "On 2 nodes with 8 GPUs with 32GB each for 300 epochs (make sure the teacher weights "
@@ -202,6 +215,14 @@ NEGATIVE = {
     "brackets after gpus": "We use 8 GPUs (1080 images per batch).",
     "pixel in a name": "This code borrows heavily from pixel2style2pixel.",
     "phone family": "A demo app runs on iPhone and Android.",
+    "unsupported devices": (
+        "WARNING: We have found that faiss did not well support Nvidia AMPERE GPUs (3090 and A100)."
+    ),
+    "gpu count column": "| Setting | GPUs |\n|---|---|\n| Training | 8 |\n",
+    "year column": "| Model | Year |\n|---|---|\n| Ours | 2080 |\n",
+    "gpu column of related work": (
+        "## Related projects\n| Setting | GPU |\n|---|---|\n| X | 3090 |\n"
+    ),
     "flops in prose": "The model has 1.8G FLOPs.",
     "model size": "Model size: 2.3GB",
     "out of memory advice": "If you run out of memory, reduce the batch size to 8.",
