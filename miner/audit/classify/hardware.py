@@ -17,14 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from miner.audit.classify.gazetteer import (
-    GEFORCE_CELL,
-    GPU_COLUMN,
-    INFIXES,
-    PATTERNS,
-    PREFIXES,
-    may_name_hardware,
-)
+from miner.audit.classify.gazetteer import INFIXES, PATTERNS, PREFIXES, may_name_hardware
 from miner.audit.classify.hardware_context import (
     GPU_MEMORY_TALK,
     after_gpu,
@@ -37,6 +30,7 @@ from miner.audit.classify.hardware_context import (
     number,
     ram_of_gpu,
 )
+from miner.audit.classify.hardware_tables import table_cells
 from miner.audit.detect import AuditContext
 from miner.audit.docs import Block
 from miner.audit.files import RepoTree
@@ -265,19 +259,15 @@ def _judge(doc: Any, seg: Segment) -> Iterator[Hit]:
         yield Hit(field, Evidence(seg.path, line, _evidence_text(sent, span), rule), spec)
 
 
-def _gpu_column_cells(seg: Segment) -> Iterator[Hit]:
-    """Bare GeForce numbers in a table column headed "GPU" ("| Training | 3090 |")."""
+def _table_hits(seg: Segment) -> Iterator[Hit]:
+    """GPU models and memory sizes a table row gives only through its column's header."""
     if seg.kind != "table_row" or not seg.header or seg.header == seg.text:
         return
     if not_own(seg.text, 0, seg):
         return
-    columns = seg.header.split(" | ")
-    for column, cell in zip(columns, seg.text.split(" | "), strict=False):
-        if GPU_COLUMN.search(column) and (m := GEFORCE_CELL.match(cell)):
-            count = int(m.group(1)) if m.group(1) else None
-            spec = {"kind": "gpu", "device": m.group(2), "count": count, "memory_gb": None}
-            ev = Evidence(seg.path, seg.line, seg.text[:300], "hardware.gpu_model")
-            yield Hit("hw_gpu", ev, {**spec, "source": f"{seg.path}:{seg.line}"})
+    for field, rule, spec in table_cells(seg.header, seg.text):
+        ev = Evidence(seg.path, seg.line, seg.text[:300], rule)
+        yield Hit(field, ev, {**spec, "source": f"{seg.path}:{seg.line}"})
 
 
 def find_hardware(blocks: Iterable[Block]) -> list[Hit]:
@@ -285,7 +275,7 @@ def find_hardware(blocks: Iterable[Block]) -> list[Hit]:
     blocks = list(blocks)
     segments = list(_segments(blocks))
     hits = list(_scheduler_hits(blocks))
-    hits.extend(hit for seg in segments for hit in _gpu_column_cells(seg))
+    hits.extend(hit for seg in segments for hit in _table_hits(seg))
     segments = [s for s in segments if may_name_hardware(s.text)]
     if segments:
         nlp, _ = _pipeline()
