@@ -35,7 +35,8 @@ KEYWORDS = frozenset(
     "dgx gpu gpus xeon core cores ryzen threadripper epyc opteron apple cortex snapdragon kirin "
     "exynos dimensity helio bionic tpu tpus tpuv jetson xavier raspberry zcu pynq alveo ultra "
     "zedboard movidius hailo graphcore gaudi compute myriad coral cpu cpus thread threads vcpu "
-    "vcpus gb gib mb tb gigabytes gigabyte ascend hygon iphone pixel galaxy mac macbook mi".split()
+    "vcpus gb gib mb tb gigabytes gigabyte ascend hygon iphone pixel galaxy mac macbook imac mi "
+    "trainium inferentia cerebras".split()
 )
 LETTERS = re.compile(r"[a-z]+")
 NUMBERED = re.compile(
@@ -179,6 +180,8 @@ ACCELERATOR: list[Pattern] = [
     # Other vendors' accelerators: Huawei Ascend 910B, Hygon DCU.
     [_w("ascend"), _re(r"^(310|910)$"), _re(r"^[a-c]$", op="?")],
     [_w("hygon"), _w("dcu")],
+    [_w("aws", op="?"), _w("trainium", "inferentia"), _re(r"^[1-3]$", op="?")],
+    [_w("cerebras"), _w("cs"), HYPHEN, _re(r"^[1-3]$")],
     # Phones by model: iPhone 12 Pro, Pixel 4, Galaxy S21 (a bare "iPhone" or "Android" is not).
     [_w("iphone"), _re(r"^\d{1,2}$"), _w("pro", "max", "mini", "plus", op="?")],
     [{"LOWER": "pixel", "SPACY": True}, _re(r"^[1-9]$"), _w("pro", "xl", "a", op="?")],

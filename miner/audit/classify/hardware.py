@@ -65,6 +65,11 @@ SCHED_LAUNCH = re.compile(r"^\s*(?:srun|sbatch)\b", re.M)
 SCHED_OPTION = re.compile(r"--(?:cpus-per-task|mem(?:-per-\w+)?|gres)[= ]")
 SHELL_DEFAULT = re.compile(r"^\s*(?:export\s+)?([A-Z_][A-Z0-9_]*)=[\"']?(?:\$\{\1:-)?(\d+)", re.M)
 SHELL_VAR = re.compile(r"\$\{?([A-Z_][A-Z0-9_]*)\}?")
+FOREIGN_PAGE = re.compile(
+    r"\badoption\b|\bused by\b|\bwho uses\b|showcase|in the wild|powered by|"
+    r"\bcommunity\b|\becosystem\b|\bawesome\b",
+    re.IGNORECASE,
+)
 CODE_COMMENT = re.compile(r"^\s*#+\s*(?![!]|include|define|if|endif|pragma|import)(\S.*)$")
 GENERIC_DEVICE_WORDS = {"gpu", "gpus", "card", "cards", "graphics", "chip", "cpu", "processor",
                         "soc", "mac", "macbook"}  # fmt: skip
@@ -133,6 +138,13 @@ def _segments(blocks: Iterable[Block]) -> Iterator[Segment]:
     Each knows whether its section's prose talks about GPU memory, which decides bare sizes.
     """
     blocks = list(blocks)
+    titles: dict[str, str] = {}
+    for b in blocks:
+        if b.kind == "heading":
+            titles.setdefault(b.path, b.text)
+    # A page that lists others' uses of the project ("Mamba adoption", "Used by") is not its own.
+    foreign = {path for path, title in titles.items() if FOREIGN_PAGE.search(title)}
+    blocks = [b for b in blocks if b.path not in foreign]
     gpu_talk = {
         (b.path, b.section)
         for b in blocks
@@ -290,16 +302,21 @@ def find_hardware(blocks: Iterable[Block]) -> list[Hit]:
 def bundled_framework_docs(tree: RepoTree) -> set[str]:
     """docs/ pages of a framework whose source the repository bundles (a Caffe fork's docs).
 
-    Their benchmarks and tested hardware are the framework's, not this project's.
+    Their benchmarks and tested hardware are the framework's, not this project's. A page
+    naming the framework twice is its; when most pages do, docs/ is the framework's copy and
+    every page in it is.
     """
     bundled = {fw for fw, files in FRAMEWORK_SOURCES.items() if tree.paths.intersection(files)}
+    docs = [
+        p for p in (tree.codebook_docs if bundled else ())
+        if p.split("/", 1)[0].lower() in ("docs", "doc")
+    ]  # fmt: skip
     pages = set()
-    for path in tree.codebook_docs if bundled else ():
-        if path.split("/", 1)[0].lower() in ("docs", "doc"):
-            text = (tree.read_text(path) or "").lower()
-            if any(text.count(fw) >= 2 for fw in bundled):
-                pages.add(path)
-    return pages
+    for path in docs:
+        text = (tree.read_text(path) or "").lower()
+        if any(text.count(fw) >= 2 for fw in bundled):
+            pages.add(path)
+    return set(docs) if len(pages) * 2 > len(docs) else pages
 
 
 def classify_hardware(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterable[Label]:

@@ -94,7 +94,7 @@ GPU_WORDS = {"gpu", "gpus", "card", "cards", "graphics"}
 MEM_WORDS = {"memory", "mem", "dram"}  # GPU or system memory by context ("GPUs with 11GB of DRAM")
 SYSTEM_HINTS = {"main", "system", "host", "physical"}
 SKIP_AFTER = {"of", "the", "ecc", "total", "onboard", "dedicated", "installed", "available",
-              "free", "or", "more", "at", "least", "+"} | SYSTEM_HINTS  # fmt: skip
+              "free", "or", "more", "at", "least", "+", "unified"} | SYSTEM_HINTS  # fmt: skip
 NOT_MEMORY = {"disk", "disks", "storage", "ssd", "ssds", "hdd", "hdds", "space", "drive", "drives",
               "dataset", "datasets", "data", "file", "files", "download", "downloads", "zip",
               "tar", "archive", "image", "images", "model", "models", "checkpoint", "checkpoints",
@@ -270,6 +270,15 @@ def _on_gpu(doc: Any, i: int) -> bool:
     return bool(words) and words[0] in ("on", "of", "in") and bool(set(words[1:]) & GPU_WORDS)
 
 
+def _on_gpu_after(doc: Any, span: Any) -> bool:
+    """True for a size followed closely by "on / per / of the GPU": "needs 14 GB on the GPU"."""
+    words = [t.lower_ for t in doc[span.end : min(span.sent.end, span.end + 6)]]
+    return any(
+        w in ("on", "per", "of") and set(words[i + 1 : i + 3]) & GPU_WORDS
+        for i, w in enumerate(words)
+    )
+
+
 def ram_of_gpu(doc: Any, span: Any) -> bool:
     """True for "N GB of RAM on your GPU" / "a GPU with N GB of RAM": RAM meaning GPU memory."""
     j = span.end
@@ -303,8 +312,10 @@ def memory_kind(
         return "gpu"
     if nxt in NOT_MEMORY:
         return None
-    if nxt in GPU_MEM_WORDS:
-        return "gpu"
+    if nxt in GPU_MEM_WORDS or (nxt == "per" and nxt2 in GPU_WORDS):
+        return "gpu"  # "8GB VRAM", "12GB (GPU)", "60 GB per GPU"
+    if nxt in ("cpu", "cpus", "host") or (nxt == "per" and nxt2 in ("node", "machine")):
+        return "system"  # "32GB (CPU)", "512 GB per node"
     if nxt in RAM_WORDS:  # "16GB RAM", but "a GPU with 12GB of RAM" is the GPU's
         if _gpu_has(doc, span) or _on_gpu(doc, j + 1):
             return "gpu"
@@ -323,6 +334,8 @@ def memory_kind(
             return "system" if SYSTEM_COLUMN.search(column) else "gpu"
     if _nearest(DISK, span.sent.text, span.start_char - span.sent.start_char) < 60:
         return None  # "enough disk space on your server (120GB recommended)"
+    if _on_gpu_after(doc, span):
+        return "gpu"  # "14 GB in fp16 on the GPU"
     # The cells of a table in a section about GPU memory are no prose: "#GPUs per node | 6.7G".
     table_of_gpu_memory = seg.gpu_talk and seg.kind in ("table_row", "html")
     machine_words = set() if table_of_gpu_memory else SYSTEM_CUES - {"cpu", "cpus"}
@@ -331,8 +344,8 @@ def memory_kind(
         word = doc[i].lower_
         if word in MEM_WORDS:
             return _context_kind(doc, span, seg, gpu_tokens)
-        if word in RAM_WORDS and ram_is_gpu:
-            return "gpu"  # "smaller RAM such as 2GB" after "3GB of RAM on your GPU"
+        if word in RAM_WORDS and (ram_is_gpu or (i > 0 and doc[i - 1].lower_ in GPU_WORDS)):
+            return "gpu"  # "GPU RAM: 24GB"; "smaller RAM such as 2GB" after "RAM on your GPU"
         if word in RAM_WORDS or word in machine_words:
             return "system"
         if word in GPU_MEM_WORDS or i in gpu_tokens:

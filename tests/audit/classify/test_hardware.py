@@ -131,6 +131,13 @@ POSITIVE = {
         "## FAQ\n**Q: How much GPU memory do I need?**\n\nA: At least 16GB.\n",
         {"hw_gpu"},
     ),
+    "per gpu": ("Training needs roughly 60 GB per GPU.", {"hw_gpu"}),
+    "on the gpu after": ("The model needs 14 GB in fp16 on the GPU.", {"hw_gpu"}),
+    "unified memory": ("At least 32GB of unified memory on a Mac.", {"hw_memory"}),
+    "bracketed owners": ("Memory requirement: 12GB (GPU), 32GB (CPU)", {"hw_gpu", "hw_memory"}),
+    "gpu ram label": ("CPU RAM: 64GB; GPU RAM: 24GB", {"hw_gpu", "hw_memory"}),
+    "per node": ("The cluster has 512 GB per node.", {"hw_memory"}),
+    "trainium": ("Trained using AWS Trainium (trn1.32xlarge).", {"hw_other"}),
     # Memory sizes read by their table column, their paragraph and their section.
     "size far from a download": (
         "On 2 nodes with 8 GPUs with 32GB each for 300 epochs (make sure the teacher weights "
@@ -223,6 +230,7 @@ NEGATIVE = {
     "gpu column of related work": (
         "## Related projects\n| Setting | GPU |\n|---|---|\n| X | 3090 |\n"
     ),
+    "download beside a gpu": "The download is 14 GB, so make sure the GPU has room.",
     "flops in prose": "The model has 1.8G FLOPs.",
     "model size": "Model size: 2.3GB",
     "out of memory advice": "If you run out of memory, reduce the batch size to 8.",
@@ -369,6 +377,33 @@ def test_a_bundled_frameworks_docs_are_not_this_projects_hardware(tmp_path: Path
     files["README.md"] = "# Fork\nTraining takes 5 hours on a GTX 1080.\n"
     labels, _ = _classify(tmp_path / "fork2", files)
     assert [e.path for e in labels["hw_gpu"].evidence] == ["README.md"]
+
+
+def test_a_page_of_others_uses_is_not_this_projects_hardware(tmp_path: Path) -> None:
+    files = {
+        "README.md": "# Net\nSee [who uses it](usage.md).\n",
+        "usage.md": "# Net adoption\n## Hardware\n- [AWS Trainium 2](https://aws.example)\n",
+    }
+    labels, _ = _classify(tmp_path / "adoption", files)
+    assert labels["hardware_req"].value is False
+    files["usage.md"] = "# Usage\n## Hardware\n- Tested on AWS Trainium 2\n"
+    labels, _ = _classify(tmp_path / "usage", files)
+    assert [e.path for e in labels["hw_other"].evidence] == ["usage.md"]
+
+
+def test_a_copied_toolboxs_docs_folder_is_not_this_projects_hardware(tmp_path: Path) -> None:
+    files = {
+        "README.md": "# Seg\nOur segmenter.\n",
+        "mmseg/version.py": "__version__ = '0.11.0'\n",
+        "docs/get_started.md": "Install mmsegmentation; mmsegmentation needs mmcv.\n",
+        "docs/train.md": "Train with mmsegmentation tools; see mmsegmentation configs.\n",
+        "docs/inference.md": "It used 2.25GB CPU memory with efficient_test=True.\n",
+    }
+    labels, _ = _classify(tmp_path / "copy", files)
+    assert labels["hardware_req"].value is False
+    del files["mmseg/version.py"]
+    labels, _ = _classify(tmp_path / "own", files)
+    assert [e.path for e in labels["hw_memory"].evidence] == ["docs/inference.md"]
 
 
 def test_a_copied_toolboxs_model_zoo_is_not_this_projects_hardware(tmp_path: Path) -> None:
