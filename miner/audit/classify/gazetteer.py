@@ -36,7 +36,7 @@ KEYWORDS = frozenset(
     "exynos dimensity helio bionic tpu tpus tpuv jetson xavier raspberry zcu pynq alveo ultra "
     "zedboard movidius hailo graphcore gaudi compute myriad coral cpu cpus thread threads vcpu "
     "vcpus gb gib mb tb gigabytes gigabyte ascend hygon iphone pixel galaxy mac macbook imac mi "
-    "trainium inferentia cerebras".split()
+    "trainium inferentia cerebras graviton altra ncs arduino esp stm".split()
 )
 LETTERS = re.compile(r"[a-z]+")
 NUMBERED = re.compile(
@@ -154,6 +154,8 @@ CPU: list[Pattern] = [
     [_w("cortex"), HYPHEN, _w("a", "m", "r"), _re(r"^\d{1,3}$")],
     [_w("snapdragon", "kirin", "exynos", "dimensity", "helio"), _re(r"^\d{3,4}$")],
     [_w("snapdragon"), _re(r"^\d$"), _w("gen"), _re(r"^\d$")],  # Snapdragon 8 Gen 2
+    [_w("aws", op="?"), _w("graviton"), _re(r"^[2-4]e?$", op="?")],
+    [_w("ampere"), _w("altra")],
     [_w("intel", op="?"), _w("core"), _w("ultra"), _re(r"^[579]$"), _re(r"^\d{3}$", op="?"),
      SUFFIX],  # Core Ultra 7 155H
 ]  # fmt: skip
@@ -176,6 +178,11 @@ ACCELERATOR: list[Pattern] = [
     [_w("alveo"), _w("u"), _re(r"^\d{2,3}$")],
     [_w("ultra96", "zedboard", "movidius", "hailo", "graphcore", "gaudi")],
     [_w("neural"), _w("compute"), _w("stick")],
+    [_glued("ncs"), _w("2")],
+    # Microcontroller boards: Arduino Nano 33 BLE, ESP32, STM32F746.
+    [_w("arduino"), _w("nano", "uno", "mega", "portenta", "nicla")],
+    [_glued("esp"), _w("32", "8266")],
+    [_glued("stm"), _w("32")],
     [_w("myriad"), _re(r"^(x\.?|2)$")],
     # Other vendors' accelerators: Huawei Ascend 910B, Hygon DCU.
     [_w("ascend"), _re(r"^(310|910)$"), _re(r"^[a-c]$", op="?")],

@@ -138,6 +138,10 @@ POSITIVE = {
     "gpu ram label": ("CPU RAM: 64GB; GPU RAM: 24GB", {"hw_gpu", "hw_memory"}),
     "per node": ("The cluster has 512 GB per node.", {"hw_memory"}),
     "trainium": ("Trained using AWS Trainium (trn1.32xlarge).", {"hw_other"}),
+    "graviton": ("Benchmarked on AWS Graviton3.", {"hw_cpu"}),
+    "microcontrollers": ("Deployed on an ESP32 and an STM32F746 board.", {"hw_other"}),
+    "arduino": ("Runs on the Arduino Nano 33 BLE Sense.", {"hw_other"}),
+    "compute stick": ("Tested with an Intel NCS2.", {"hw_other"}),
     # Memory sizes read by their table column, their paragraph and their section.
     "size far from a download": (
         "On 2 nodes with 8 GPUs with 32GB each for 300 epochs (make sure the teacher weights "
@@ -231,6 +235,7 @@ NEGATIVE = {
         "## Related projects\n| Setting | GPU |\n|---|---|\n| X | 3090 |\n"
     ),
     "download beside a gpu": "The download is 14 GB, so make sure the GPU has room.",
+    "letters of other words": "The ESP loss and the STM module.",
     "flops in prose": "The model has 1.8G FLOPs.",
     "model size": "Model size: 2.3GB",
     "out of memory advice": "If you run out of memory, reduce the batch size to 8.",
