@@ -49,8 +49,10 @@ FIRST_PERSON = re.compile(
 OTHER_SUBJECT = re.compile(
     r"^\W*(?:\[[^\]]*\]\W*)?(?:caffe2?|tensorflow|pytorch|torch|theano|mxnet|keras|cudnn|cuda|"
     r"tensorrt|onnx(?:runtime)?|openvino|tvm|darknet|detectron2?|mmdetection|jax|paddle\w*|"
-    r"chainer|horovod|deepspeed|apex|digits)\b[^.]{0,40}?\b(?:can|is|was|runs?|achieves?|"
-    r"processes|reaches|supports?|delivers|takes|trains?|has|now)\b",
+    r"chainer|horovod|deepspeed|apex|digits|vllm|sglang|llama\.cpp|ollama|tensorrt-llm|mlx|"
+    r"lmdeploy|ggml|xformers|flash-?attention|bitsandbytes|te|transformer engine)\b[^.]{0,40}?"
+    r"\b(?:can|is|was|runs?|achieves?|processes|reaches|supports?|delivers|takes|trains?|has|now|"
+    r"provides|offers|enables)\b",
     re.IGNORECASE,
 )
 OTHER_WORK = re.compile(

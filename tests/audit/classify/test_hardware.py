@@ -100,7 +100,7 @@ POSITIVE = {
     "approximate gpu memory": ("It requires ~24G GPU memory.", {"hw_gpu"}),
     "ram on the gpu": ("You will need at least 3GB of RAM on your GPU.", {"hw_gpu"}),
     "host ram": ("GenCast needs ~250GB of Host RAM (System Memory).", {"hw_memory"}),
-    "mac with chip": ("Llama.cpp runs on a Mac M2 with 16GB RAM.", {"hw_cpu", "hw_memory"}),
+    "mac with chip": ("Inference runs on a Mac M2 with 16GB RAM.", {"hw_cpu", "hw_memory"}),
     "geforce number in brackets": ("With 4 GPUs (3090): bash train.sh", {"hw_gpu"}),
     "geforce number before gpus": ("We use Nvidia 3090 GPUs with CUDA 11.", {"hw_gpu"}),
     "ascend and hygon": ("It also supports inference on Ascend 910 and Hygon DCU.", {"hw_other"}),
@@ -235,6 +235,8 @@ NEGATIVE = {
         "## Related projects\n| Setting | GPU |\n|---|---|\n| X | 3090 |\n"
     ),
     "download beside a gpu": "The download is 14 GB, so make sure the GPU has room.",
+    "serving engine news": "[2024/05] vLLM now supports the model on H100 GPUs.",
+    "kernel library claim": "TE provides very efficient kernels for both A100 and H100 GPUs.",
     "letters of other words": "The ESP loss and the STM module.",
     "flops in prose": "The model has 1.8G FLOPs.",
     "model size": "Model size: 2.3GB",
