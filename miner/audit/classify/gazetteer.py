@@ -28,26 +28,56 @@ INFIXES = (
 )
 # Approximate and bound signs against a number ("~24G", "≥16GB") and the "#" of "#GPUs" split off.
 PREFIXES = (r"[~≈≥≤#]",)
-# A cheap test that a text may name hardware at all; spaCy only sees texts that pass it. Word
+# Cheap tests that a text may hold a pattern of each label; spaCy only sees texts that pass one,
+# and only that label's patterns run on it (the Matcher's cost grows with its patterns). Word
 # lookups in a set are much faster than one large case-insensitive alternation.
-KEYWORDS = frozenset(
-    "gtx rtx gt mx titan titanx titanxp titanv titian tesla quadro radeon geforce nvidia instinct "
-    "dgx gpu gpus xeon core cores ryzen threadripper epyc opteron apple cortex snapdragon kirin "
-    "exynos dimensity helio bionic tpu tpus tpuv jetson xavier raspberry zcu pynq alveo ultra "
-    "zedboard movidius hailo graphcore gaudi compute myriad coral cpu cpus thread threads vcpu "
-    "vcpus gb gib mb tb gigabytes gigabyte ascend hygon iphone pixel galaxy mac macbook imac mi "
-    "trainium inferentia cerebras graviton altra ncs arduino esp stm".split()
-)
 LETTERS = re.compile(r"[a-z]+")
-NUMBERED = re.compile(
-    r"\d ?(?:gb|g\b|gib|mb|tb|gigabyte)|[vpakmthlb]\d\d|\d ?ti\b|\bi[3579]\b|\bm[1-5]\b"
-)
+NEVER = re.compile(r"(?!)")
+TRIGGERS: dict[str, tuple[frozenset[str], re.Pattern[str]]] = {
+    "GPU": (
+        frozenset(
+            "gtx rtx gt mx titan titanx titanxp titanv titian tesla quadro radeon geforce nvidia "
+            "instinct dgx gpu gpus card cards graphics".split()
+        ),
+        re.compile(r"[vpakmthlb]\d\d|mi\d\d|\d ?ti\b"),
+    ),
+    "CPU": (
+        frozenset(
+            "intel core xeon ryzen threadripper epyc opteron apple mac macbook imac cortex "
+            "snapdragon kirin exynos dimensity helio bionic graviton altra".split()
+        ),
+        re.compile(r"(?<![a-z])[im][1-9](?![0-9])"),
+    ),
+    "ACCELERATOR": (
+        frozenset(
+            "tpu tpus tpuv jetson xavier raspberry zcu pynq alveo ultra zedboard movidius hailo "
+            "graphcore gaudi compute myriad coral ascend hygon iphone pixel galaxy trainium "
+            "inferentia cerebras ncs arduino esp stm".split()
+        ),
+        NEVER,
+    ),
+    "MEMORY": (
+        frozenset(),
+        re.compile(r"\d ?(?:gb|g\b|gib|mb|mib|tb|tib|gigabyte|megabyte|terabyte|gigs)"),
+    ),
+    "CORES": (frozenset("core cores thread threads vcpu vcpus cpu cpus".split()), NEVER),
+}
+
+
+def labels_to_match(text: str) -> frozenset[str]:
+    """The pattern labels that may match in `text`; empty for most prose, which spaCy skips."""
+    low = text.lower()
+    words = set(LETTERS.findall(low))
+    return frozenset(
+        label
+        for label, (keywords, regex) in TRIGGERS.items()
+        if not keywords.isdisjoint(words) or regex.search(low)
+    )
 
 
 def may_name_hardware(text: str) -> bool:
     """False when `text` cannot contain any pattern below (most prose), so spaCy can skip it."""
-    low = text.lower()
-    return not KEYWORDS.isdisjoint(LETTERS.findall(low)) or bool(NUMBERED.search(low))
+    return bool(labels_to_match(text))
 
 
 def _w(*words: str, op: str | None = None) -> dict[str, Any]:
@@ -111,12 +141,9 @@ GPU: list[Pattern] = [
     [_w("rtx"), _w("a"), _re(r"^\d{4}$")],  # RTX A6000
     # Today's data-centre cards, unambiguous without a GPU word: A6000, A800, A10G, L40S, H200,
     # H800, B200, GH200 (short ones such as A10, L4 or T4 need "NVIDIA" or "GPU" beside them).
-    [_glued("a"), _re(r"^(?:800|40|2000|4000|4500|5000|5500|6000)$")],
+    [_glued("a", "l", "h", "b", "gh", "gb"),
+     _re(r"^(?:40|800|2000|4000|4500|5000|5500|6000|200|300)$"), _w("s", op="?")],
     [_glued("a"), _w("10"), _w("g")],
-    [_glued("l"), _w("40"), _w("s", op="?")],
-    [_glued("h"), _re(r"^(?:200|800)$")],
-    [_glued("b"), _re(r"^(?:100|200)$")],
-    [_glued("gh", "gb"), _re(r"^(?:200|300)$")],
     [_w("nvidia"), _glued(*DC_LETTER), _re(r"^\d{1,4}$"), _w("g", "s")],  # NVIDIA A10G
     [_glued("mi"), _re(r"^(?:50|60|100|210|250|300|325|355)$"), _w("x", "a", op="?")],
     [_w("quadro"), _w("rtx", "gv", "gp", op="?"), _w(*DC_LETTER, op="?"), _re(r"^\d{2,4}$")],
@@ -154,10 +181,9 @@ CPU: list[Pattern] = [
     [_w("cortex"), HYPHEN, _w("a", "m", "r"), _re(r"^\d{1,3}$")],
     [_w("snapdragon", "kirin", "exynos", "dimensity", "helio"), _re(r"^\d{3,4}$")],
     [_w("snapdragon"), _re(r"^\d$"), _w("gen"), _re(r"^\d$")],  # Snapdragon 8 Gen 2
-    [_w("aws", op="?"), _w("graviton"), _re(r"^[2-4]e?$", op="?")],
+    [_w("graviton"), _re(r"^[2-4]e?$", op="?")],
     [_w("ampere"), _w("altra")],
-    [_w("intel", op="?"), _w("core"), _w("ultra"), _re(r"^[579]$"), _re(r"^\d{3}$", op="?"),
-     SUFFIX],  # Core Ultra 7 155H
+    [_w("core"), _w("ultra"), _re(r"^[579]$"), _re(r"^\d{3}$", op="?"), SUFFIX],  # Core Ultra 7
 ]  # fmt: skip
 
 ACCELERATOR: list[Pattern] = [
@@ -187,7 +213,7 @@ ACCELERATOR: list[Pattern] = [
     # Other vendors' accelerators: Huawei Ascend 910B, Hygon DCU.
     [_w("ascend"), _re(r"^(310|910)$"), _re(r"^[a-c]$", op="?")],
     [_w("hygon"), _w("dcu")],
-    [_w("aws", op="?"), _w("trainium", "inferentia"), _re(r"^[1-3]$", op="?")],
+    [_w("trainium", "inferentia"), _re(r"^[1-3]$", op="?")],
     [_w("cerebras"), _w("cs"), HYPHEN, _re(r"^[1-3]$")],
     # Phones by model: iPhone 12 Pro, Pixel 4, Galaxy S21 (a bare "iPhone" or "Android" is not).
     [_w("iphone"), _re(r"^\d{1,2}$"), _w("pro", "max", "mini", "plus", op="?")],

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from miner.audit.classify.gazetteer import INFIXES, PATTERNS, PREFIXES, may_name_hardware
+from miner.audit.classify.gazetteer import INFIXES, PATTERNS, PREFIXES, labels_to_match
 from miner.audit.classify.hardware_context import (
     GPU_MEMORY_TALK,
     after_gpu,
@@ -114,8 +114,8 @@ def _import_spacy() -> Any:
 
 
 @lru_cache(maxsize=1)
-def _pipeline() -> tuple[Any, Any]:
-    """The blank English pipeline and the Matcher, built once per process."""
+def _pipeline() -> tuple[Any, dict[str, Any]]:
+    """The blank English pipeline and one Matcher per pattern label, built once per process."""
     spacy = _import_spacy()
     from spacy.matcher import Matcher
     from spacy.util import compile_infix_regex, compile_prefix_regex
@@ -126,10 +126,11 @@ def _pipeline() -> tuple[Any, Any]:
     prefixes = [*PREFIXES, *(nlp.Defaults.prefixes or ())]
     nlp.tokenizer.prefix_search = compile_prefix_regex(prefixes).search
     nlp.add_pipe("sentencizer")
-    matcher = Matcher(nlp.vocab)
+    matchers = {}
     for label, patterns in PATTERNS.items():
-        matcher.add(label, patterns)
-    return nlp, matcher
+        matchers[label] = Matcher(nlp.vocab)
+        matchers[label].add(label, patterns)
+    return nlp, matchers
 
 
 def _segments(blocks: Iterable[Block]) -> Iterator[Segment]:
@@ -220,12 +221,12 @@ def _evidence_text(sent: Any, span: Any) -> str:
     return text[at : at + 300]
 
 
-def _judge(doc: Any, seg: Segment) -> Iterator[Hit]:
-    """Accepted hardware statements in one matched text."""
+def _judge(doc: Any, seg: Segment, labels: Iterable[str]) -> Iterator[Hit]:
+    """Accepted hardware statements in one text, matched with the patterns of `labels`."""
     from spacy.util import filter_spans
 
-    _, matcher = _pipeline()
-    spans = filter_spans(matcher(doc, as_spans=True))
+    _, matchers = _pipeline()
+    spans = filter_spans([s for label in labels for s in matchers[label](doc, as_spans=True)])
     gpu_tokens = {i for s in spans if s.label_ == "GPU" for i in range(s.start, s.end)}
     ram_is_gpu_from = None  # the sentence where the text first called GPU memory "RAM"
     for span in spans:
@@ -288,13 +289,12 @@ def find_hardware(blocks: Iterable[Block]) -> list[Hit]:
     segments = list(_segments(blocks))
     hits = list(_scheduler_hits(blocks))
     hits.extend(hit for seg in segments for hit in _table_hits(seg))
-    segments = [s for s in segments if may_name_hardware(s.text)]
-    if segments:
+    labelled = [(s, labels) for s in segments if (labels := labels_to_match(s.text))]
+    if labelled:
         nlp, _ = _pipeline()
-        for seg, doc in zip(
-            segments, nlp.pipe((s.text for s in segments), batch_size=64), strict=True
-        ):
-            hits.extend(_judge(doc, seg))
+        texts = (s.text for s, _ in labelled)
+        for (seg, labels), doc in zip(labelled, nlp.pipe(texts, batch_size=64), strict=True):
+            hits.extend(_judge(doc, seg, sorted(labels)))
     order = {path: i for i, path in enumerate(dict.fromkeys(b.path for b in blocks))}
     return sorted(hits, key=lambda h: (order.get(h.evidence.path, 0), h.evidence.line))
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from miner.audit.classify.gazetteer import labels_to_match
 from miner.audit.classify.hardware import _pipeline, classify_hardware, find_hardware
 from miner.audit.detect import AuditContext
 from miner.audit.docs import Block, Documents, parse_markdown
@@ -428,11 +429,19 @@ def test_a_copied_toolboxs_model_zoo_is_not_this_projects_hardware(tmp_path: Pat
 
 
 def test_spacy_pipeline_is_built_once_and_needs_no_model() -> None:
-    nlp, matcher = _pipeline()
+    nlp, matchers = _pipeline()
     assert _pipeline() is _pipeline()
     assert nlp.pipe_names == ["sentencizer"]
     assert [t.text for t in nlp("GTX1080Ti")] == ["GTX", "1080", "Ti"]
-    assert len(matcher) > 0
+    assert set(matchers) == {"GPU", "CPU", "ACCELERATOR", "MEMORY", "CORES"}
+    assert all(len(m) > 0 for m in matchers.values())
+
+
+def test_only_the_labels_a_text_may_hold_are_matched() -> None:
+    assert labels_to_match("We describe the method in detail.") == frozenset()
+    assert labels_to_match("Trained on 8xA100 with 80GB") == {"GPU", "MEMORY"}
+    assert labels_to_match("An i7-8700K with 16 cores") == {"CPU", "CORES"}
+    assert labels_to_match("Runs on a Jetson Nano") == {"ACCELERATOR"}
 
 
 def test_hostile_text_never_raises() -> None:
