@@ -186,10 +186,11 @@ CPU: list[Pattern] = [
     [_w("core"), _w("ultra"), _re(r"^[579]$"), _re(r"^\d{3}$", op="?"), SUFFIX],  # Core Ultra 7
 ]  # fmt: skip
 
+TPU_KIND = _w("e", "p", "lite", op="?")  # TPU v5e, v5p
 ACCELERATOR: list[Pattern] = [
     # TPUs: TPU v3-8, TPUv2, Cloud TPU v3, v3-8 TPU, Edge TPU, Coral.
-    [_w("tpu"), HYPHEN, _w("v"), _re(r"^[2-5]$"), HYPHEN, _re(r"^\d{1,4}$", op="?")],
-    [_w("tpuv"), _re(r"^[2-5]$"), HYPHEN, _re(r"^\d{1,4}$", op="?")],
+    [_w("tpu"), HYPHEN, _w("v"), _re(r"^[2-6]$"), TPU_KIND, HYPHEN, _re(r"^\d{1,4}$", op="?")],
+    [_w("tpuv"), _re(r"^[2-6]$"), TPU_KIND, HYPHEN, _re(r"^\d{1,4}$", op="?")],
     [_w("v"), _re(r"^[2-5]$"), HYPHEN, _re(r"^\d{1,4}$", op="?"), _w("tpu", "tpus", "pod")],
     [_w("edge"), HYPHEN, _w("tpu", "tpus")],
     [_w("google"), _w("coral")],
@@ -202,7 +203,8 @@ ACCELERATOR: list[Pattern] = [
     [_w("zcu"), _re(r"^\d{3}$")],
     [_w("pynq"), HYPHEN, _w("z"), _re(r"^[12]$")],
     [_w("alveo"), _w("u"), _re(r"^\d{2,3}$")],
-    [_w("ultra96", "zedboard", "movidius", "hailo", "graphcore", "gaudi")],
+    [_glued("ultra"), _w("96")],  # the tokenizer splits "Ultra96"
+    [_w("zedboard", "movidius", "hailo", "graphcore", "gaudi")],
     [_w("neural"), _w("compute"), _w("stick")],
     [_glued("ncs"), _w("2")],
     # Microcontroller boards: Arduino Nano 33 BLE, ESP32, STM32F746.
