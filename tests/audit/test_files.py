@@ -51,12 +51,12 @@ def test_a_folder_link_is_a_link_to_its_readme(tmp_path: Path) -> None:
     readme = (
         "- [NLU](examples/NLU/) and [MoE](./ch04/07_moe)\n"
         "- [ROS](https://github.com/someone/net/tree/master/ros)\n"
-        "- [elsewhere](https://github.com/someone/other/tree/main/missing)\n"
+        "- [upstream](https://github.com/someone/other/tree/main/tools)\n"
         "- [no readme](src)\n"
     )
     tree = RepoTree(
         _write(
-            tmp_path,
+            tmp_path / "someone__net",
             {
                 "README.md": readme,
                 "examples/NLU/README.md": "NLU\n",

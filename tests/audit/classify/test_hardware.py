@@ -371,7 +371,7 @@ def test_a_folder_link_reads_that_folders_readme(tmp_path: Path) -> None:
         "ros/README.md": "It runs on a Jetson Nano.\n",
         "tools/README.md": "Runs on a Tesla K80.\n",  # not linked: not read
     }
-    labels, _ = _classify(tmp_path, files)
+    labels, _ = _classify(tmp_path / "net", files)
     assert [e.path for e in labels["hw_gpu"].evidence] == ["examples/NLU/README.md"]
     assert [e.path for e in labels["hw_other"].evidence] == ["ros/README.md"]
 
