@@ -241,6 +241,19 @@ def _cue_kind(tokens: Iterable[Any], gpu_tokens: set[int]) -> str | None:
     return None
 
 
+def _paragraph_cue(doc: Any, span: Any, gpu_tokens: set[int]) -> str | None:
+    """The kind of the device word nearest to the size anywhere in its paragraph."""
+    best: tuple[int, str] | None = None
+    for t in doc:
+        if span.start <= t.i < span.end or t.lower_ in RAM_WORDS:
+            continue  # "RAM" names the memory, not whose it is
+        kind = _cue_kind((t,), gpu_tokens)
+        distance = span.start - t.i if t.i < span.start else t.i - span.end
+        if kind and (best is None or distance < best[0]):
+            best = (distance, kind)
+    return best[1] if best else None
+
+
 def _context_kind(doc: Any, span: Any, seg: Where, gpu_tokens: set[int]) -> str:
     """GPU memory or RAM for "N GB of memory", by the nearest device word in the sentence."""
     if seg.gpu_talk and seg.kind in ("table_row", "html"):
@@ -251,6 +264,8 @@ def _context_kind(doc: Any, span: Any, seg: Where, gpu_tokens: set[int]) -> str:
     kind = _cue_kind(before, gpu_tokens) or _cue_kind(after, gpu_tokens)
     if kind:
         return kind
+    if seg.kind not in ("table_row", "html") and (kind := _paragraph_cue(doc, span, gpu_tokens)):
+        return kind  # "Training on a V100 takes 2 days. It needs 20 GB of memory."
     where = f"{seg.section} {column_header(seg, span.start_char) or seg.header}"
     if seg.gpu_talk or re.search(r"gpu|vram", where, re.I) or GPU_MEMORY_TALK.search(where):
         return "gpu"

@@ -132,6 +132,14 @@ POSITIVE = {
         "## FAQ\n**Q: How much GPU memory do I need?**\n\nA: At least 16GB.\n",
         {"hw_gpu"},
     ),
+    "memory after a gpu sentence": (
+        "Training on a V100 takes 2 days. It needs 20 GB of memory.",
+        {"hw_gpu"},
+    ),
+    "memory after a server sentence": (
+        "We preprocess on a 32-core server. The script needs 200 GB of memory.",
+        {"hw_cpu", "hw_memory"},
+    ),
     "per gpu": ("Training needs roughly 60 GB per GPU.", {"hw_gpu"}),
     "on the gpu after": ("The model needs 14 GB in fp16 on the GPU.", {"hw_gpu"}),
     "unified memory": ("At least 32GB of unified memory on a Mac.", {"hw_memory"}),
