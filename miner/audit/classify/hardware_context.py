@@ -47,7 +47,8 @@ FIRST_PERSON = re.compile(
 # "Caffe can process 40M images a day on a K40", "TensorRT now supports Jetson Nano": a tool's
 # own claim, not this project's hardware.
 OTHER_SUBJECT = re.compile(
-    r"^\W*(?:\[[^\]]*\]\W*)?(?:caffe2?|tensorflow|pytorch|torch|theano|mxnet|keras|cudnn|cuda|"
+    r"^\W*(?:\[[^\]]*\]\W*)?(?:(?:nvidia|google|microsoft|meta|intel|amd|apple|hugging ?face)\s+)?"
+    r"(?:caffe2?|tensorflow|pytorch|torch|theano|mxnet|keras|cudnn|cuda|"
     r"tensorrt|onnx(?:runtime)?|openvino|tvm|darknet|detectron2?|mmdetection|jax|paddle\w*|"
     r"chainer|horovod|deepspeed|apex|digits|vllm|sglang|llama\.cpp|ollama|tensorrt-llm|mlx|"
     r"lmdeploy|ggml|xformers|flash-?attention|bitsandbytes|te|transformer engine)\b[^.]{0,40}?"

@@ -247,6 +247,7 @@ NEGATIVE = {
     ),
     "download beside a gpu": "The download is 14 GB, so make sure the GPU has room.",
     "serving engine news": "[2024/05] vLLM now supports the model on H100 GPUs.",
+    "vendor tool news": "🔥 NVIDIA TensorRT-LLM now supports the model on H100 GPUs.",
     "kernel library claim": "TE provides very efficient kernels for both A100 and H100 GPUs.",
     "spaced board name": "The Ultra 96 times faster claim is wrong.",
     "letters of other words": "The ESP loss and the STM module.",
