@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from miner.audit.classify.data_sources import data_evidence
 from miner.audit.classify.project_signals import (
-    data_evidence,
     domain_scores,
     training_evidence,
     uses_nn,

@@ -7,41 +7,13 @@ found, an empty list when there is none.
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 from miner.audit.detect import AuditContext
 from miner.audit.detect.framework_map import module_framework
-from miner.audit.detect.sources import CodeIndex, SourceFile, in_copy
+from miner.audit.detect.sources import CodeIndex, SourceFile
 from miner.codebook import Evidence
 
-DATA_SUFFIXES = frozenset({
-    ".csv", ".tsv", ".npy", ".npz", ".h5", ".hdf5", ".pkl", ".pickle", ".mat", ".tfrecord",
-    ".tfrecords", ".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".wav", ".mp3", ".flac",
-    ".json", ".jsonl", ".txt", ".xml", ".ppm", ".pgm", ".nii", ".gz", ".zip",
-    ".parquet", ".arff", ".data", ".conll", ".midi", ".mid",
-})  # fmt: skip
-DATA_FOLDERS = frozenset({
-    "data", "dataset", "datasets", "corpus", "corpora", "samples", "train", "training", "test",
-    "testing", "val", "valid", "validation",
-})  # fmt: skip
-NOT_DATA_FOLDERS = frozenset({
-    "docs", "doc", "assets", "images", "img", "imgs", "figures", "fig", "static", "media",
-    "results", "output", "outputs", "logs", "tests",
-})  # fmt: skip
-MIN_DATA_FILES = 20
-DATA_WORDS = re.compile(r"\b(?:data\s*sets?|datasets?|data|corpus|corpora|benchmark)\b", re.I)
-URL = re.compile(r"https?://\S+|\bwww\.\S+")
-DATA_HOSTS = re.compile(
-    r"image-net\.org|cocodataset\.org|kaggle\.com|archive\.ics\.uci\.edu|cs\.toronto\.edu/~kriz|"
-    r"yann\.lecun\.com/exdb/mnist|cityscapes-dataset|host\.robots\.ox\.ac\.uk|deepmind\.com/.*kinetics|"
-    r"physionet\.org|zenodo\.org|figshare|huggingface\.co/datasets|tensorflow\.org/datasets",
-    re.I,
-)
-DATA_SECTION = re.compile(r"data|download|prepar|getting started|usage|training|quick ?start", re.I)
-DOWNLOAD_VERB = re.compile(r"\b(?:download|get|obtain|fetch|available|place|put)\b", re.I)
-DATA_SCRIPT = re.compile(r"data|corpus|download|fetch|^get_", re.I)
-MODEL_SCRIPT = re.compile(r"model|weight|pretrain|checkpoint|ckpt|snapshot", re.I)
-DOWNLOADS = ("proj.download", "proj.curl", "proj.data_loader")
 TRAINING_SIGNALS = ("proj.train", "lua.backward", "fw.caffe_pytrain", "caffe.cli_train",
                     "theano.updates")  # fmt: skip
 FIT_ONLY = re.compile(r"\.fit\($")
@@ -145,49 +117,6 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
             found.append((0.5 * art.weight, solver))
     found.sort(key=lambda item: -item[0])
     return [e for _, e in found]
-
-
-def data_evidence(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
-    """Training/test data in the tree, loaders that fetch public datasets, download scripts and
-    dataset links in the documentation."""
-    out: list[Evidence] = []
-    folders: Counter[str] = Counter()
-    for f in ctx.tree.files:
-        parts = f.path.lower().split("/")
-        if f.suffix in DATA_SUFFIXES and not (set(parts[:-1]) & NOT_DATA_FOLDERS):
-            if set(parts[:-1]) & DATA_FOLDERS or f.size > 5_000_000:
-                folders["/".join(f.path.split("/")[:-1]) or "."] += 1
-    for folder, n in folders.most_common(2):
-        if n >= MIN_DATA_FILES:
-            out.append(Evidence(folder, 0, f"{n} data files", "data_available.in_repository"))
-    for sf in index.own():
-        hit = sf.hits.get("proj.data_loader")
-        if hit and sf.read:
-            line, text, _ = index.where_code(sf.path, hit.samples)
-            out.append(Evidence(sf.path, line, text, "data_available.loader"))
-            break
-    scripts = [(sf.path, sf.hits) for sf in index.own()]
-    scripts += [(a.path, a.hits) for a in index.artifacts if a.kind == "shell" and a.weight > 0]
-    for path, hits in scripts:  # a data-named script that downloads something
-        name = path.rsplit("/", 1)[-1]
-        hit = next((hits[s] for s in DOWNLOADS if s in hits), None)
-        if hit and DATA_SCRIPT.search(name) and not MODEL_SCRIPT.search(name):
-            line, text, _ = index.where_code(path, hit.samples)
-            out.append(Evidence(path, line, text, "data_available.download_script"))
-            break
-    for block in ctx.docs.blocks:
-        if block.path != ctx.tree.readme and not block.path.lower().startswith(("doc", "data")):
-            continue
-        if in_copy(block.path, index.framework_copies):  # a bundled framework's own docs
-            continue
-        text = block.text
-        if not URL.search(text) and "wget" not in text:
-            continue
-        named = DATA_WORDS.search(text) or DATA_HOSTS.search(text)
-        if named and (DATA_SECTION.search(block.section) or DOWNLOAD_VERB.search(text)):
-            out.append(Evidence(block.path, block.line, text[:200], "data_available.link"))
-            break
-    return out
 
 
 def domain_scores(
