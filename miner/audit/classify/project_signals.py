@@ -17,6 +17,21 @@ from miner.codebook import Evidence
 TRAINING_SIGNALS = ("proj.train", "lua.backward", "fw.caffe_pytrain", "caffe.cli_train",
                     "theano.updates")  # fmt: skip
 FIT_ONLY = re.compile(r"\.fit\($")
+# `.fit(` of a classical estimator (a grid search, a scaler) in a file that also uses a network.
+CLASSICAL_FIT = re.compile(
+    r"(?:^|\.)(?:grid\w*|clf|svm|svc|svr|regr?\w*|knn|pca|kmeans|scaler|estimator|pipe(?:line)?|"
+    r"rf|forest|logreg|lr|xgb\w*|gbm|tsne|umap|lda|nmf)\.fit\($",
+    re.I,
+)
+# `optim.Adam([z], lr=...)`: an optimizer over named tensors, not over `model.parameters()`.
+INPUT_OPTIMIZER = re.compile(r"\boptim\.\w+\(\s*\[\s*\w+\s*\]")
+TRAINING_LOOP = re.compile(
+    r"\bjax\.(?:value_and_grad|grad)\(|\boptax\.apply_updates\(|\.apply_gradients\(|"
+    r"\b(?:opt|optimizer|tx)\.update\(\s*grads\b|\bloss_scaler\(\s*loss\b|"
+    r"(?<!def )\btrain_(?:segmentor|detector|recognizer|localizer|classifier|model)\("
+    r"\s*\n?\s*model\b|"
+    r"\b(?:runner|trainer|engine)\.(?:run|train|fit)\("
+)
 CLASSICAL = ("sklearn", "xgboost", "lightgbm", "statsmodels", "catboost")
 TRAIN_FILE = re.compile(r"(?:^|/)[^/]*train[^/]*\.(?:py|lua|m|sh|ipynb)$", re.I)
 DOMAIN_WORDS: dict[str, tuple[str, ...]] = {
@@ -75,12 +90,14 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
     """Where the project trains a model: optimizer steps, fit calls, solvers, train scripts.
 
     Files using a neural-network framework count; in a deep-learning project so do the others
-    (a training script importing its model from the project), except `.fit(` calls in files that
-    use classical learners (scikit-learn and the like).
+    (a training script importing its model from the project), except `.fit(` calls of classical
+    learners (scikit-learn and the like) and files that optimise an input (an image, a latent)
+    rather than a model's parameters. Scripts named like tests that train (`copymem_test.py`)
+    count unless they are unit tests.
     """
     found: list[tuple[float, Evidence]] = []
     for sf in index.own():
-        if not sf.read or sf.role in ("test", "doc"):
+        if not sf.read or sf.role == "doc" or (sf.role == "test" and _unit_test(sf)):
             continue
         nn = uses_nn(sf)
         if not nn and not dl:
@@ -91,9 +108,15 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
                 continue
             if signal == "theano.updates" and not sf.imports_module("theano", "lasagne"):
                 continue
-            samples = [s for s in hit.samples if nn or not FIT_ONLY.search(s)]
-            if not samples and sf.imports_module(*CLASSICAL):
+            classical = sf.imports_module(*CLASSICAL)
+            samples = [
+                s for s in hit.samples
+                if not (FIT_ONLY.search(s) and (not nn or (classical and CLASSICAL_FIT.search(s))))
+            ]  # fmt: skip
+            if not samples and classical:
                 continue
+            if _optimises_inputs(index.text(sf)):
+                break
             line, text, _ = index.where_code(sf.path, samples or hit.samples)
             found.append((sf.weight, Evidence(sf.path, line, text, "training_code.code")))
             break
@@ -101,7 +124,7 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
             # An optimizer built in network code trains something, even when the update call
             # is out of sight (`Adam(lr).\` continued on the next line, a pipeline's fit).
             hit = sf.hits.get("proj.optimizer")
-            if hit and nn:
+            if hit and nn and not _optimises_inputs(index.text(sf)):
                 line, text, _ = index.where_code(sf.path, hit.samples)
                 found.append((sf.weight, Evidence(sf.path, line, text, "training_code.optimizer")))
     for art in index.artifacts:
@@ -115,8 +138,36 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
         if art.kind == "prototxt" and art.solver:
             solver = Evidence(art.path, 0, "Caffe solver definition", "training_code.solver")
             found.append((0.5 * art.weight, solver))
+    if not found:
+        found = _training_loops(index, dl)
     found.sort(key=lambda item: -item[0])
     return [e for _, e in found]
+
+
+def _unit_test(sf: SourceFile) -> bool:
+    return sf.support or bool(sf.imports_module("unittest", "pytest"))
+
+
+def _optimises_inputs(text: str) -> bool:
+    """True when every optimizer of a file is built over a list of tensors, none over a model's
+    parameters: the file optimises an image or a latent code, not a network."""
+    return bool(INPUT_OPTIMIZER.search(text)) and ".parameters(" not in text
+
+
+def _training_loops(index: CodeIndex, dl: bool) -> list[tuple[float, Evidence]]:
+    """Training written the JAX way (`jax.value_and_grad`, `optax.apply_updates`), with a
+    gradient scaler after `zero_grad()`, or handed to a toolbox's train function or runner."""
+    found: list[tuple[float, Evidence]] = []
+    for sf in index.own():
+        if not sf.read or sf.role == "doc" or (sf.role == "test" and _unit_test(sf)):
+            continue
+        if not (dl or uses_nn(sf)):
+            continue
+        m = TRAINING_LOOP.search(index.text(sf))
+        if m:
+            line, text = index.where(sf.path, m.group(0))
+            found.append((sf.weight, Evidence(sf.path, line, text, "training_code.loop")))
+    return found
 
 
 def domain_scores(
