@@ -42,7 +42,8 @@ MIN_FOLDER_BYTES = 40_000  # a data folder holding a real dataset, not one examp
 # Folders whose name says data: size alone decides (a graph, a names list); `samples` and the
 # like often hold generated outputs and need many files.
 NAMED_DATA_FOLDERS = frozenset({"data", "dataset", "datasets", "corpus", "corpora"})
-# Example inputs, evaluation sets and deployment fixtures are not the training data.
+# Example inputs, evaluation sets and deployment fixtures are not the training data (unless
+# there are many files).
 EXAMPLE_FOLDER = re.compile(r"example|demo|sample|eval|inference|deploy|playground|_path")
 MIN_ROOT_FILE_BYTES = 100_000  # a data file at the root (a names list, an instruction set)
 ROOT_DATA_SUFFIXES = frozenset({".txt", ".json", ".jsonl", ".csv", ".tsv", ".gz", ".parquet"})
@@ -74,7 +75,7 @@ DOWNLOAD_COMMAND = re.compile(
     r"\bkaggle\s+(?:competitions|datasets)\s+download\b|"
     r"\bhuggingface-cli\s+download\b|\bhf\s+download\b|\baws\s+s3\s+(?:cp|sync)\b|"
     r"\burlretrieve\(|\bdownload_url\(|\bdownload_and_extract\w*\(|\bsnapshot_download\(|"
-    r"\bdownload_file_from_google_drive\(|\bacademictorrents\b|\bmaybe_download\w*\(",
+    r"\bacademictorrents\b|\b\w+_download\w*\(|\bdownload_\w+\(|\.download\(|\burlopen\(|\brequests\.get\(",
     re.I,
 )
 # What a line fetches when it fetches model weights rather than data.
@@ -170,10 +171,9 @@ def _in_repository(ctx: AuditContext) -> list[Evidence]:
             sizes[folder] += f.size
     for folder, n in files.most_common():
         parts = folder.lower().split("/")
-        if any(EXAMPLE_FOLDER.search(p) for p in parts):
-            continue
         named = not NAMED_DATA_FOLDERS.isdisjoint(parts)
-        if n >= MIN_DATA_FILES or (named and sizes[folder] >= MIN_FOLDER_BYTES):
+        example = any(EXAMPLE_FOLDER.search(p) for p in parts)
+        if n >= MIN_DATA_FILES or (named and not example and sizes[folder] >= MIN_FOLDER_BYTES):
             text = f"{n} data files, {sizes[folder]} bytes"
             return [Evidence(folder, 0, text, "data_available.in_repository")]
     return []
@@ -197,7 +197,9 @@ def _fetches_data(text: str) -> tuple[int, str] | None:
     """The first line of a script that downloads something other than model weights."""
     for n, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
-        if stripped.startswith(("#", "echo", "print")) or not DOWNLOAD_COMMAND.search(stripped):
+        if stripped.startswith(("#", "echo", "print", "def ", "import ", "from ")):
+            continue
+        if not DOWNLOAD_COMMAND.search(stripped):
             continue
         if not WEIGHTS.search(stripped):
             return n, stripped[:200]
@@ -279,7 +281,7 @@ def _runs_data_script(ctx: AuditContext, block: Block) -> tuple[int, str] | None
 def _data_script(ctx: AuditContext, path: str) -> bool:
     """A script of the repository that downloads data (by its name and its commands)."""
     name = path.rsplit("/", 1)[-1]
-    if not DATA_SCRIPT.search(name) or MODEL_SCRIPT.search(name) or "test" in name.lower():
+    if not DATA_SCRIPT.search(name) or MODEL_SCRIPT.search(path) or "test" in name.lower():
         return False
     return _fetches_data(ctx.tree.read_text(path) or "") is not None
 

@@ -140,3 +140,19 @@ def test_an_agent_s_environment_stands_in_for_data(tmp_path: Path) -> None:
     found = _evidence(tmp_path, {"dqn.py": agent})
     assert found and found[0].rule == "data_available.environment"
     assert _evidence(tmp_path / "b", {"net.py": TORCH + "x = torch.zeros(3)\n"}) == []
+
+
+def test_data_scripts_that_fetch_with_python_calls(tmp_path: Path) -> None:
+    api = "import urllib.request\nresponse = urllib.request.urlopen(req)\n"
+    tube = "import youtube_dl\nydl.download(valid_urls)\n"
+    weights = "import requests\nresponse = requests.get(url, stream=True)\n"
+    helper = "def download(url, dest):\n    pass\n\ndownload(PREFIX + 'val_100.json', d)\n"
+    assert _evidence(tmp_path / "a", {"datasets.py": api})[0].line == 2
+    assert _evidence(tmp_path / "b", {"train/download.py": tube})
+    assert _evidence(tmp_path / "c", {"pkg/models/download.py": weights}) == []
+    assert _evidence(tmp_path / "d", {"det/prepare_panoptic.py": helper}) == []
+
+
+def test_many_sample_files_are_data(tmp_path: Path) -> None:
+    lines = {f"samples/Text/{n:04}.png": b"\x89PNG" + bytes(64) for n in range(25)}
+    assert _evidence(tmp_path, lines)[0].rule == "data_available.in_repository"
