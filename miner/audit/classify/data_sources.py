@@ -62,8 +62,8 @@ FETCH_CALL = re.compile(
     r"\bfetch_openml\(|\binput_data\.read_data_sets\(|\bPygNodePropPredDataset\(|"
     r"\bPygGraphPropPredDataset\(|\bPlanetoid\(",
 )
-FETCH_HINT = ("download", "tfds", "load_data", "load_dataset", "fetch_openml", "read_data_sets",
-              "Pyg", "Planetoid")  # fmt: skip
+# Fetchers the token signals do not see (a cheap filter before FETCH_CALL).
+FETCH_HINTS = ("download=", "load_data(", "load_dataset(", "tfds.", "Planetoid", "Pyg")
 # Environments stand in for a dataset when an agent is trained by interacting with them.
 ENVIRONMENT = re.compile(
     r"\b(?:gym|gymnasium)\.make\(|\bfrom\s+dm_control\s+import\b|\benvpool\.make\w*\(|"
@@ -75,9 +75,13 @@ DOWNLOAD_COMMAND = re.compile(
     r"\bkaggle\s+(?:competitions|datasets)\s+download\b|"
     r"\bhuggingface-cli\s+download\b|\bhf\s+download\b|\baws\s+s3\s+(?:cp|sync)\b|"
     r"\burlretrieve\(|\bdownload_url\(|\bdownload_and_extract\w*\(|\bsnapshot_download\(|"
-    r"\bacademictorrents\b|\b\w+_download\w*\(|\bdownload_\w+\(|\.download\(|\burlopen\(|\brequests\.get\(",
+    r"\bacademictorrents\b|\w_download\w*\(|\bdownload_\w+\(|\.download\(|\burlopen\(|\brequests\.get\(",
     re.I,
 )
+DOWNLOAD_LITERALS = (
+    "wget", "curl", "gdown", "axel", "aria2c", "azcopy", "gsutil", "kaggle", "download",
+    "Download", "DOWNLOAD", "aws s3", "urlretrieve", "urlopen", "requests.get", "academictorrents",
+)  # fmt: skip
 # What a line fetches when it fetches model weights rather than data.
 WEIGHTS = re.compile(
     r"\.(?:pth?|ckpt|bin|safetensors|h5|onnx|caffemodel|pb|tflite|t7|weights|pkl)\b|"
@@ -86,6 +90,11 @@ WEIGHTS = re.compile(
 )
 DATA_SCRIPT = re.compile(r"data|corpus|download|fetch|^get_|^prepare", re.I)
 MODEL_SCRIPT = re.compile(r"model|weight|pretrain|checkpoint|ckpt|snapshot", re.I)
+# What a documented command needs to contain to fetch data or run a script (a cheap filter).
+COMMAND_HINT = re.compile(
+    r"(?i)download|wget|curl|gdown|gsutil|kaggle|aria2c|axel|azcopy|s3 |"
+    r"urlopen|urlretrieve|requests\.get|academictorrents|\.sh\b|\.py\b|make "
+)
 SCRIPT_RUN = re.compile(
     r"(?:\bbash|\bsh|\bpython3?|\bsource|\./)\s*(?:-m\s+)?([\w./\-]+\.(?:sh|py))|"
     r"\bmake\s+([\w\-]*data[\w\-]*)",
@@ -184,7 +193,7 @@ def _fetching_code(index: CodeIndex) -> list[Evidence]:
         if not sf.read or sf.support or sf.role == "test":
             continue
         text = index.text(sf)
-        if not any(hint in text for hint in FETCH_HINT):
+        if "proj.data_loader" not in sf.hits and not any(h in text for h in FETCH_HINTS):
             continue
         m = FETCH_CALL.search(text)
         if m:
@@ -195,14 +204,20 @@ def _fetching_code(index: CodeIndex) -> list[Evidence]:
 
 def _fetches_data(text: str) -> tuple[int, str] | None:
     """The first line of a script that downloads something other than model weights."""
-    for n, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
+    starts = set()
+    for literal in DOWNLOAD_LITERALS:  # substring search first: scripts can be long
+        pos = text.find(literal)
+        while pos >= 0:
+            starts.add(text.rfind("\n", 0, pos) + 1)
+            newline = text.find("\n", pos)
+            pos = text.find(literal, newline) if newline >= 0 else -1
+    for start in sorted(starts):
+        end = text.find("\n", start)
+        stripped = text[start : len(text) if end < 0 else end].strip()
         if stripped.startswith(("#", "echo", "print", "def ", "import ", "from ")):
             continue
-        if not DOWNLOAD_COMMAND.search(stripped):
-            continue
-        if not WEIGHTS.search(stripped):
-            return n, stripped[:200]
+        if DOWNLOAD_COMMAND.search(stripped) and not WEIGHTS.search(stripped):
+            return text.count("\n", 0, start) + 1, stripped[:200]
     return None
 
 
@@ -227,10 +242,8 @@ def _environments(index: CodeIndex) -> list[Evidence]:
     return []
 
 
-def _raw_lines(ctx: AuditContext, block: Block) -> str:
+def _raw_lines(lines: list[str], block: Block) -> str:
     """The block's lines as written (Markdown links and HTML attributes kept)."""
-    text = ctx.tree.read_text(block.path) or ""
-    lines = text.splitlines()
     start = max(block.line - 1, 0)
     span = block.text.count("\n") + 1
     if block.kind == "html":
@@ -267,6 +280,8 @@ def _data_link(raw: str, section: str, models_only: bool) -> bool:
 
 def _runs_data_script(ctx: AuditContext, block: Block) -> tuple[int, str] | None:
     """A documented command that downloads data, or runs the repository's script that does."""
+    if not COMMAND_HINT.search(block.text):
+        return None
     for n, line in enumerate(block.text.splitlines()):
         if DOWNLOAD_COMMAND.search(line) and not WEIGHTS.search(line):
             if DATA_WORDS.search(line) or DATA_SECTION.search(block.section):
@@ -280,15 +295,22 @@ def _runs_data_script(ctx: AuditContext, block: Block) -> tuple[int, str] | None
 
 def _data_script(ctx: AuditContext, path: str) -> bool:
     """A script of the repository that downloads data (by its name and its commands)."""
-    name = path.rsplit("/", 1)[-1]
-    if not DATA_SCRIPT.search(name) or MODEL_SCRIPT.search(path) or "test" in name.lower():
-        return False
-    return _fetches_data(ctx.tree.read_text(path) or "") is not None
+    known: dict[str, bool] = ctx.cache.setdefault("data_scripts", {})
+    if path not in known:
+        name = path.rsplit("/", 1)[-1]
+        known[path] = (
+            not (
+                not DATA_SCRIPT.search(name) or MODEL_SCRIPT.search(path) or "test" in name.lower()
+            )
+            and _fetches_data(ctx.tree.read_text(path) or "") is not None
+        )
+    return known[path]
 
 
 def _documented(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
     readable = set(ctx.tree.codebook_docs)
     announced = ""  # "... can be downloaded as follows:": the list or table below links the data
+    lines_of: dict[str, list[str]] = {}
     for block in ctx.docs.blocks:
         path = block.path
         if path not in readable or MODEL_CARD.search(path):
@@ -303,7 +325,9 @@ def _documented(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
             continue
         if block.kind == "heading":
             continue
-        raw = _raw_lines(ctx, block)
+        if path not in lines_of:
+            lines_of[path] = (ctx.tree.read_text(path) or "").splitlines()
+        raw = _raw_lines(lines_of[path], block)
         models_only = bool(MODEL_SECTION.search(section)) and "data" not in section
         linked = "http" in raw or "www." in raw
         if linked and block.kind in ("list_item", "table_row") and announced == section:

@@ -25,13 +25,22 @@ CLASSICAL_FIT = re.compile(
 )
 # `optim.Adam([z], lr=...)`: an optimizer over named tensors, not over `model.parameters()`.
 INPUT_OPTIMIZER = re.compile(r"\boptim\.\w+\(\s*\[\s*\w+\s*\]")
-TRAINING_LOOP = re.compile(
-    r"\bjax\.(?:value_and_grad|grad)\(|\boptax\.apply_updates\(|\.apply_gradients\(|"
-    r"\b(?:opt|optimizer|tx)\.update\(\s*grads\b|\bloss_scaler\(\s*loss\b|"
-    r"(?<!def )\btrain_(?:segmentor|detector|recognizer|localizer|classifier|model)\("
-    r"\s*\n?\s*model\b|"
-    r"\b(?:runner|trainer|engine)\.(?:run|train|fit)\("
-)
+# Each loop pattern behind a literal that must occur first: a substring test is far cheaper
+# than a regular expression over every file of a project without optimizer steps.
+TRAINING_LOOPS = (
+    ("grad", re.compile(
+        r"\bjax\.(?:value_and_grad|grad)\(|\boptax\.apply_updates\(|\.apply_gradients\(|"
+        r"\b(?:opt|optimizer|tx)\.update\(\s*grads\b"
+    )),
+    ("loss_scaler(", re.compile(r"\bloss_scaler\(\s*loss\b")),
+    ("train_", re.compile(
+        r"(?<!def )\btrain_(?:segmentor|detector|recognizer|localizer|classifier|model)\("
+        r"\s*\n?\s*model\b"
+    )),
+    ("runner.", re.compile(r"\brunner\.(?:run|train)\(")),
+    ("trainer.", re.compile(r"\btrainer\.(?:run|train|fit)\(")),
+    ("engine.", re.compile(r"\bengine\.(?:run|train|fit)\(")),
+)  # fmt: skip
 CLASSICAL = ("sklearn", "xgboost", "lightgbm", "statsmodels", "catboost")
 TRAIN_FILE = re.compile(r"(?:^|/)[^/]*train[^/]*\.(?:py|lua|m|sh|ipynb)$", re.I)
 DOMAIN_WORDS: dict[str, tuple[str, ...]] = {
@@ -151,7 +160,7 @@ def _unit_test(sf: SourceFile) -> bool:
 def _optimises_inputs(text: str) -> bool:
     """True when every optimizer of a file is built over a list of tensors, none over a model's
     parameters: the file optimises an image or a latent code, not a network."""
-    return bool(INPUT_OPTIMIZER.search(text)) and ".parameters(" not in text
+    return "optim." in text and ".parameters(" not in text and bool(INPUT_OPTIMIZER.search(text))
 
 
 def _training_loops(index: CodeIndex, dl: bool) -> list[tuple[float, Evidence]]:
@@ -163,7 +172,11 @@ def _training_loops(index: CodeIndex, dl: bool) -> list[tuple[float, Evidence]]:
             continue
         if not (dl or uses_nn(sf)):
             continue
-        m = TRAINING_LOOP.search(index.text(sf))
+        text = index.text(sf)
+        m = next(
+            (m for hint, loop in TRAINING_LOOPS if hint in text and (m := loop.search(text))),
+            None,
+        )
         if m:
             line, text = index.where(sf.path, m.group(0))
             found.append((sf.weight, Evidence(sf.path, line, text, "training_code.loop")))
