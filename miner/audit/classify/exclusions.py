@@ -32,7 +32,9 @@ EDU_WORDS = re.compile(
     r"companion (?:code|repository|notebooks?)|(?:code|notebooks?) (?:for|of|to) (?:the |our |my )?"
     r"book|this book|collection of|learn(?:ing)? (?:deep learning|pytorch|tensorflow|keras|"
     r"machine learning)|(?:for|intended for|meant for) (?:educational|teaching|learning) "
-    r"purposes|(?:primarily|mostly|mainly) (?:educational|for education))\b",
+    r"purposes|(?:primarily|mostly|mainly) (?:educational|for education)|implementations? of "
+    r"(?:various|many|several|popular|classic|common|different) (?:[\w-]+ ){0,3}?(?:models|"
+    r"algorithms|architectures|networks|papers))\b",
     re.I,
 )
 EDU_TITLE_ONLY = re.compile(r"\b(?:examples|samples|demos|notebooks|zoo|workshop|book)\b", re.I)
@@ -49,9 +51,11 @@ DEPRECATED = re.compile(
     r"(?:being )?(?:actively )?(?:maintained|supported|developed|updated)|not (?:being )?"
     r"(?:actively )?(?:maintained|supported|developed|updated)(?: any ?more)?\b|unmaintained|"
     r"archived(?!\s+(?:in|at|on|under)\s+(?:the\s+|a\s+)?(?:branch|tag))|obsolete|outdated|"
+    r"(?:quite |very |rather )?old\b(?![-\w])|"
     r"superseded|moved|discontinued)|\bwe (?:are )?no longer (?:maintain|support|updat)\w*|"
     rf"\b{SUBJECT}\s+(?:has\s+)?moved\s+to\b|^\W*(?:deprecated|unmaintained)\b|"
-    r"\b(?:has been|is now|was)\s+superseded by\b|\bsemi-archived\b",
+    r"\b(?:has been|is now|was)\s+superseded by\b|\bsemi-archived\b|"
+    r"\b(?:development|we|it)\s+(?:has|have)\s+(?:now\s+)?moved\s+to\b",
     re.I | re.M,
 )
 # A banner at the top of the README says it without naming the repository ("No longer

@@ -35,11 +35,17 @@ THIS_LIBRARY = re.compile(
 BUILD_FILES = ("setup.py", "setup.cfg", "pyproject.toml", "Makefile", "CMakeLists.txt")
 # `pip install -U name`, `pip install "name[extra]"`, `pip install git+https://host/owner/name.git`
 PIP_SELF = re.compile(
-    r"\b(?:pip3?|conda|mamba)\s+install\s+(?:(?!-e\b|--editable\b)-{1,2}[\w\-]+\s+)*[\"']?"
+    r"\b(?:pip3?|conda|mamba)\s+install\s+(?:(?:-c|--channel)\s+\S+\s+|"
+    r"(?!-e\b|--editable\b)-{1,2}[\w\-]+\s+)*[\"']?"
     r"(?:git\+\S+?/([\w.\-]+?)(?:\.git)?(?:@[\w.\-]+)?(?=[\s\"'#]|$)|([A-Za-z][\w.\-]*))",
     re.M,
 )
-PYPI_BADGE = re.compile(r"pypi\.(?:org|python\.org)/(?:project|pypi)/|badge\.fury\.io/py", re.I)
+PACKAGE_PAGE = re.compile(
+    r"(?:pypi\.(?:org|python\.org)/(?:project|pypi)|badge\.fury\.io/py|img\.shields\.io/pypi/"
+    r"(?:v|dm|pyversions|l)|anaconda\.org/[\w\-]+|img\.shields\.io/conda/vn/[\w\-]+)/"
+    r"([A-Za-z][\w.\-]*?)(?:\.svg|/|\)|\?|\s|$)",
+    re.I | re.M,
+)
 SETUP_NAME = re.compile(r"""\b(?:name|PACKAGE_NAME)\s*[=:]\s*['"]?([\w.\-]+)""")
 # The README presents the code of a paper or a model: installing it is a convenience.
 PAPER_OR_MODEL = re.compile(
@@ -90,8 +96,12 @@ def _published(ctx: AuditContext, names: set[str]) -> Evidence | None:
             if _norm(name) in names:
                 line = block.line + block.text.count("\n", 0, m.start())
                 return Evidence(block.path, line, m.group(0).strip(), "exclude.library_install")
-        if PYPI_BADGE.search(block.text):
-            return Evidence(block.path, block.line, block.text[:200], "exclude.library_pypi")
+    # A badge or link to the project's own PyPI or conda page (link targets are in the raw text).
+    raw = ctx.tree.read_text(ctx.tree.readme) if ctx.tree.readme else None
+    for m in PACKAGE_PAGE.finditer(raw or ""):
+        if _norm(m.group(1)) in names:
+            line = raw.count("\n", 0, m.start()) + 1 if raw else 0
+            return Evidence(ctx.tree.readme or "", line, m.group(0), "exclude.library_pypi")
     return None
 
 

@@ -236,6 +236,8 @@ def test_a_buildable_project_calling_itself_a_framework_is_a_library(tmp_path: P
         "# Net\n\nThis project has been superseded by [Net2](https://example.org/net2).\n",
         "# Net\n\n> **Note** No longer maintained. Please use the new release.\n",
         "# Net\n\nThis repository is semi-archived: we only fix critical bugs.\n",
+        "# Net\n\nThis repository is old, see [Net2](https://example.org/net2) instead.\n",
+        "# Net\n\nDevelopment has moved to [the new home](https://example.org/net).\n",
     ],
 )
 def test_deprecation_said_today_s_way(tmp_path: Path, readme: str) -> None:
@@ -266,3 +268,11 @@ def test_a_repository_meant_for_education(tmp_path: Path) -> None:
     purpose = "# gen\n\nWe train nets for many purposes, education among them.\n"
     labels = _project(tmp_path, {"README.md": purpose, "train.py": TORCH_TRAIN}, "kept")
     assert _exclude(labels) == set()
+
+
+def test_a_collection_of_implementations_is_educational(tmp_path: Path) -> None:
+    readme = "# GANs\n\nPyTorch implementations of various generative adversarial networks.\n"
+    labels = _project(tmp_path, {"README.md": readme, "train.py": TORCH_TRAIN})
+    assert _exclude(labels) == {"educational"}
+    one = "# Net\n\nThe implementation of our network, an old-school CNN.\n"
+    assert _exclude(_project(tmp_path, {"README.md": one, "train.py": TORCH_TRAIN}, "one")) == set()

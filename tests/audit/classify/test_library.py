@@ -77,3 +77,18 @@ def test_a_project_that_calls_itself_this_library(tmp_path: Path) -> None:
     assert _library(tmp_path / "a", {"README.md": readme})[0].rule == "exclude.library_self"
     paper = "# Net\n\nOur framework is simple. This repository contains the code of Net.\n"
     assert _library(tmp_path / "b", {"README.md": paper}) == []
+
+
+def test_a_conda_channel_install_and_a_package_page_badge(tmp_path: Path) -> None:
+    conda = "# Tool\n\nA toolkit for segmentation.\n\n```\n"
+    conda += "conda install -c conda-forge seg-anything\n```\n"
+    found = _library(tmp_path / "a", {"README.md": conda, **PACKAGE})
+    assert found[0].text == "conda install -c conda-forge seg-anything"
+    badge = (
+        "# Tool\n\n[![PyPI](https://img.shields.io/pypi/v/seg-anything.svg)]"
+        "(https://pypi.org/project/seg-anything/)\n\nA library for segmentation.\n"
+    )
+    found = _library(tmp_path / "b", {"README.md": badge, **PACKAGE})
+    assert [e.rule for e in found] == ["exclude.library_pypi", "exclude.library_description"]
+    other = badge.replace("seg-anything", "torch")
+    assert _library(tmp_path / "c", {"README.md": other, **PACKAGE}) == []
