@@ -36,6 +36,9 @@ NOT_DATA_FOLDERS = frozenset({
 NOT_DATA_SUFFIXES = frozenset(LANG_BY_SUFFIX) | frozenset({
     ".md", ".rst", ".yaml", ".yml", ".cfg", ".ini", ".toml", ".lock", ".gitignore", ".gitkeep",
     ".html", ".css",
+    # binaries and model weights are not data
+    ".dll", ".so", ".dylib", ".exe", ".bin", ".pyc", ".o", ".a", ".jar", ".class", ".pt", ".pth",
+    ".ckpt", ".safetensors", ".onnx", ".caffemodel", ".pb", ".tflite",
 })  # fmt: skip
 MIN_DATA_FILES = 20
 MIN_FOLDER_BYTES = 40_000  # a data folder holding a real dataset, not one example file
@@ -44,7 +47,7 @@ MIN_FOLDER_BYTES = 40_000  # a data folder holding a real dataset, not one examp
 NAMED_DATA_FOLDERS = frozenset({"data", "dataset", "datasets", "corpus", "corpora"})
 # Example inputs, evaluation sets and deployment fixtures are not the training data (unless
 # there are many files).
-EXAMPLE_FOLDER = re.compile(r"example|demo|sample|eval|inference|deploy|playground|_path")
+EXAMPLE_FOLDER = re.compile(r"example|demo|sample|eval|inference|deploy|playground")
 MIN_ROOT_FILE_BYTES = 100_000  # a data file at the root (a names list, an instruction set)
 ROOT_DATA_SUFFIXES = frozenset({".txt", ".json", ".jsonl", ".csv", ".tsv", ".gz", ".parquet"})
 NOT_DATA_NAME = re.compile(
@@ -174,11 +177,13 @@ def _in_repository(ctx: AuditContext) -> list[Evidence]:
             or f.name.lower().startswith("readme")
         ):
             continue
+        if any(p.endswith((".app", ".framework", ".bundle")) or "cache" in p for p in parts[:-1]):
+            continue  # an application bundle or a build cache (a packaged simulator) is no dataset
         if folders & DATA_FOLDERS or (f.suffix in DATA_SUFFIXES and f.size > 5_000_000):
             folder = "/".join(f.path.split("/")[:-1])
-            files[folder] += 1
+            files[folder] += f.suffix in DATA_SUFFIXES  # many files: known data formats only
             sizes[folder] += f.size
-    for folder, n in files.most_common():
+    for folder, n in sorted(files.items(), key=lambda kv: -sizes[kv[0]]):
         parts = folder.lower().split("/")
         named = not NAMED_DATA_FOLDERS.isdisjoint(parts)
         example = any(EXAMPLE_FOLDER.search(p) for p in parts)

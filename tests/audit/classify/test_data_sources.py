@@ -156,3 +156,11 @@ def test_data_scripts_that_fetch_with_python_calls(tmp_path: Path) -> None:
 def test_many_sample_files_are_data(tmp_path: Path) -> None:
     lines = {f"samples/Text/{n:04}.png": b"\x89PNG" + bytes(64) for n in range(25)}
     assert _evidence(tmp_path, lines)[0].rule == "data_available.in_repository"
+
+
+def test_application_bundles_and_caches_are_not_data(tmp_path: Path) -> None:
+    blob = b"\x00\x01" * 40_000
+    bundle = {f"env/Driving.app/Contents/Resources/Data/Managed/{n}.mdb": blob for n in range(25)}
+    assert _evidence(tmp_path / "a", bundle) == []
+    assert _evidence(tmp_path / "b", {"SDK/Library/PlayerDataCache/Data/x.dat": blob}) == []
+    assert _evidence(tmp_path / "c", {"data/weights/net.pth": blob * 2}) == []
