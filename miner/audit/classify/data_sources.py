@@ -188,7 +188,7 @@ def _in_repository(ctx: AuditContext) -> list[Evidence]:
         named = not NAMED_DATA_FOLDERS.isdisjoint(parts)
         example = any(EXAMPLE_FOLDER.search(p) for p in parts)
         if n >= MIN_DATA_FILES or (named and not example and sizes[folder] >= MIN_FOLDER_BYTES):
-            text = f"{n} data files, {sizes[folder]} bytes"
+            text = f"{n} data files" if n >= MIN_DATA_FILES else f"{sizes[folder]} bytes of data"
             return [Evidence(folder, 0, text, "data_available.in_repository")]
     return []
 
