@@ -39,6 +39,7 @@ NOT_DATA_SUFFIXES = frozenset(LANG_BY_SUFFIX) | frozenset({
     # binaries and model weights are not data
     ".dll", ".so", ".dylib", ".exe", ".bin", ".pyc", ".o", ".a", ".jar", ".class", ".pt", ".pth",
     ".ckpt", ".safetensors", ".onnx", ".caffemodel", ".pb", ".tflite",
+    ".ttf", ".otf", ".woff", ".woff2", ".eot", ".svg", ".pdf",  # fonts and figures
 })  # fmt: skip
 MIN_DATA_FILES = 20
 MIN_FOLDER_BYTES = 40_000  # a data folder holding a real dataset, not one example file
