@@ -49,6 +49,11 @@ NAMED_DATA_FOLDERS = frozenset({"data", "dataset", "datasets", "corpus", "corpor
 # Example inputs, evaluation sets and deployment fixtures are not the training data (unless
 # there are many files).
 EXAMPLE_FOLDER = re.compile(r"example|demo|sample|eval|inference|deploy|playground")
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".gif", ".tif", ".tiff", ".webp"})
+# File lists, label maps and vocabularies describe a dataset the user fetches; they are not it.
+LISTING = re.compile(
+    r"list|meta|label|synset|class|idx|index|indices|split|vocab|dict|map|mean", re.I
+)
 MIN_ROOT_FILE_BYTES = 100_000  # a data file at the root (a names list, an instruction set)
 ROOT_DATA_SUFFIXES = frozenset({".txt", ".json", ".jsonl", ".csv", ".tsv", ".gz", ".parquet"})
 NOT_DATA_NAME = re.compile(
@@ -183,7 +188,9 @@ def _in_repository(ctx: AuditContext) -> list[Evidence]:
         if folders & DATA_FOLDERS or (f.suffix in DATA_SUFFIXES and f.size > 5_000_000):
             folder = "/".join(f.path.split("/")[:-1])
             files[folder] += f.suffix in DATA_SUFFIXES  # many files: known data formats only
-            sizes[folder] += f.size
+            # One example picture is no dataset: images count by number, not by size.
+            if f.suffix not in IMAGE_SUFFIXES and not LISTING.search(f.name):
+                sizes[folder] += f.size
     for folder, n in sorted(files.items(), key=lambda kv: -sizes[kv[0]]):
         parts = folder.lower().split("/")
         named = not NAMED_DATA_FOLDERS.isdisjoint(parts)

@@ -165,3 +165,6 @@ def test_application_bundles_and_caches_are_not_data(tmp_path: Path) -> None:
     assert _evidence(tmp_path / "b", {"SDK/Library/PlayerDataCache/Data/x.dat": blob}) == []
     assert _evidence(tmp_path / "c", {"data/weights/net.pth": blob * 2}) == []
     assert _evidence(tmp_path / "d", {"data/DejaVuSans.ttf": blob * 5}) == []
+    assert _evidence(tmp_path / "e", {"data/example.jpg": blob * 2}) == []
+    lists = {"data/train_list.txt": blob * 2, "data/val_hr_indices.p": blob}
+    assert _evidence(tmp_path / "f", lists) == []
