@@ -112,7 +112,7 @@ SCRIPT_RUN = re.compile(
 
 DATA_WORDS = re.compile(
     r"\b(?:data\s*sets?|datasets?|data|corpus|corpora|benchmarks?|annotations?|"
-    r"(?:training|testing|test|validation) (?:sets?|images|samples))\b",
+    r"(?:train|training|testing|test|val|validation|eval|evaluation) (?:sets?|images|samples))\b",
     re.I,
 )
 DATA_HOSTS = re.compile(
@@ -227,7 +227,7 @@ def _fetches_data(text: str) -> tuple[int, str] | None:
     for start in sorted(starts):
         end = text.find("\n", start)
         stripped = text[start : len(text) if end < 0 else end].strip()
-        if stripped.startswith(("#", "echo", "print", "def ", "import ", "from ")):
+        if stripped.startswith(("#", "echo", "print", "def ", "import ", "from ", "http", "//")):
             continue
         if DOWNLOAD_COMMAND.search(stripped) and not WEIGHTS.search(stripped):
             return text.count("\n", 0, start) + 1, stripped[:200]
@@ -336,7 +336,10 @@ def _documented(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
             if found:
                 return [Evidence(path, found[0], found[1], "data_available.command")]
             continue
-        if block.kind == "heading":
+        if block.kind == "heading":  # "Download the train set and place it in ./data:"
+            heading = block.text
+            says = DATA_WORDS.search(heading) and DOWNLOAD_VERB.search(heading)
+            announced = section if says else ""
             continue
         if path not in lines_of:
             lines_of[path] = (ctx.tree.read_text(path) or "").splitlines()

@@ -42,6 +42,8 @@ def _evidence(tmp_path: Path, files: dict[str, str | bytes]) -> list[Evidence]:
         "# Net\n\nWe use DF2K for our training data. You can download from:\n\n"
         "1. DIV2K: http://example.org/DIV2K_train_HR.zip\n",
         "# Net\n\n## Datasets\n\nThe six benchmarks are on [Google Drive](https://drive.google.com/x).\n",
+        "# Net\n\n##### Download the train set and place it in `./datasets/GoPro/train`:\n\n"
+        "* [google drive](https://drive.google.com/file/d/1z/view)\n",
         "# Net\n\nThese models were trained on the "
         "[Pile](https://huggingface.co/datasets/EleutherAI/pile).\n",
     ],
@@ -151,6 +153,8 @@ def test_data_scripts_that_fetch_with_python_calls(tmp_path: Path) -> None:
     assert _evidence(tmp_path / "b", {"train/download.py": tube})
     assert _evidence(tmp_path / "c", {"pkg/models/download.py": weights}) == []
     assert _evidence(tmp_path / "d", {"det/prepare_panoptic.py": helper}) == []
+    cited = '"""Fetch a file.\n\nhttps://stackoverflow.com/q/1/wget-curl-large-file\n"""\n'
+    assert _evidence(tmp_path / "e", {"utils/download_util.py": cited}) == []
 
 
 def test_many_sample_files_are_data(tmp_path: Path) -> None:
