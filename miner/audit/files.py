@@ -171,8 +171,14 @@ class RepoTree:
     def readme(self) -> str | None:
         """The root README (Markdown preferred), if any."""
         candidates = [f for f in self.files if f.depth == 0 and f.name.lower().startswith("readme")]
+        # `README.md` before `README-MUP.md`: a variant's name sorts first ("-" < ".").
         candidates.sort(
-            key=lambda f: (f.suffix not in (".md", ".markdown"), f.suffix == "", f.path)
+            key=lambda f: (
+                f.suffix not in (".md", ".markdown"),
+                f.suffix == "",
+                f.name.lower().rsplit(".", 1)[0] != "readme",
+                f.path,
+            )
         )
         return candidates[0].path if candidates else None
 

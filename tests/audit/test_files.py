@@ -135,3 +135,8 @@ def test_vendored_folders() -> None:
     assert is_vendored("src/external/lib.py")
     assert not is_vendored("models/net.py")
     assert not is_vendored("external.py")
+
+
+def test_the_plain_readme_comes_before_its_variants(tmp_path: Path) -> None:
+    files = {"README-MUP.md": "# mup\n", "README.md": "# Net\n", "README_CN.md": "# Net\n"}
+    assert RepoTree(_write(tmp_path, files)).readme == "README.md"

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from miner.audit.classify.data_sources import data_evidence
+from miner.audit.classify.library import library_evidence
 from miner.audit.classify.project_signals import (
-    data_evidence,
     domain_scores,
     training_evidence,
     uses_nn,
@@ -30,7 +31,10 @@ EDU_WORDS = re.compile(
     r"homework|lessons?|cheat ?sheets?|awesome|reading list|paper list|"
     r"companion (?:code|repository|notebooks?)|(?:code|notebooks?) (?:for|of|to) (?:the |our |my )?"
     r"book|this book|collection of|learn(?:ing)? (?:deep learning|pytorch|tensorflow|keras|"
-    r"machine learning))\b",
+    r"machine learning)|(?:for|intended for|meant for) (?:educational|teaching|learning) "
+    r"purposes|(?:primarily|mostly|mainly) (?:educational|for education)|implementations? of "
+    r"(?:various|many|several|popular|classic|common|different) (?:[\w-]+ ){0,3}?(?:models|"
+    r"algorithms|architectures|networks|papers))\b",
     re.I,
 )
 EDU_TITLE_ONLY = re.compile(r"\b(?:examples|samples|demos|notebooks|zoo|workshop|book)\b", re.I)
@@ -39,27 +43,32 @@ EDU_FOLDER = re.compile(
     r"module|unit|session)[ _\-]?\d+",
     re.I,
 )
-LIBRARY_WORDS = re.compile(
-    r"\b(?:library|toolkit|toolbox|framework|package|python module|api|sdk|platform)\b", re.I
-)
-# "X is an open-source deep learning toolkit ...": the project presents itself as a library.
-SELF_LIBRARY = re.compile(
-    r"\bis\s+an?\s+(?:[\w-]+,?\s+){0,5}?(?:library|toolkit|toolbox|framework|package|"
-    r"python (?:module|package))\b",
-    re.I,
-)
-BUILD_FILES = ("setup.py", "setup.cfg", "pyproject.toml", "Makefile", "CMakeLists.txt")
-PIP_SELF = re.compile(r"\b(?:pip3?|conda)\s+install\s+(?:-U\s+|--upgrade\s+)?([A-Za-z][\w.\-]*)")
-PYPI_BADGE = re.compile(r"pypi\.(?:org|python\.org)/(?:project|pypi)/|badge\.fury\.io/py", re.I)
 SUBJECT = (
     r"(?:this|the|our)\s+(?:repo|repository|project|code|codebase|implementation|library|package)"
 )
 DEPRECATED = re.compile(
     rf"\b{SUBJECT}\b[^.]{{0,60}}?\b(?:is|has been|was)\s+(?:now\s+)?(?:deprecated|no longer "
-    r"(?:being )?(?:actively )?(?:maintained|supported|developed|updated)|unmaintained|archived|"
-    r"moved|discontinued)|\bwe (?:are )?no longer (?:maintain|support|updat)\w*|"
-    rf"\b{SUBJECT}\s+(?:has\s+)?moved\s+to\b|^\W*(?:deprecated|unmaintained)\b",
+    r"(?:being )?(?:actively )?(?:maintained|supported|developed|updated)|not (?:being )?"
+    r"(?:actively )?(?:maintained|supported|developed|updated)(?: any ?more)?\b|unmaintained|"
+    r"archived(?!\s+(?:in|at|on|under)\s+(?:the\s+|a\s+)?(?:branch|tag))|obsolete|outdated|"
+    r"(?:quite |very |rather )?old\b(?![-\w])|"
+    r"superseded|moved|discontinued)|\bwe (?:are )?no longer (?:maintain|support|updat)\w*|"
+    rf"\b{SUBJECT}\s+(?:has\s+)?moved\s+to\b|^\W*(?:deprecated|unmaintained)\b|"
+    r"\b(?:has been|is now|was)\s+superseded by\b|\bsemi-archived\b|"
+    r"\b(?:development|we|it)\s+(?:has|have)\s+(?:now\s+)?moved\s+to\b",
     re.I | re.M,
+)
+# A banner at the top of the README says it without naming the repository ("No longer
+# maintained. Please use X.", "Deprecated: see the new repository").
+DEPRECATED_BANNER = re.compile(
+    r"^\W*(?:note\W+|important\W+|warning\W+)?(?:deprecated|archived|no longer (?:actively )?"
+    r"(?:maintained|supported|updated)|not maintained|superseded by)\b",
+    re.I | re.M,
+)
+# A root document named for the state: `CONTRIBUTING-ARCHIVED.md`, `DEPRECATED.md`.
+STATE_DOC = re.compile(r"^[^/]*(?:archived|deprecated)[^/]*$", re.I)
+STATE_WORDS = re.compile(
+    r"\b(?:archived|deprecated|no longer (?:actively )?(?:maintained|supported))\b", re.I
 )
 PRETRAINED_DOC = re.compile(r"\bpre-?trained\b", re.I)
 INTRO_BLOCKS = 3
@@ -90,51 +99,14 @@ def _educational(ctx: AuditContext, blocks: list[Block]) -> list[Evidence]:
     return []
 
 
-def _library(ctx: AuditContext, blocks: list[Block]) -> list[Evidence]:
-    """A package installed from PyPI/conda under its own name and described as a library."""
-    names = {ctx.tree.root.name.split("__", 1)[-1].lower()}
-    for path in ("setup.py", "setup.cfg", "pyproject.toml"):
-        text = ctx.tree.read_text(path) if path in ctx.tree.paths else None
-        if text:
-            names.update(
-                m.lower() for m in re.findall(r"""\bname\s*[=:]\s*['"]?([\w.\-]+)""", text)
-            )
-    names = {n.replace("_", "-") for n in names}
-    published: Evidence | None = None
+def _deprecated(ctx: AuditContext, blocks: list[Block]) -> list[Evidence]:
+    for n, block in enumerate(blocks):
+        if DEPRECATED.search(block.text) or (
+            n < INTRO_BLOCKS and DEPRECATED_BANNER.search(block.text)
+        ):
+            return [Evidence(block.path, block.line, block.text[:200], "exclude.deprecated")]
     for block in ctx.docs.blocks:
-        if block.path != ctx.tree.readme:
-            continue
-        for m in PIP_SELF.finditer(block.text):
-            if m.group(1).lower().replace("_", "-") in names:
-                line = block.line + block.text.count("\n", 0, m.start())
-                published = Evidence(block.path, line, m.group(0), "exclude.library_install")
-                break
-        if published is None and PYPI_BADGE.search(block.text):
-            published = Evidence(block.path, block.line, block.text[:200], "exclude.library_pypi")
-        if published:
-            break
-    if published is None:
-        return _self_described_library(ctx, blocks)
-    for block in blocks[: INTRO_BLOCKS + 2]:
-        if LIBRARY_WORDS.search(block.text):
-            return [published, Evidence(block.path, block.line, block.text[:200],
-                                        "exclude.library_description")]  # fmt: skip
-    return []
-
-
-def _self_described_library(ctx: AuditContext, blocks: list[Block]) -> list[Evidence]:
-    """An installable or buildable project whose introduction calls it a library or toolkit."""
-    if not any(path in ctx.tree.paths for path in BUILD_FILES):
-        return []
-    for block in blocks[:INTRO_BLOCKS]:
-        if block.kind != "heading" and SELF_LIBRARY.search(block.text):
-            return [Evidence(block.path, block.line, block.text[:200], "exclude.library_self")]
-    return []
-
-
-def _deprecated(blocks: list[Block]) -> list[Evidence]:
-    for block in blocks:
-        if DEPRECATED.search(block.text):
+        if STATE_DOC.match(block.path) and STATE_WORDS.search(block.text):
             return [Evidence(block.path, block.line, block.text[:200], "exclude.deprecated")]
     return []
 
@@ -197,8 +169,8 @@ def classify_project(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterable
     yield Label("domain", _domain(ctx, index, labels))
     reasons: dict[str, list[Evidence]] = {
         "educational": _educational(ctx, blocks),
-        "library": _library(ctx, blocks),
-        "deprecated": _deprecated(blocks),
+        "library": library_evidence(ctx, blocks, bool(training)),
+        "deprecated": _deprecated(ctx, blocks),
         "not_dl": []
         if dl
         else [

@@ -7,44 +7,40 @@ found, an empty list when there is none.
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 from miner.audit.detect import AuditContext
 from miner.audit.detect.framework_map import module_framework
-from miner.audit.detect.sources import CodeIndex, SourceFile, in_copy
+from miner.audit.detect.sources import CodeIndex, SourceFile
 from miner.codebook import Evidence
 
-DATA_SUFFIXES = frozenset({
-    ".csv", ".tsv", ".npy", ".npz", ".h5", ".hdf5", ".pkl", ".pickle", ".mat", ".tfrecord",
-    ".tfrecords", ".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".wav", ".mp3", ".flac",
-    ".json", ".jsonl", ".txt", ".xml", ".ppm", ".pgm", ".nii", ".gz", ".zip",
-    ".parquet", ".arff", ".data", ".conll", ".midi", ".mid",
-})  # fmt: skip
-DATA_FOLDERS = frozenset({
-    "data", "dataset", "datasets", "corpus", "corpora", "samples", "train", "training", "test",
-    "testing", "val", "valid", "validation",
-})  # fmt: skip
-NOT_DATA_FOLDERS = frozenset({
-    "docs", "doc", "assets", "images", "img", "imgs", "figures", "fig", "static", "media",
-    "results", "output", "outputs", "logs", "tests",
-})  # fmt: skip
-MIN_DATA_FILES = 20
-DATA_WORDS = re.compile(r"\b(?:data\s*sets?|datasets?|data|corpus|corpora|benchmark)\b", re.I)
-URL = re.compile(r"https?://\S+|\bwww\.\S+")
-DATA_HOSTS = re.compile(
-    r"image-net\.org|cocodataset\.org|kaggle\.com|archive\.ics\.uci\.edu|cs\.toronto\.edu/~kriz|"
-    r"yann\.lecun\.com/exdb/mnist|cityscapes-dataset|host\.robots\.ox\.ac\.uk|deepmind\.com/.*kinetics|"
-    r"physionet\.org|zenodo\.org|figshare|huggingface\.co/datasets|tensorflow\.org/datasets",
-    re.I,
-)
-DATA_SECTION = re.compile(r"data|download|prepar|getting started|usage|training|quick ?start", re.I)
-DOWNLOAD_VERB = re.compile(r"\b(?:download|get|obtain|fetch|available|place|put)\b", re.I)
-DATA_SCRIPT = re.compile(r"data|corpus|download|fetch|^get_", re.I)
-MODEL_SCRIPT = re.compile(r"model|weight|pretrain|checkpoint|ckpt|snapshot", re.I)
-DOWNLOADS = ("proj.download", "proj.curl", "proj.data_loader")
 TRAINING_SIGNALS = ("proj.train", "lua.backward", "fw.caffe_pytrain", "caffe.cli_train",
                     "theano.updates")  # fmt: skip
 FIT_ONLY = re.compile(r"\.fit\($")
+# `.fit(` of a classical estimator (a grid search, a scaler) in a file that also uses a network.
+CLASSICAL_FIT = re.compile(
+    r"(?:^|\.)(?:grid\w*|clf|svm|svc|svr|regr?\w*|knn|pca|kmeans|scaler|estimator|pipe(?:line)?|"
+    r"rf|forest|logreg|lr|xgb\w*|gbm|tsne|umap|lda|nmf)\.fit\($",
+    re.I,
+)
+# `optim.Adam([z], lr=...)`: an optimizer over named tensors, not over `model.parameters()`.
+INPUT_OPTIMIZER = re.compile(r"\boptim\.\w+\(\s*\[\s*\w+\s*\]")
+# Each loop pattern behind a literal that must occur first: a substring test is far cheaper
+# than a regular expression over every file of a project without optimizer steps.
+TRAINING_LOOPS = (
+    ("grad", re.compile(
+        r"\bjax\.(?:value_and_grad|grad)\(|\boptax\.apply_updates\(|\.apply_gradients\(|"
+        r"\b(?:opt|optimizer|tx)\.update\(\s*grads\b"
+    )),
+    ("loss_scaler(", re.compile(r"\bloss_scaler\(\s*loss\b")),
+    ("train_", re.compile(
+        r"(?<!def )\btrain_(?:segmentor|detector|recognizer|localizer|classifier|model)\("
+        r"\s*\n?\s*model\b"
+    )),
+    ("runner.", re.compile(r"\brunner\.(?:run|train)\(")),
+    ("trainer.", re.compile(r"\btrainer\.(?:run|train|fit)\(")),
+    ("engine.", re.compile(r"\bengine\.(?:run|train|fit)\(")),
+)  # fmt: skip
 CLASSICAL = ("sklearn", "xgboost", "lightgbm", "statsmodels", "catboost")
 TRAIN_FILE = re.compile(r"(?:^|/)[^/]*train[^/]*\.(?:py|lua|m|sh|ipynb)$", re.I)
 DOMAIN_WORDS: dict[str, tuple[str, ...]] = {
@@ -103,12 +99,14 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
     """Where the project trains a model: optimizer steps, fit calls, solvers, train scripts.
 
     Files using a neural-network framework count; in a deep-learning project so do the others
-    (a training script importing its model from the project), except `.fit(` calls in files that
-    use classical learners (scikit-learn and the like).
+    (a training script importing its model from the project), except `.fit(` calls of classical
+    learners (scikit-learn and the like) and files that optimise an input (an image, a latent)
+    rather than a model's parameters. Scripts named like tests that train (`copymem_test.py`)
+    count unless they are unit tests.
     """
     found: list[tuple[float, Evidence]] = []
     for sf in index.own():
-        if not sf.read or sf.role in ("test", "doc"):
+        if not sf.read or sf.role == "doc" or (sf.role == "test" and _unit_test(sf)):
             continue
         nn = uses_nn(sf)
         if not nn and not dl:
@@ -119,9 +117,15 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
                 continue
             if signal == "theano.updates" and not sf.imports_module("theano", "lasagne"):
                 continue
-            samples = [s for s in hit.samples if nn or not FIT_ONLY.search(s)]
-            if not samples and sf.imports_module(*CLASSICAL):
+            classical = sf.imports_module(*CLASSICAL)
+            samples = [
+                s for s in hit.samples
+                if not (FIT_ONLY.search(s) and (not nn or (classical and CLASSICAL_FIT.search(s))))
+            ]  # fmt: skip
+            if not samples and classical:
                 continue
+            if _optimises_inputs(index.text(sf)):
+                break
             line, text, _ = index.where_code(sf.path, samples or hit.samples)
             found.append((sf.weight, Evidence(sf.path, line, text, "training_code.code")))
             break
@@ -129,7 +133,7 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
             # An optimizer built in network code trains something, even when the update call
             # is out of sight (`Adam(lr).\` continued on the next line, a pipeline's fit).
             hit = sf.hits.get("proj.optimizer")
-            if hit and nn:
+            if hit and nn and not _optimises_inputs(index.text(sf)):
                 line, text, _ = index.where_code(sf.path, hit.samples)
                 found.append((sf.weight, Evidence(sf.path, line, text, "training_code.optimizer")))
     for art in index.artifacts:
@@ -143,51 +147,40 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
         if art.kind == "prototxt" and art.solver:
             solver = Evidence(art.path, 0, "Caffe solver definition", "training_code.solver")
             found.append((0.5 * art.weight, solver))
+    if not found:
+        found = _training_loops(index, dl)
     found.sort(key=lambda item: -item[0])
     return [e for _, e in found]
 
 
-def data_evidence(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
-    """Training/test data in the tree, loaders that fetch public datasets, download scripts and
-    dataset links in the documentation."""
-    out: list[Evidence] = []
-    folders: Counter[str] = Counter()
-    for f in ctx.tree.files:
-        parts = f.path.lower().split("/")
-        if f.suffix in DATA_SUFFIXES and not (set(parts[:-1]) & NOT_DATA_FOLDERS):
-            if set(parts[:-1]) & DATA_FOLDERS or f.size > 5_000_000:
-                folders["/".join(f.path.split("/")[:-1]) or "."] += 1
-    for folder, n in folders.most_common(2):
-        if n >= MIN_DATA_FILES:
-            out.append(Evidence(folder, 0, f"{n} data files", "data_available.in_repository"))
+def _unit_test(sf: SourceFile) -> bool:
+    return sf.support or bool(sf.imports_module("unittest", "pytest"))
+
+
+def _optimises_inputs(text: str) -> bool:
+    """True when every optimizer of a file is built over a list of tensors, none over a model's
+    parameters: the file optimises an image or a latent code, not a network."""
+    return "optim." in text and ".parameters(" not in text and bool(INPUT_OPTIMIZER.search(text))
+
+
+def _training_loops(index: CodeIndex, dl: bool) -> list[tuple[float, Evidence]]:
+    """Training written the JAX way (`jax.value_and_grad`, `optax.apply_updates`), with a
+    gradient scaler after `zero_grad()`, or handed to a toolbox's train function or runner."""
+    found: list[tuple[float, Evidence]] = []
     for sf in index.own():
-        hit = sf.hits.get("proj.data_loader")
-        if hit and sf.read:
-            line, text, _ = index.where_code(sf.path, hit.samples)
-            out.append(Evidence(sf.path, line, text, "data_available.loader"))
-            break
-    scripts = [(sf.path, sf.hits) for sf in index.own()]
-    scripts += [(a.path, a.hits) for a in index.artifacts if a.kind == "shell" and a.weight > 0]
-    for path, hits in scripts:  # a data-named script that downloads something
-        name = path.rsplit("/", 1)[-1]
-        hit = next((hits[s] for s in DOWNLOADS if s in hits), None)
-        if hit and DATA_SCRIPT.search(name) and not MODEL_SCRIPT.search(name):
-            line, text, _ = index.where_code(path, hit.samples)
-            out.append(Evidence(path, line, text, "data_available.download_script"))
-            break
-    for block in ctx.docs.blocks:
-        if block.path != ctx.tree.readme and not block.path.lower().startswith(("doc", "data")):
+        if not sf.read or sf.role == "doc" or (sf.role == "test" and _unit_test(sf)):
             continue
-        if in_copy(block.path, index.framework_copies):  # a bundled framework's own docs
+        if not (dl or uses_nn(sf)):
             continue
-        text = block.text
-        if not URL.search(text) and "wget" not in text:
-            continue
-        named = DATA_WORDS.search(text) or DATA_HOSTS.search(text)
-        if named and (DATA_SECTION.search(block.section) or DOWNLOAD_VERB.search(text)):
-            out.append(Evidence(block.path, block.line, text[:200], "data_available.link"))
-            break
-    return out
+        text = index.text(sf)
+        m = next(
+            (m for hint, loop in TRAINING_LOOPS if hint in text and (m := loop.search(text))),
+            None,
+        )
+        if m:
+            line, text = index.where(sf.path, m.group(0))
+            found.append((sf.weight, Evidence(sf.path, line, text, "training_code.loop")))
+    return found
 
 
 def domain_scores(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from miner.audit.classify.exclusions import classify_project
 from miner.audit.detect import AuditContext
 from miner.audit.detect.frameworks import detect_frameworks
@@ -225,3 +227,52 @@ def test_a_buildable_project_calling_itself_a_framework_is_a_library(tmp_path: P
     method = "# VPG\n\nVPG is a method for training robotic agents to push and grasp.\n"
     files = {"README.md": method, "setup.py": "setup(name='vpg')\n", "train.py": TORCH_TRAIN}
     assert "library" not in _exclude(_project(tmp_path, files, "method"))
+
+
+@pytest.mark.parametrize(
+    "readme",
+    [
+        "# Net\n\n**Important:** **this repository is not maintained anymore**. See the fork.\n",
+        "# Net\n\nThis project has been superseded by [Net2](https://example.org/net2).\n",
+        "# Net\n\n> **Note** No longer maintained. Please use the new release.\n",
+        "# Net\n\nThis repository is semi-archived: we only fix critical bugs.\n",
+        "# Net\n\nThis repository is old, see [Net2](https://example.org/net2) instead.\n",
+        "# Net\n\nDevelopment has moved to [the new home](https://example.org/net).\n",
+    ],
+)
+def test_deprecation_said_today_s_way(tmp_path: Path, readme: str) -> None:
+    labels = _project(tmp_path, {"README.md": readme, "train.py": TORCH_TRAIN})
+    assert _exclude(labels) == {"deprecated"}
+
+
+def test_an_archived_branch_or_a_deprecated_api_is_not_deprecation(tmp_path: Path) -> None:
+    readme = (
+        "# Net\n\nWe train nets.\n\nThe first version was fine.\n\nIt is fast.\n\n"
+        "(The initial release of this repo has been archived in the branch `snapshot-2021`)\n\n"
+        "The `--fp16` flag is deprecated; use `--precision`.\n"
+    )
+    labels = _project(tmp_path, {"README.md": readme, "train.py": TORCH_TRAIN})
+    assert _exclude(labels) == set()
+
+
+def test_a_root_document_named_archived_says_so(tmp_path: Path) -> None:
+    note = "# Archived\n\nThis project is `Archived` and is no longer actively maintained.\n"
+    files = {"README.md": "# Net\n", "CONTRIBUTING-ARCHIVED.md": note, "train.py": TORCH_TRAIN}
+    assert _exclude(_project(tmp_path, files)) == {"deprecated"}
+
+
+def test_a_repository_meant_for_education(tmp_path: Path) -> None:
+    readme = "# gen\n\nOne hackable file, mostly intended for educational purposes.\n"
+    labels = _project(tmp_path, {"README.md": readme, "train.py": TORCH_TRAIN})
+    assert _exclude(labels) == {"educational"}
+    purpose = "# gen\n\nWe train nets for many purposes, education among them.\n"
+    labels = _project(tmp_path, {"README.md": purpose, "train.py": TORCH_TRAIN}, "kept")
+    assert _exclude(labels) == set()
+
+
+def test_a_collection_of_implementations_is_educational(tmp_path: Path) -> None:
+    readme = "# GANs\n\nPyTorch implementations of various generative adversarial networks.\n"
+    labels = _project(tmp_path, {"README.md": readme, "train.py": TORCH_TRAIN})
+    assert _exclude(labels) == {"educational"}
+    one = "# Net\n\nThe implementation of our network, an old-school CNN.\n"
+    assert _exclude(_project(tmp_path, {"README.md": one, "train.py": TORCH_TRAIN}, "one")) == set()

@@ -1,0 +1,163 @@
+"""Is the repository a library (codebook exclusion `library`)?
+
+A package meant to be installed and built upon: published to PyPI/conda or installed with
+`pip install <this project>` (from an index or a git URL) and then imported, or a project whose
+introduction presents it as a library or toolkit. A local `pip install -e .` that runs the
+repository's own scripts does not make it one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from miner.audit.detect import AuditContext
+from miner.audit.docs import Block
+from miner.codebook import Evidence
+
+INTRO_BLOCKS = 3
+LIBRARY_WORDS = re.compile(
+    r"\b(?:library|toolkit|toolbox|framework|package|python module|api|sdk|platform)\b", re.I
+)
+# "X is an open-source deep learning toolkit ...": the project presents itself as a library.
+SELF_LIBRARY = re.compile(
+    r"\bis\s+an?\s+(?:[\w-]+,?\s+){0,5}?(?:library|toolkit|toolbox|framework|package|"
+    r"python (?:module|package))\b",
+    re.I,
+)
+# "This library is in wide use", "this repository records X's library for ...": said of itself,
+# with no build file needed (a framework run from its checkout is still a library).
+THIS_LIBRARY = re.compile(
+    r"\b(?:this|our)\s+(?:library|toolkit|python package)\s+(?:is|provides|supports|offers)\b|"
+    r"\b(?:this|the)\s+(?:repository|repo)\s+(?:records|hosts|contains)\s+(?:[\w.\-]+'s\s+)?"
+    r"(?:library|toolkit)\b",
+    re.I,
+)
+BUILD_FILES = ("setup.py", "setup.cfg", "pyproject.toml", "Makefile", "CMakeLists.txt")
+# `pip install -U name`, `pip install "name[extra]"`, `pip install git+https://host/owner/name.git`
+PIP_SELF = re.compile(
+    r"\b(?:pip3?|conda|mamba)\s+install\s+(?:(?:-c|--channel)\s+\S+\s+|"
+    r"(?!-e\b|--editable\b)-{1,2}[\w\-]+\s+)*[\"']?"
+    r"(?:git\+\S+?/([\w.\-]+?)(?:\.git)?(?:@[\w.\-]+)?(?=[\s\"'#]|$)|([A-Za-z][\w.\-]*))",
+    re.M,
+)
+PACKAGE_PAGE = re.compile(
+    r"(?:pypi\.(?:org|python\.org)/(?:project|pypi)|badge\.fury\.io/py|img\.shields\.io/pypi/"
+    r"(?:v|dm|pyversions|l)|anaconda\.org/[\w\-]+|img\.shields\.io/conda/vn/[\w\-]+)/"
+    r"([A-Za-z][\w.\-]*?)(?:\.svg|/|\)|\?|\s|$)",
+    re.I | re.M,
+)
+SETUP_NAME = re.compile(r"""\b(?:name|PACKAGE_NAME)\s*[=:]\s*['"]?([\w.\-]+)""")
+# The README presents the code of a paper or a model: installing it is a convenience.
+PAPER_OR_MODEL = re.compile(
+    r"\b(?:code|implementation|models?)\s+(?:[\w-]+\s+){0,3}?(?:for|of)\s+(?:our|the)\s+"
+    r"(?:[\w-]+\s+)?paper\b|\bofficial\s+(?:[\w-]+\s+)?(?:implementation|code|repository)\b|"
+    r"\bis\s+an?\s+(?:[\w-]+\s+){0,6}?model\b",
+    re.I,
+)
+PRESENTATION_BLOCKS = 8
+DESCRIPTION = re.compile(r"""\bdescription\s*[=:]\s*(?:"([^"\n]{5,300})"|'([^'\n]{5,300})')""")
+IMPORT = re.compile(r"^\s*(?:>>>\s*)?(?:import|from)\s+(\w+)", re.M)
+
+
+def _norm(name: str) -> str:
+    return name.lower().replace("_", "-")
+
+
+def _packages(ctx: AuditContext) -> set[str]:
+    """Importable packages of the repository: folders with an `__init__.py` at the root or
+    under `src/`."""
+    found = set()
+    for path in ctx.tree.paths:
+        parts = path.split("/")
+        if parts[-1] != "__init__.py":
+            continue
+        if len(parts) == 2:
+            found.add(parts[0])
+        elif len(parts) == 3 and parts[0] == "src":
+            found.add(parts[1])
+    return found
+
+
+def _names(ctx: AuditContext, packages: set[str]) -> set[str]:
+    names = {ctx.tree.root.name.split("__", 1)[-1]} | packages
+    for path in ("setup.py", "setup.cfg", "pyproject.toml"):
+        text = ctx.tree.read_text(path) if path in ctx.tree.paths else None
+        if text:
+            names.update(SETUP_NAME.findall(text))
+    return {_norm(n) for n in names}
+
+
+def _published(ctx: AuditContext, names: set[str]) -> Evidence | None:
+    for block in ctx.docs.blocks:
+        if block.path != ctx.tree.readme:
+            continue
+        for m in PIP_SELF.finditer(block.text):
+            name = m.group(1) or m.group(2)
+            if _norm(name) in names:
+                line = block.line + block.text.count("\n", 0, m.start())
+                return Evidence(block.path, line, m.group(0).strip(), "exclude.library_install")
+    # A badge or link to the project's own PyPI or conda page (link targets are in the raw text).
+    raw = ctx.tree.read_text(ctx.tree.readme) if ctx.tree.readme else None
+    for m in PACKAGE_PAGE.finditer(raw or ""):
+        if _norm(m.group(1)) in names:
+            line = raw.count("\n", 0, m.start()) + 1 if raw else 0
+            return Evidence(ctx.tree.readme or "", line, m.group(0), "exclude.library_pypi")
+    return None
+
+
+def _imported(ctx: AuditContext, packages: set[str]) -> Evidence | None:
+    """A README code example importing the repository's own package."""
+    for block in ctx.docs.code():
+        if block.path != ctx.tree.readme:
+            continue
+        for m in IMPORT.finditer(block.text):
+            if m.group(1) in packages:
+                line = block.line + block.text.count("\n", 0, m.start())
+                text = m.group(0).strip()
+                return Evidence(block.path, line, text, "exclude.library_import")
+    return None
+
+
+def _package_description(ctx: AuditContext) -> Evidence | None:
+    """The package metadata's own description calls it a library (`description="... library"`)."""
+    for path in ("setup.py", "setup.cfg", "pyproject.toml"):
+        text = ctx.tree.read_text(path) if path in ctx.tree.paths else None
+        for m in DESCRIPTION.finditer(text or ""):
+            if LIBRARY_WORDS.search(m.group(1) or m.group(2)):
+                line = text.count("\n", 0, m.start()) + 1 if text else 0
+                return Evidence(path, line, m.group(0)[:200], "exclude.library_description")
+    return None
+
+
+def library_evidence(ctx: AuditContext, blocks: list[Block], trains: bool) -> list[Evidence]:
+    """Why the repository is a library: installed under its own name and imported, or
+    installed and described as a library, or presenting itself as one.
+
+    A project that trains its model and presents itself as a paper's code or a model is kept
+    even when it can be installed and imported: the package is a convenience, not the point.
+    """
+    packages = _packages(ctx)
+    published = _published(ctx, _names(ctx, packages))
+    if published is not None:
+        imported = _imported(ctx, packages)
+        prose = [b for b in blocks if b.kind != "heading"][:PRESENTATION_BLOCKS]
+        paper = trains and any(PAPER_OR_MODEL.search(b.text) for b in prose)
+        if imported is not None and not paper:
+            return [published, imported]
+        for block in blocks[: INTRO_BLOCKS + 2]:
+            if LIBRARY_WORDS.search(block.text):
+                described = Evidence(
+                    block.path, block.line, block.text[:200], "exclude.library_description"
+                )
+                return [published, described]
+        metadata = _package_description(ctx)
+        if metadata is not None:
+            return [published, metadata]
+    for block in blocks[:INTRO_BLOCKS]:
+        if block.kind == "heading":
+            continue
+        if THIS_LIBRARY.search(block.text) or (
+            SELF_LIBRARY.search(block.text) and any(p in ctx.tree.paths for p in BUILD_FILES)
+        ):
+            return [Evidence(block.path, block.line, block.text[:200], "exclude.library_self")]
+    return []

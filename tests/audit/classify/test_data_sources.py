@@ -1,0 +1,174 @@
+"""data_available: data in the tree, code and scripts that fetch it, dataset links in the docs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from miner.audit.classify.data_sources import data_evidence
+from miner.audit.detect import AuditContext
+from miner.audit.detect.sources import code_index
+from miner.audit.docs import Documents
+from miner.audit.files import RepoTree
+from miner.codebook import Evidence
+
+TORCH = "import torch\nimport torch.nn as nn\n"
+
+
+def _evidence(tmp_path: Path, files: dict[str, str | bytes]) -> list[Evidence]:
+    root = tmp_path / "repo"
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    tree = RepoTree(root)
+    ctx = AuditContext(tree=tree, docs=Documents(tree))
+    return data_evidence(ctx, code_index(ctx))
+
+
+@pytest.mark.parametrize(
+    "readme",
+    [
+        "# Net\n\n## Data\n\nDownload the [ImageNet-1K](http://image-net.org/) dataset and "
+        "structure the data as follows:\n",
+        "# Net\n\nEveryone can download the **Kinetics-400** dataset from "
+        "[this link](https://example.org/k400).\n",
+        "# Net\n\n### Training\n\nUsed training and testing sets can be downloaded as follows:\n\n"
+        "| Task | Training Set |\n|---|---|\n| SR | [DIV2K](https://example.org/DIV2K.tar) |\n",
+        "# Net\n\nWe use DF2K for our training data. You can download from:\n\n"
+        "1. DIV2K: http://example.org/DIV2K_train_HR.zip\n",
+        "# Net\n\n## Datasets\n\nThe six benchmarks are on [Google Drive](https://drive.google.com/x).\n",
+        "# Net\n\n##### Download the train set and place it in `./datasets/GoPro/train`:\n\n"
+        "* [google drive](https://drive.google.com/file/d/1z/view)\n",
+        "# Net\n\nThese models were trained on the "
+        "[Pile](https://huggingface.co/datasets/EleutherAI/pile).\n",
+    ],
+)
+def test_dataset_links_in_the_readme(tmp_path: Path, readme: str) -> None:
+    found = _evidence(tmp_path, {"README.md": readme})
+    assert [e.rule for e in found] == ["data_available.link"]
+
+
+@pytest.mark.parametrize(
+    "readme",
+    [
+        "# Net\n\n0. Download and extract the LJ Speech dataset, then link it here.\n",
+        "# Net\n\nDownload the [model checkpoint](https://example.org/net.pth) and place it at "
+        "`work_dir/`.\n",
+        "# Net\n\nThe original model that was trained on 5 datasets can be found "
+        "[here](https://example.org/releases/v2).\n",
+        "# Net\n\n## Evaluation\n\nDownload the [test set](https://example.org/test.zip).\n",
+        "# Net\n\nThe weights are released under [apache-2.0]"
+        "(https://huggingface.co/datasets/choosealicense/licenses/blob/main/apache-2.0.md).\n",
+        "# Net: A Pipeline for Data Efficient and Weakly Supervised Analysis of Slides\n\n"
+        "[Install](INSTALL.md) • [Training Splits](#splits) • [Demo](http://example.org)\n",
+        "# Net\n\nWe shorten the repeat of the dataset in the "
+        "[config file](https://github.com/a/b/blob/main/configs/train.yaml#L96).\n",
+    ],
+)
+def test_no_dataset_link_in_the_readme(tmp_path: Path, readme: str) -> None:
+    assert _evidence(tmp_path, {"README.md": readme}) == []
+
+
+def test_model_cards_do_not_link_training_data(tmp_path: Path) -> None:
+    card = "# Card\n\n## Training data\n\nTrained on the [same dataset](https://example.org/d).\n"
+    assert _evidence(tmp_path, {"README.md": "# Net\n", "model-card.md": card}) == []
+
+
+def test_a_linked_doc_is_read(tmp_path: Path) -> None:
+    readme = "# Net\n\nSee [training](docs/train.md).\n"
+    doc = "# Train\n\nJust download the Fill50K dataset from our [page](https://example.org/f).\n"
+    found = _evidence(tmp_path, {"README.md": readme, "docs/train.md": doc})
+    assert found and found[0].path == "docs/train.md"
+
+
+@pytest.mark.parametrize(
+    ("code", "fetches"),
+    [
+        ("from torchvision import datasets\nds = datasets.CIFAR10('d', download=True)\n", True),
+        ("import tensorflow_datasets as tfds\nds = tfds.load('mnist', split='train')\n", True),
+        ("from datasets import load_dataset\nds = load_dataset('tatsu-lab/alpaca')\n", True),
+        ("from tensorflow.keras import datasets\n(x, y), _ = datasets.mnist.load_data()\n", True),
+        ("from torchvision.datasets import ImageFolder\nds = ImageFolder(args.data)\n", False),
+        ("from datasets import load_dataset\nds = load_dataset('json', data_files=path)\n", False),
+        ("ds = datasets.CIFAR100(root, train=True, download=args.download)\n", False),
+    ],
+)
+def test_code_that_fetches_a_dataset(tmp_path: Path, code: str, fetches: bool) -> None:
+    found = _evidence(tmp_path, {"data.py": TORCH + code})
+    assert bool(found) is fetches
+    if fetches:
+        assert found[0].rule == "data_available.loader" and found[0].line > 2
+
+
+def test_download_scripts_for_data_but_not_for_weights_or_tests(tmp_path: Path) -> None:
+    data = "#!/bin/sh\nkaggle competitions download -c carvana -f train_hq.zip\n"
+    weights = "#!/bin/sh\nwget https://example.org/releases/model-small.pt\n"
+    fixtures = "#!/bin/sh\nwget $BASE/annotations/coco/$anno.json -O $dest\n"
+    assert _evidence(tmp_path / "a", {"scripts/download_data.sh": data})[0].line == 2
+    assert _evidence(tmp_path / "b", {"ros/downloads.sh": weights}) == []
+    assert _evidence(tmp_path / "c", {"det/prepare_for_tests.sh": fixtures}) == []
+
+
+def test_documented_commands_that_run_a_data_script(tmp_path: Path) -> None:
+    fetch = "import urllib.request\nurllib.request.urlretrieve(URL, 'train.csv')\n"
+    convert = "import lmdb\nwrite(folder)\n"
+    readme = "# Net\n\n```\npython {}\n```\n"
+    yes = {"README.md": readme.format("download_dataset.py"), "download_dataset.py": fetch}
+    no = {"README.md": readme.format("prepare_data.py"), "prepare_data.py": convert}
+    assert _evidence(tmp_path / "a", yes)[0].rule == "data_available.download_script"
+    assert _evidence(tmp_path / "b", no) == []
+    make = {"README.md": "# Net\n\nDownload the datasets using: `make dataset`.\n"}
+    assert _evidence(tmp_path / "c", make)[0].rule == "data_available.command"
+
+
+def test_data_in_the_repository(tmp_path: Path) -> None:
+    blob = b"0 1 2 3\n" * 8_000
+    assert _evidence(tmp_path / "a", {"data/cora/cora.cites": blob})
+    assert _evidence(tmp_path / "b", {"names.txt": blob * 2})
+    assert _evidence(tmp_path / "c", {"vocab.txt": blob * 2}) == []
+    assert _evidence(tmp_path / "d", {"data/inpainting_examples/a.png": blob * 10}) == []
+    samples = {f"samples/cupcake/{n}.png": blob for n in range(4)}
+    assert _evidence(tmp_path / "e", samples) == []
+    assert _evidence(tmp_path / "f", {"data/coco.yaml": "train: x\n" * 9_000}) == []
+
+
+def test_an_agent_s_environment_stands_in_for_data(tmp_path: Path) -> None:
+    agent = TORCH + "import gym\nenv = gym.make('CartPole-v1')\nreplay_buffer = ReplayBuffer()\n"
+    found = _evidence(tmp_path, {"dqn.py": agent})
+    assert found and found[0].rule == "data_available.environment"
+    assert _evidence(tmp_path / "b", {"net.py": TORCH + "x = torch.zeros(3)\n"}) == []
+
+
+def test_data_scripts_that_fetch_with_python_calls(tmp_path: Path) -> None:
+    api = "import urllib.request\nresponse = urllib.request.urlopen(req)\n"
+    tube = "import youtube_dl\nydl.download(valid_urls)\n"
+    weights = "import requests\nresponse = requests.get(url, stream=True)\n"
+    helper = "def download(url, dest):\n    pass\n\ndownload(PREFIX + 'val_100.json', d)\n"
+    assert _evidence(tmp_path / "a", {"datasets.py": api})[0].line == 2
+    assert _evidence(tmp_path / "b", {"train/download.py": tube})
+    assert _evidence(tmp_path / "c", {"pkg/models/download.py": weights}) == []
+    assert _evidence(tmp_path / "d", {"det/prepare_panoptic.py": helper}) == []
+    cited = '"""Fetch a file.\n\nhttps://stackoverflow.com/q/1/wget-curl-large-file\n"""\n'
+    assert _evidence(tmp_path / "e", {"utils/download_util.py": cited}) == []
+
+
+def test_many_sample_files_are_data(tmp_path: Path) -> None:
+    lines = {f"samples/Text/{n:04}.png": b"\x89PNG" + bytes(64) for n in range(25)}
+    assert _evidence(tmp_path, lines)[0].rule == "data_available.in_repository"
+
+
+def test_application_bundles_and_caches_are_not_data(tmp_path: Path) -> None:
+    blob = b"\x00\x01" * 40_000
+    bundle = {f"env/Driving.app/Contents/Resources/Data/Managed/{n}.mdb": blob for n in range(25)}
+    assert _evidence(tmp_path / "a", bundle) == []
+    assert _evidence(tmp_path / "b", {"SDK/Library/PlayerDataCache/Data/x.dat": blob}) == []
+    assert _evidence(tmp_path / "c", {"data/weights/net.pth": blob * 2}) == []
+    assert _evidence(tmp_path / "d", {"data/DejaVuSans.ttf": blob * 5}) == []
+    assert _evidence(tmp_path / "e", {"data/example.jpg": blob * 2}) == []
+    lists = {"data/train_list.txt": blob * 2, "data/val_hr_indices.p": blob}
+    assert _evidence(tmp_path / "f", lists) == []

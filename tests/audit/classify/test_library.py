@@ -1,0 +1,94 @@
+"""exclude = library: installed under the project's own name and imported, or presented as one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from miner.audit.classify.library import library_evidence
+from miner.audit.detect import AuditContext
+from miner.audit.docs import Documents
+from miner.audit.files import RepoTree
+from miner.codebook import Evidence
+
+
+def _library(
+    tmp_path: Path, files: dict[str, str], trains: bool = False, name: str = "owner__tool"
+) -> list[Evidence]:
+    root = tmp_path / name
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    tree = RepoTree(root)
+    ctx = AuditContext(tree=tree, docs=Documents(tree))
+    blocks = [b for b in ctx.docs.blocks if b.path == tree.readme and b.kind != "code"]
+    return library_evidence(ctx, blocks, trains)
+
+
+PACKAGE = {"seg_anything/__init__.py": "", "seg_anything/model.py": "import torch\n"}
+
+
+@pytest.mark.parametrize(
+    "install",
+    [
+        "pip install git+https://github.com/owner/seg-anything.git",
+        "pip install -U seg-anything",
+        'pip install "seg_anything[extra]" --no-build-isolation',
+        "pip install --upgrade --no-deps git+https://github.com/owner/seg-anything.git@v1.0",
+    ],
+)
+def test_installed_under_its_own_name_and_imported(tmp_path: Path, install: str) -> None:
+    readme = f"# SAM\n\nSegment things.\n\n```\n{install}\n```\n\n```python\n"
+    readme += "from seg_anything import Predictor\n```\n"
+    found = _library(tmp_path, {"README.md": readme, **PACKAGE}, name="owner__sam")
+    assert [e.rule for e in found] == ["exclude.library_install", "exclude.library_import"]
+
+
+def test_an_editable_install_of_the_checkout_is_not_publishing(tmp_path: Path) -> None:
+    readme = "# Eval\n\n```\npip install -e seg-anything\n```\n\n```python\n"
+    readme += "from seg_anything import run\n```\n"
+    assert _library(tmp_path, {"README.md": readme, **PACKAGE}) == []
+
+
+def test_a_paper_s_trained_model_that_can_be_installed_is_kept(tmp_path: Path) -> None:
+    readme = (
+        "# SimNet\n\nThis repository contains the code and pre-trained models for our paper "
+        "SimNet.\n\n```\npip install seg-anything\n```\n\n```python\n"
+        "from seg_anything import Predictor\n```\n"
+    )
+    files = {"README.md": readme, **PACKAGE}
+    assert _library(tmp_path / "a", files, trains=True) == []
+    assert _library(tmp_path / "b", files, trains=False) != []  # a model release: reused
+
+
+def test_the_package_metadata_calls_it_a_library(tmp_path: Path) -> None:
+    readme = "# Cast\n\n```\npip install git+https://github.com/owner/seg_anything.git\n```\n"
+    setup = 'setup(name="seg_anything", description="This is Lab\'s library to run models")\n'
+    found = _library(tmp_path, {"README.md": readme, "setup.py": setup, **PACKAGE})
+    assert found[-1].rule == "exclude.library_description" and found[-1].path == "setup.py"
+
+
+def test_a_project_that_calls_itself_this_library(tmp_path: Path) -> None:
+    readme = (
+        "# NeoX\n\nThis repository records [Lab](https://example.org)'s library for training "
+        "large language models.\n"
+    )
+    assert _library(tmp_path / "a", {"README.md": readme})[0].rule == "exclude.library_self"
+    paper = "# Net\n\nOur framework is simple. This repository contains the code of Net.\n"
+    assert _library(tmp_path / "b", {"README.md": paper}) == []
+
+
+def test_a_conda_channel_install_and_a_package_page_badge(tmp_path: Path) -> None:
+    conda = "# Tool\n\nA toolkit for segmentation.\n\n```\n"
+    conda += "conda install -c conda-forge seg-anything\n```\n"
+    found = _library(tmp_path / "a", {"README.md": conda, **PACKAGE})
+    assert found[0].text == "conda install -c conda-forge seg-anything"
+    badge = (
+        "# Tool\n\n[![PyPI](https://img.shields.io/pypi/v/seg-anything.svg)]"
+        "(https://pypi.org/project/seg-anything/)\n\nA library for segmentation.\n"
+    )
+    found = _library(tmp_path / "b", {"README.md": badge, **PACKAGE})
+    assert [e.rule for e in found] == ["exclude.library_pypi", "exclude.library_description"]
+    other = badge.replace("seg-anything", "torch")
+    assert _library(tmp_path / "c", {"README.md": other, **PACKAGE}) == []

@@ -1,0 +1,80 @@
+"""training_code: training loops written the JAX way, with toolboxes, in test-named scripts; not
+the optimisation of an input or a classical estimator's fit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from miner.audit.classify.exclusions import classify_project
+from miner.audit.detect import AuditContext
+from miner.audit.detect.frameworks import detect_frameworks
+from miner.audit.docs import Documents
+from miner.audit.files import RepoTree
+from miner.models import Label
+
+NET = "import torch\nimport torch.nn as nn\n\nclass Net(nn.Module):\n    pass\n"
+
+
+def _training(tmp_path: Path, files: dict[str, str]) -> Label:
+    root = tmp_path / "repo"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    tree = RepoTree(root)
+    ctx = AuditContext(tree=tree, docs=Documents(tree))
+    labels: dict[str, Label] = {}
+    for detector in (detect_frameworks, classify_project):
+        for label in detector(ctx, labels):
+            labels[label.field] = label
+    return labels["training_code"]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import jax\nimport optax\nloss, grads = jax.value_and_grad(loss_fn)(params, batch)\n"
+        "updates, state = tx.update(grads, state)\n",
+        "import jax\nimport optax\nupdates, new_state = self.opt.update(grads, state, params)\n",
+        "import torch\noptimizer.zero_grad()\nloss_scaler(loss, optimizer, clip_grad=1.0)\n",
+        "import torch\nfrom seg.apis import train_segmentor\n"
+        "train_segmentor(\n    model, datasets)\n",
+    ],
+)
+def test_training_loops_without_a_backward_call(tmp_path: Path, code: str) -> None:
+    label = _training(tmp_path, {"model.py": NET, "engine.py": code})
+    assert label.value is True and label.evidence[0].rule == "training_code.loop"
+
+
+def test_a_definition_of_a_train_function_is_not_a_call(tmp_path: Path) -> None:
+    code = "import torch\ndef train_segmentor(model, data):\n    return model\n"
+    assert _training(tmp_path, {"model.py": NET, "apis.py": code}).value is False
+
+
+def test_a_script_named_like_a_test_that_trains_counts(tmp_path: Path) -> None:
+    script = "import torch\nloss = model(x).sum()\nloss.backward()\noptimizer.step()\n"
+    assert _training(tmp_path / "a", {"model.py": NET, "copymem_test.py": script}).value is True
+    unit = "import pytest\nimport torch\n\ndef test_step():\n    loss.backward()\n"
+    assert _training(tmp_path / "b", {"model.py": NET, "step_test.py": unit}).value is False
+
+
+def test_optimising_an_image_or_a_latent_is_not_training(tmp_path: Path) -> None:
+    latent = (
+        "import torch\nfrom torch import optim\nz = torch.randn(1, 256)\n"
+        "opt = optim.Adam([z], lr=0.1)\nloss = clip_loss(decode(z))\nloss.backward()\nopt.step()\n"
+    )
+    assert _training(tmp_path / "a", {"generate.py": latent}).value is False
+    model = latent.replace("[z]", "[z] + list(net.parameters())")
+    assert _training(tmp_path / "b", {"generate.py": model}).value is True
+
+
+def test_a_grid_search_fit_beside_a_network_is_not_training(tmp_path: Path) -> None:
+    code = (
+        "import torch\nfrom sklearn.model_selection import GridSearchCV\n"
+        "emb = model(x)\ngrid = GridSearchCV(est, params)\ngrid.fit(emb, y)\n"
+    )
+    assert _training(tmp_path / "a", {"probe.py": code}).value is False
+    keras = "from tensorflow import keras\nfrom sklearn.model_selection import train_test_split\n"
+    keras += "model = keras.Sequential([keras.layers.Dense(1)])\nmodel.fit(x, y)\n"
+    assert _training(tmp_path / "b", {"train.py": keras}).value is True
