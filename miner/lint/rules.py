@@ -162,7 +162,7 @@ def _requirements_unstated(ctx: LintContext) -> list[Finding]:
 
 
 DEFINITION = re.compile(r"\s*(?:async\s+)?def\s|\s*class\s")
-PROSE = re.compile(r"(?i)\.(?:md|markdown|rst|adoc|html?)$|(^|/)(?!requirements)[^/]*\.txt$")
+PROSE = re.compile(r"\.(?:md|markdown|rst|adoc|html?)$")
 
 
 def _source(dep: dict[str, str]) -> tuple[str, int]:
@@ -172,7 +172,11 @@ def _source(dep: dict[str, str]) -> tuple[str, int]:
 
 def in_prose(dep: dict[str, str]) -> bool:
     """Whether a dependency was read from the docs' prose rather than a dependency file."""
-    return bool(PROSE.search(_source(dep)[0]))
+    path = _source(dep)[0].lower()
+    if PROSE.search(path):
+        return True
+    # a .txt is a requirements file when it or its folder says so (requirements/base.txt)
+    return path.endswith(".txt") and "requirement" not in path
 
 
 def framework_deps(ctx: LintContext) -> tuple[tuple[str, ...], list[dict[str, str]]]:

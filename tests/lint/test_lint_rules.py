@@ -150,3 +150,16 @@ def test_every_code_is_documented_and_reached_by_a_test() -> None:
     here = Path(__file__).read_text(encoding="utf-8")
     for rule in RULES:
         assert f'"{rule.code}"' in here, rule.code
+
+
+def test_requirements_in_a_requirements_folder_are_a_dependency_file(tmp_path: Path) -> None:
+    root = write_project(
+        tmp_path / "p",
+        {"requirements.txt": None, "requirements/base.txt": "torch>=2.0.1\nnumpy\n"},
+    )
+    assert "MNR202" not in codes(root)
+    unpinned = write_project(
+        tmp_path / "q", {"requirements.txt": None, "requirements/base.txt": "torch\nnumpy\n"}
+    )
+    (finding,) = [f for f in lint(unpinned).findings if f.code == "MNR202"]
+    assert finding.path == "requirements/base.txt" and "is listed without" in finding.message
