@@ -62,7 +62,6 @@ def select_cmd(
         diversify=parse_names(diversify, DIVERSITY_KEYS, "--diversify"),
         fmt=fmt,
         include_excluded=include_excluded,
-        base_dir=config.study_dir,
     )
     with open_store(config) as store:
         result = select_candidates(store, options)

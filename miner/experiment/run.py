@@ -85,6 +85,7 @@ def run_experiment(
     spec = manifest.run
     if spec.source and spec.workdir != "run_dir" and not Path(spec.source).is_dir():
         raise ExperimentError(f"{manifest.name}: checkout {spec.source} does not exist")
+    out_dir = out_dir.resolve()  # the child runs elsewhere: every path it is given is absolute
     out_dir.mkdir(parents=True, exist_ok=True)
     _check_same_manifest(manifest, out_dir)
     python = python or sys.executable

@@ -31,7 +31,6 @@ class SelectOptions:
     diversify: tuple[str, ...] = ()
     fmt: str = "yaml"
     include_excluded: bool = False
-    base_dir: Path = Path(".")  # clone paths stored relative are resolved against this
 
 
 @dataclass(frozen=True)
@@ -56,7 +55,7 @@ class Selection:
 
 
 def assess_store(
-    store: Store, base_dir: Path, progress: Callable[[str], None] | None = None
+    store: Store, progress: Callable[[str], None] | None = None
 ) -> tuple[list[Candidate], list[Skipped]]:
     """Assess every successfully audited repository whose checkout is on disk."""
     from miner.export import table_frame
@@ -78,8 +77,8 @@ def assess_store(
         if clone is None or not clone.get("path"):
             skipped.append(Skipped(name, "not cloned"))
             continue
-        path = Path(str(clone["path"]))
-        path = path if path.is_absolute() else base_dir / path
+        # Relative paths are relative to the store's folder, wherever the command runs from.
+        path = store.checkout_path(str(clone["path"]))
         if not path.is_dir():
             skipped.append(Skipped(name, f"checkout missing at {path}"))
             continue
@@ -102,7 +101,7 @@ def select_candidates(
         raise ConfigError(f"--n {options.n}: pick at least one candidate")
     if options.fmt not in ("yaml", "json"):
         raise ConfigError(f"--format {options.fmt!r}: choose yaml or json")
-    candidates, skipped = assess_store(store, options.base_dir, progress)
+    candidates, skipped = assess_store(store, progress)
     eligible = []
     for candidate in candidates:
         if candidate.exclusions and not options.include_excluded:
