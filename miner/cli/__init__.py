@@ -55,7 +55,7 @@ def _register() -> None:
     # The order is the pipeline's, which is the order `miner --help` lists the commands in.
     import importlib
 
-    for name in ("search", "clone", "audit", "annotate", "report", "select", "experiment"):
+    for name in ("search", "clone", "audit", "annotate", "report", "select", "smoke", "experiment"):
         importlib.import_module(f"miner.cli.{name}")
     importlib.import_module("miner.cli.export")
 

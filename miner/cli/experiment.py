@@ -13,6 +13,7 @@ from miner.cli.common import StudyOption, is_tty, settings, write_text
 
 if TYPE_CHECKING:
     from miner.experiment.run import RunEvent
+    from miner.select.manifest import Manifest
 
 experiment_app = typer.Typer(
     help="Run a training command N times per thread count and seed mode, then analyze the "
@@ -42,7 +43,10 @@ def example_manifest_cmd(
 def run_cmd(
     manifest: Annotated[
         Path | None,
-        typer.Argument(help="Manifest from `miner select` (YAML/JSON); omit with --example."),
+        typer.Argument(
+            help="Manifest from `miner select` (YAML/JSON), or its folder to run every selected "
+            "manifest a smoke run did not fail; omit with --example."
+        ),
     ] = None,
     example: Annotated[
         bool, typer.Option("--example", help="Run the shipped NumPy example instead.")
@@ -61,7 +65,11 @@ def run_cmd(
     ] = "fixed",
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Experiment folder (default: data/runs/<manifest name>)."),
+        typer.Option(
+            "--out",
+            help="Experiment folder (default: data/runs/<manifest name>); for a folder of "
+            "manifests, each runs in <out>/<manifest name>.",
+        ),
     ] = None,
     python: Annotated[
         str | None, typer.Option("--python", help="Interpreter for {python} (default: this one).")
@@ -76,19 +84,52 @@ def run_cmd(
 ) -> None:
     """Run the training N times per configuration, pinned; finished runs are skipped."""
     from miner.errors import ExperimentError
-    from miner.experiment.pinning import parse_seed_modes, parse_threads, usable_cpus
-    from miner.experiment.run import plan, run_experiment
+    from miner.experiment.pinning import parse_seed_modes, parse_threads
     from miner.select.manifest import Manifest, example_manifest, load_manifest, run_spec
+    from miner.select.selected import load_selected
 
     if (manifest is None) == (not example):
         raise ExperimentError("give a MANIFEST or --example (not both)")
+    counts, modes = parse_threads(threads), parse_seed_modes(seed_mode)
+    if manifest is not None and manifest.is_dir():
+        failed = ran = 0
+        for loaded in load_selected(manifest):
+            if loaded.document.get("runnable") is False:
+                typer.echo(f"{loaded.name}: skipped, its smoke run failed", err=True)
+                continue
+            ran += 1
+            folder = (out / loaded.slug) if out else settings(study).runs / loaded.slug
+            failed += _run_one(loaded, folder, counts, modes, runs, python, retry_failed,
+                               keep_workdir)  # fmt: skip
+        if not ran:
+            raise ExperimentError(f"{manifest}: no selected manifest passed its smoke run")
+        if failed:
+            raise typer.Exit(1)
+        return
     if manifest is not None:
         loaded = load_manifest(manifest)
     else:
         document = example_manifest("numpy")
         loaded = Manifest(document["name"], run_spec(document["run"]), document)
-    counts, modes = parse_threads(threads), parse_seed_modes(seed_mode)
     folder = out or settings(study).runs / loaded.slug
+    if _run_one(loaded, folder, counts, modes, runs, python, retry_failed, keep_workdir):
+        raise typer.Exit(1)
+
+
+def _run_one(
+    loaded: Manifest,
+    folder: Path,
+    counts: tuple[int, ...],
+    modes: tuple[str, ...],
+    runs: int,
+    python: str | None,
+    retry_failed: bool,
+    keep_workdir: bool,
+) -> int:
+    """Run one manifest's experiment with progress lines; how many runs were not ok."""
+    from miner.experiment.pinning import usable_cpus
+    from miner.experiment.run import plan, run_experiment
+
     total = len(plan(counts, modes, runs))
     cpus = len(usable_cpus())
     over = [t for t in counts if t > cpus]
@@ -109,8 +150,7 @@ def run_cmd(
         ran += not event.skipped
         failed += record.status != "ok"
     typer.echo(f"ran {ran}, skipped {skipped} finished earlier, {failed} not ok; {folder}/runs.csv")
-    if failed:
-        raise typer.Exit(1)
+    return failed
 
 
 def _progress(events: Iterator[RunEvent], total: int) -> Iterator[RunEvent]:

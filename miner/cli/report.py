@@ -21,6 +21,7 @@ class Kind(str, Enum):
     hardware = "hardware"
     exclusions = "exclusions"
     crosstab = "crosstab"
+    smoke = "smoke"
     all = "all"
 
 
@@ -51,7 +52,8 @@ def report(
         Kind,
         typer.Argument(
             help="coverage (Table X), distribution (Table II), search (Table I), hardware, "
-            "exclusions, crosstab (with chi-square tests) or all."
+            "exclusions, crosstab (with chi-square tests), smoke (outcome per class of the smoke "
+            "runs) or all."
         ),
     ] = Kind.all,
     labels: Annotated[

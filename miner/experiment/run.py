@@ -88,7 +88,7 @@ def run_experiment(
     out_dir = out_dir.resolve()  # the child runs elsewhere: every path it is given is absolute
     out_dir.mkdir(parents=True, exist_ok=True)
     _check_same_manifest(manifest, out_dir)
-    python = python or sys.executable
+    python = python or spec.python or sys.executable
     environment = probe_environment(python, os.environ, out_dir)
     _write_json(out_dir / "environment.json", environment)
     libraries = dict(environment.get("libraries") or {})

@@ -25,6 +25,7 @@ KIND_TABLES: dict[str, tuple[str, ...]] = {
         "software_req_by_push_year",
         "crosstab_tests",
     ),
+    "smoke": ("smoke_outcomes", "smoke"),
 }
 KINDS: tuple[str, ...] = (*KIND_TABLES, "all")
 FORMATS: tuple[str, ...] = ("markdown", "csv", "latex", "json")

@@ -14,6 +14,8 @@ evidence, seed and thread hooks, cost); the `run` section is what the runner nee
       metric_patterns: {accuracy: 'accuracy[:=\\s]+([0-9.]+)'}  # regex on stdout+stderr
       weights: ["*.pt", "checkpoints/**/*.pth"]               # globs under the workdir
       timeout: 3600
+      python: /path/to/env/bin/python                         # optional: the interpreter for
+                                                              # {python} (a smoke run's env)
 
 Placeholders: {python} {example_dir} {source} {workdir} {run_dir} {seed} {threads}.
 """
@@ -51,6 +53,7 @@ class RunSpec:
     metric_patterns: dict[str, str] = field(default_factory=dict)
     weights: tuple[str, ...] = ()
     timeout: float | None = None
+    python: str | None = None  # the environment a smoke run built and passed in
 
     def as_dict(self) -> dict[str, Any]:
         """The `run` section as written to a manifest."""
@@ -67,6 +70,7 @@ class RunSpec:
             "metric_patterns": dict(self.metric_patterns),
             "weights": list(self.weights),
             "timeout": self.timeout,
+            "python": self.python,
         }
 
 
@@ -144,6 +148,7 @@ def run_spec(data: dict[str, Any], where: str = "run") -> RunSpec:
         metric_patterns={str(k): str(v) for k, v in patterns.items()},
         weights=_strings(data.get("weights"), f"{where}.weights"),
         timeout=timeout,
+        python=str(data["python"]) if data.get("python") else None,
     )
 
 

@@ -6,9 +6,10 @@ from miner.store.clones import CloneQueries
 from miner.store.core import StoreBase
 from miner.store.labels import LabelQueries
 from miner.store.repos import RepoQueries
+from miner.store.smoke import SmokeQueries
 
 
-class Store(RepoQueries, CloneQueries, LabelQueries, StoreBase):
+class Store(RepoQueries, CloneQueries, LabelQueries, SmokeQueries, StoreBase):
     """All of a study's tables; each stage's queries live in their own mixin module."""
 
     def __enter__(self) -> Store:

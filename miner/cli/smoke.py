@@ -1,0 +1,98 @@
+"""`miner smoke`: try the selected projects for real, in a sandbox, and record the outcomes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from miner.cli import app
+from miner.cli.common import DbOption, StudyOption, settings, store_if_present
+from miner.cli.select import SmokeTimeout
+
+if TYPE_CHECKING:
+    from miner.config import Settings
+    from miner.select.smoke import SmokeOptions, SmokeResult
+
+InstallTimeout = Annotated[
+    float, typer.Option("--install-timeout", help="Seconds the install step may take.")
+]
+MemoryOption = Annotated[
+    float, typer.Option("--memory", help="Address-space limit of the training step, in GiB.")
+]
+
+
+def smoke_options(
+    config: Settings, timeout: float, install_timeout: float, memory: float
+) -> SmokeOptions:
+    """Smoke options from the command line: logs and kept environments under <runs>/smoke."""
+    from miner.select.sandbox import GIB
+    from miner.select.smoke import SmokeOptions
+
+    return SmokeOptions(
+        out_dir=config.runs / "smoke",
+        timeout=timeout,
+        install_timeout=install_timeout,
+        memory_bytes=int(memory * GIB),
+    )
+
+
+def echo_smoke(result: SmokeResult) -> None:
+    """One line per finished smoke run, on stderr."""
+    ev = result.evidence
+    typer.echo(
+        f"smoke  {result.full_name}  {result.outcome}  {result.seconds:.1f} s "
+        f"(install {result.install_seconds:.1f} s, train {result.train_seconds:.1f} s)  "
+        f"{ev.path}:{ev.line}  {ev.text}",
+        err=True,
+    )
+
+
+def render_outcomes(results: Sequence[SmokeResult]) -> None:
+    """The outcome share table of these smoke runs, as Markdown on stdout."""
+    from miner.report.render import to_markdown
+    from miner.report.smoke import outcome_table
+
+    rows = [
+        {"outcome": r.outcome, "network_cut": r.network_cut, "timeout": r.timeout,
+         "seconds": r.seconds, "install_seconds": r.install_seconds,
+         "train_seconds": r.train_seconds}
+        for r in results
+    ]  # fmt: skip
+    typer.echo(to_markdown(outcome_table(rows)), nl=False)
+
+
+@app.command("smoke")
+def smoke_cmd(
+    names: Annotated[
+        list[str] | None,
+        typer.Argument(help="OWNER/NAME of selected projects (default: every selected one)."),
+    ] = None,
+    manifests: Annotated[
+        Path | None,
+        typer.Option(
+            "--manifests", help="Folder of the selected manifests (default: data/runs/manifests)."
+        ),
+    ] = None,
+    timeout: SmokeTimeout = 300.0,
+    install_timeout: InstallTimeout = 1800.0,
+    memory: MemoryOption = 8.0,
+    study: StudyOption = None,
+    db: DbOption = None,
+) -> None:
+    """Install and briefly train each selected project in a sandbox, and classify the outcome.
+
+    A throw-away copy of the checkout, a fresh environment made by uv, CPU only, threads pinned,
+    no credentials, memory and time limits, no network while training. Outcomes go to the store
+    (`miner report smoke`) and to each manifest (`runnable`).
+    """
+    from miner.select.selected import smoke_selected
+
+    config = settings(study, db)
+    options = smoke_options(config, timeout, install_timeout, memory)
+    folder = manifests or config.runs / "manifests"
+    with store_if_present(config) as store:
+        results = smoke_selected(folder, options, tuple(names or ()), store, echo_smoke)
+    render_outcomes(results)
