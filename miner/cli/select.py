@@ -58,6 +58,20 @@ def select_cmd(
         ),
     ] = False,
     smoke_timeout: SmokeTimeout = 300.0,
+    smoke_python: Annotated[
+        str | None,
+        typer.Option(
+            "--smoke-python",
+            help="Interpreter of the smoke environments (see `miner smoke --python`).",
+        ),
+    ] = None,
+    smoke_as_of_commit: Annotated[
+        bool,
+        typer.Option(
+            "--smoke-as-of-commit",
+            help="Resolve smoke installs as the index was on each commit's date.",
+        ),
+    ] = False,
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
@@ -71,7 +85,11 @@ def select_cmd(
     from miner.select.selection import SelectOptions, select_candidates
 
     config = settings(study, db)
-    smoking = smoke_options(config, smoke_timeout, 1800.0, 8.0) if smoke else None
+    smoking = None
+    if smoke:
+        smoking = smoke_options(
+            config, smoke_timeout, python=smoke_python, as_of_commit=smoke_as_of_commit
+        )
     options = SelectOptions(
         out_dir=out or config.runs / "manifests",
         n=n,

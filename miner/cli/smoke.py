@@ -24,8 +24,31 @@ MemoryOption = Annotated[
 ]
 
 
+PythonOption = Annotated[
+    str | None,
+    typer.Option(
+        "--python",
+        help="Interpreter of the fresh environments, a path or a version uv finds (default: the "
+        "one running miner), e.g. a Python of the projects' time.",
+    ),
+]
+AsOfOption = Annotated[
+    bool,
+    typer.Option(
+        "--as-of-commit/--newest",
+        help="Resolve dependencies as the package index was on each checkout's commit date "
+        "(uv --exclude-newer), or take the newest that fit.",
+    ),
+]
+
+
 def smoke_options(
-    config: Settings, timeout: float, install_timeout: float, memory: float
+    config: Settings,
+    timeout: float,
+    install_timeout: float = 1800.0,
+    memory: float = 8.0,
+    python: str | None = None,
+    as_of_commit: bool = False,
 ) -> SmokeOptions:
     """Smoke options from the command line: logs and kept environments under <runs>/smoke."""
     from miner.select.sandbox import GIB
@@ -36,6 +59,8 @@ def smoke_options(
         timeout=timeout,
         install_timeout=install_timeout,
         memory_bytes=int(memory * GIB),
+        python=python,
+        as_of_commit=as_of_commit,
     )
 
 
@@ -79,6 +104,8 @@ def smoke_cmd(
     timeout: SmokeTimeout = 300.0,
     install_timeout: InstallTimeout = 1800.0,
     memory: MemoryOption = 8.0,
+    python: PythonOption = None,
+    as_of_commit: AsOfOption = False,
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
@@ -91,7 +118,7 @@ def smoke_cmd(
     from miner.select.selected import smoke_selected
 
     config = settings(study, db)
-    options = smoke_options(config, timeout, install_timeout, memory)
+    options = smoke_options(config, timeout, install_timeout, memory, python, as_of_commit)
     folder = manifests or config.runs / "manifests"
     with store_if_present(config) as store:
         results = smoke_selected(folder, options, tuple(names or ()), store, echo_smoke)

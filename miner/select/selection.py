@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -100,7 +100,8 @@ def assess_store(
             f: tuple(store.evidence_for(int(row["repo_id"]), str(row["commit_sha"]), f))
             for f in LABEL_EVIDENCE
         }
-        candidates.append(assess(row, str(path.resolve()), scan_checkout(path), evidence))
+        candidate = assess(row, str(path.resolve()), scan_checkout(path), evidence)
+        candidates.append(replace(candidate, commit_date=clone.get("commit_date") or None))
     return candidates, skipped
 
 

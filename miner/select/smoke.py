@@ -27,7 +27,7 @@ from typing import Any
 
 from miner.codebook import Evidence
 from miner.errors import ConfigError, ExperimentError
-from miner.select.installs import install_plan
+from miner.select.installs import InstallPlan, install_plan
 from miner.select.manifest import example_dir, slugify
 from miner.select.outcomes import OUTCOMES, classify_training, install_failure
 from miner.select.sandbox import GIB, Limits, network_cut_prefix, run_bounded, scrubbed_env
@@ -45,7 +45,8 @@ class SmokeOptions:
     install_timeout: float = 1800.0
     memory_bytes: int = 8 * GIB
     threads: int = 1
-    python: str = sys.executable  # the interpreter the fresh environment is made from
+    python: str | None = None  # interpreter (path or version) of the fresh environment
+    as_of_commit: bool = False  # resolve dependencies as they were on the commit's date
     cut_network: bool = True
     env: Mapping[str, str] | None = None  # the environment to start from (default: this one)
 
@@ -63,6 +64,8 @@ class SmokeTarget:
     framework: str | None = None
     version_spec: str | None = None
     weights: tuple[str, ...] = ()
+    commit_date: str | None = None
+    requirements: tuple[str, ...] | None = None  # the manifest's own install list, if it has one
 
     @classmethod
     def of(cls, document: dict[str, Any]) -> SmokeTarget:
@@ -79,6 +82,10 @@ class SmokeTarget:
             for f in document.get("environment_files") or []
             if isinstance(f, dict) and f.get("path")
         )
+        install = document.get("install") or {}
+        own = install.get("requirements") if isinstance(install, dict) else None
+        if own is not None and not isinstance(own, list):
+            raise ExperimentError(f"{name}: install.requirements must be a list of lines")
         return cls(
             full_name=str(repo.get("full_name") or name),
             repo_id=int(repo["id"]) if repo.get("id") is not None else None,
@@ -89,6 +96,8 @@ class SmokeTarget:
             framework=framework.get("primary"),
             version_spec=framework.get("version_spec"),
             weights=tuple(str(w) for w in run.get("weights") or ()),
+            commit_date=repo.get("commit_date"),
+            requirements=None if own is None else tuple(str(line) for line in own),
         )
 
 
@@ -185,8 +194,10 @@ def smoke(target: SmokeTarget, options: SmokeOptions) -> SmokeResult:
         copy = work / "src"
         shutil.copytree(target.checkout, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         plan = install_plan(copy, target.environment_files, target.framework, target.version_spec)
+        if target.requirements is not None:  # the researcher's list replaces what was found
+            plan = InstallPlan(target.requirements, (), ("install.requirements of the manifest",))
         (logs / "requirements.txt").write_text(plan.text(), encoding="utf-8")
-        install, install_seconds = _install(venv, plan.text(), logs, work, base, options)
+        install, install_seconds = _install(target, venv, plan.text(), logs, work, base, options)
         train_seconds, exit_code, cut, command = 0.0, None, False, ""
         if install is not None:
             outcome, evidence = "install", install
@@ -197,6 +208,7 @@ def smoke(target: SmokeTarget, options: SmokeOptions) -> SmokeResult:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     keep = outcome == "ok"
+    python = _python_version(venv) or options.python or sys.executable
     if not keep:
         shutil.rmtree(venv, ignore_errors=True)
     result = SmokeResult(
@@ -211,7 +223,7 @@ def smoke(target: SmokeTarget, options: SmokeOptions) -> SmokeResult:
         seconds=time.perf_counter() - started,
         timeout=options.timeout,
         network_cut=cut,
-        python=_python_version(venv) if keep else _interpreter_version(options.python),
+        python=python,
         requirements=plan.lines,
         command=command,
         log_dir=str(logs),
@@ -227,13 +239,8 @@ def smoke(target: SmokeTarget, options: SmokeOptions) -> SmokeResult:
     return result
 
 
-def _interpreter_version(python: str) -> str:
-    if python == sys.executable:
-        return ".".join(map(str, sys.version_info[:3]))
-    return python
-
-
 def _install(
+    target: SmokeTarget,
     venv: Path,
     requirements: str,
     logs: Path,
@@ -248,7 +255,7 @@ def _install(
     limits = Limits(memory_bytes=None)  # resolvers and compilers get the machine's memory
     env = {**base, "VIRTUAL_ENV": str(venv)}
     made = run_bounded(
-        [uv, "venv", "--quiet", "--python", options.python, str(venv)],
+        [uv, "venv", "--quiet", "--python", options.python or sys.executable, str(venv)],
         work, env, log, VENV_TIMEOUT, limits,
     )  # fmt: skip
     if made.exit_code != 0:
@@ -257,10 +264,10 @@ def _install(
         return None, made.seconds
     plan = work / "requirements.txt"
     plan.write_text(requirements, encoding="utf-8")
-    done = run_bounded(
-        [uv, "pip", "install", "--python", str(venv / "bin" / "python"), "-r", str(plan)],
-        work, env, log, options.install_timeout, limits,
-    )  # fmt: skip
+    argv = [uv, "pip", "install", "--python", str(venv / "bin" / "python"), "-r", str(plan)]
+    if options.as_of_commit and target.commit_date:
+        argv += ["--exclude-newer", target.commit_date]  # the index as it was on that day
+    done = run_bounded(argv, work, env, log, options.install_timeout, limits)
     seconds = made.seconds + done.seconds
     if done.exit_code != 0:
         return install_failure(log, done.timed_out, options.install_timeout), seconds
