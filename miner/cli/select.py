@@ -62,7 +62,8 @@ def select_cmd(
         str | None,
         typer.Option(
             "--smoke-python",
-            help="Interpreter of the smoke environments (see `miner smoke --python`).",
+            help="Interpreter(s) of the smoke environments, comma-separated (see "
+            "`miner smoke --python`).",
         ),
     ] = None,
     smoke_as_of_commit: Annotated[

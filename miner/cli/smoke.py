@@ -28,8 +28,9 @@ PythonOption = Annotated[
     str | None,
     typer.Option(
         "--python",
-        help="Interpreter of the fresh environments, a path or a version uv finds (default: the "
-        "one running miner), e.g. a Python of the projects' time.",
+        help="Interpreter(s) of the fresh environments, paths or versions uv finds, "
+        "comma-separated (default: the one running miner). With several, each project gets "
+        "the newest released a year before its commit.",
     ),
 ]
 AsOfOption = Annotated[
@@ -45,7 +46,7 @@ AsOfOption = Annotated[
 def smoke_options(
     config: Settings,
     timeout: float,
-    install_timeout: float = 1800.0,
+    install_timeout: float = 900.0,
     memory: float = 8.0,
     python: str | None = None,
     as_of_commit: bool = False,
@@ -59,7 +60,7 @@ def smoke_options(
         timeout=timeout,
         install_timeout=install_timeout,
         memory_bytes=int(memory * GIB),
-        python=python,
+        pythons=tuple(p.strip() for p in (python or "").split(",") if p.strip()),
         as_of_commit=as_of_commit,
     )
 
@@ -102,7 +103,7 @@ def smoke_cmd(
         ),
     ] = None,
     timeout: SmokeTimeout = 300.0,
-    install_timeout: InstallTimeout = 1800.0,
+    install_timeout: InstallTimeout = 900.0,
     memory: MemoryOption = 8.0,
     python: PythonOption = None,
     as_of_commit: AsOfOption = False,

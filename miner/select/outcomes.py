@@ -38,6 +38,7 @@ GPU = re.compile(
 )
 IMPORT = re.compile(
     r"ModuleNotFoundError|ImportError|No module named|cannot import name|undefined symbol"
+    r"|cannot open shared object file"
 )
 DATA = re.compile(
     r"(?i)FileNotFoundError|No such file or directory|Dataset not found|download=True"

@@ -30,10 +30,12 @@ from miner.errors import ConfigError, ExperimentError
 from miner.select.installs import InstallPlan, install_plan
 from miner.select.manifest import example_dir, slugify
 from miner.select.outcomes import OUTCOMES, classify_training, install_failure
+from miner.select.pythons import python_for
 from miner.select.sandbox import GIB, Limits, network_cut_prefix, run_bounded, scrubbed_env
 
 PLACEHOLDER = re.compile(r"\{(python|example_dir|source|workdir|run_dir|seed|threads)\}")
 VENV_TIMEOUT = 300.0
+BUILD_BACKENDS = ("setuptools", "wheel")
 
 
 @dataclass(frozen=True)
@@ -42,10 +44,10 @@ class SmokeOptions:
 
     out_dir: Path
     timeout: float = 300.0  # seconds the training step may run
-    install_timeout: float = 1800.0
+    install_timeout: float = 900.0
     memory_bytes: int = 8 * GIB
     threads: int = 1
-    python: str | None = None  # interpreter (path or version) of the fresh environment
+    pythons: tuple[str, ...] = ()  # interpreters to make environments from (see pythons.py)
     as_of_commit: bool = False  # resolve dependencies as they were on the commit's date
     cut_network: bool = True
     env: Mapping[str, str] | None = None  # the environment to start from (default: this one)
@@ -208,7 +210,7 @@ def smoke(target: SmokeTarget, options: SmokeOptions) -> SmokeResult:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     keep = outcome == "ok"
-    python = _python_version(venv) or options.python or sys.executable
+    python = _python_version(venv)
     if not keep:
         shutil.rmtree(venv, ignore_errors=True)
     result = SmokeResult(
@@ -252,10 +254,11 @@ def _install(
     worked) and the seconds it took."""
     uv = uv_binary()
     log = logs / "install.log"
+    interpreter = python_for(options.pythons, target.commit_date) or sys.executable
     limits = Limits(memory_bytes=None)  # resolvers and compilers get the machine's memory
     env = {**base, "VIRTUAL_ENV": str(venv)}
     made = run_bounded(
-        [uv, "venv", "--quiet", "--python", options.python or sys.executable, str(venv)],
+        [uv, "venv", "--quiet", "--python", interpreter, str(venv)],
         work, env, log, VENV_TIMEOUT, limits,
     )  # fmt: skip
     if made.exit_code != 0:
@@ -266,7 +269,11 @@ def _install(
     plan.write_text(requirements, encoding="utf-8")
     argv = [uv, "pip", "install", "--python", str(venv / "bin" / "python"), "-r", str(plan)]
     if options.as_of_commit and target.commit_date:
-        argv += ["--exclude-newer", target.commit_date]  # the index as it was on that day
+        # The index as it was on that day, except the build back-ends: today's uv asks for
+        # setuptools>=40.8 to build an old sdist, which an old index does not have.
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        argv += ["--exclude-newer", target.commit_date]
+        argv += [f"--exclude-newer-package={name}={now}" for name in BUILD_BACKENDS]
     done = run_bounded(argv, work, env, log, options.install_timeout, limits)
     seconds = made.seconds + done.seconds
     if done.exit_code != 0:
