@@ -26,6 +26,7 @@ INSTALL_REASONS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("no_wheel", re.compile(r"(?i)no (?:matching )?(?:wheels?|distribution)|no .*wheels? with")),
     ("unsatisfiable", re.compile(r"\bBecause\b.*")),
     ("not_found", re.compile(r"(?i)not found in the package registry|no matching distribution")),
+    ("unreachable", re.compile(r"(?i)could not resolve host|dns error|network is unreachable")),
     ("build", re.compile(r"(?i)failed to (?:build|prepare|download|fetch)\b.*")),
     ("unsatisfiable", re.compile(r"(?i)no solution found")),
     ("error", re.compile(r"^\s*(?:error|ERROR)\b.*")),
