@@ -154,6 +154,7 @@ def check_stage(stage: str, study: Path, output: str) -> None:
     """Each stage left its output in the study folder."""
     import sqlite3
 
+    runs_dir = study / "data" / "runs"
     db = sqlite3.connect(study / "data" / "miner.db")
     count = lambda sql: db.execute(sql).fetchone()[0]  # noqa: E731
     if stage == "search":
@@ -169,19 +170,14 @@ def check_stage(stage: str, study: Path, output: str) -> None:
         assert (study / "reports" / "index.md").is_file()
         assert (study / "reports" / "coverage.tex").is_file()
     elif stage == "select":
-        rows = list(
-            csv.DictReader((study / "data" / "runs" / "manifests" / "selection.csv").open())
-        )
+        rows = list(csv.DictReader((runs_dir / "manifests" / "selection.csv").open()))
         assert len(rows) >= 1, output
         assert any(r["smoke"] == "ok" for r in rows), output
     elif stage == "experiment":
-        runs = list(
-            csv.DictReader((study / "data" / "runs" / "lab0__mnist-cnn" / "runs.csv").open())
-        )
+        runs = list(csv.DictReader((runs_dir / "lab0__mnist-cnn" / "runs.csv").open()))
         assert runs and all(r["status"] == "ok" for r in runs), output
         assert len({r["threads"] for r in runs}) > 1
     elif stage == "export":
-        assert (study / "labels.csv").read_text(encoding="utf-8-sig").count("\n") == 1 + len(
-            PROJECTS
-        )
+        labels = (study / "labels.csv").read_text(encoding="utf-8-sig")
+        assert labels.count("\n") == 1 + len(PROJECTS)
     db.close()
