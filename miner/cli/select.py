@@ -58,6 +58,14 @@ def select_cmd(
         ),
     ] = False,
     smoke_timeout: SmokeTimeout = 300.0,
+    smoke_again: Annotated[
+        bool,
+        typer.Option(
+            "--smoke-again",
+            help="Smoke-test again the candidates tested before at the same commit (skipped "
+            "otherwise, so an interrupted run resumes).",
+        ),
+    ] = False,
     smoke_python: Annotated[
         str | None,
         typer.Option(
@@ -99,11 +107,12 @@ def select_cmd(
         fmt=fmt,
         include_excluded=include_excluded,
         smoke=smoking,
+        smoke_again=smoke_again,
     )
     with open_store(config) as store:
         result = select_candidates(store, options, on_smoke=echo_smoke)
-    if result.smoked:
-        render_outcomes(result.smoked)
+    if smoking is not None:
+        render_outcomes(result.smoke_rows)
     _render(result)
 
 

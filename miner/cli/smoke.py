@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -76,18 +76,21 @@ def echo_smoke(result: SmokeResult) -> None:
     )
 
 
-def render_outcomes(results: Sequence[SmokeResult]) -> None:
-    """The outcome share table of these smoke runs, as Markdown on stdout."""
+def render_outcomes(rows: Sequence[Mapping[str, Any]]) -> None:
+    """The outcome share table of smoke runs (store rows), as Markdown on stdout."""
     from miner.report.render import to_markdown
     from miner.report.smoke import outcome_table
 
-    rows = [
-        {"outcome": r.outcome, "network_cut": r.network_cut, "timeout": r.timeout,
-         "seconds": r.seconds, "install_seconds": r.install_seconds,
-         "train_seconds": r.train_seconds}
-        for r in results
-    ]  # fmt: skip
     typer.echo(to_markdown(outcome_table(rows)), nl=False)
+
+
+def result_row(result: SmokeResult) -> dict[str, Any]:
+    """The columns of a stored smoke run that the outcome table reads."""
+    return {
+        "outcome": result.outcome, "network_cut": result.network_cut, "timeout": result.timeout,
+        "seconds": result.seconds, "install_seconds": result.install_seconds,
+        "train_seconds": result.train_seconds,
+    }  # fmt: skip
 
 
 @app.command("smoke")
@@ -123,4 +126,4 @@ def smoke_cmd(
     folder = manifests or config.runs / "manifests"
     with store_if_present(config) as store:
         results = smoke_selected(folder, options, tuple(names or ()), store, echo_smoke)
-    render_outcomes(results)
+    render_outcomes([result_row(r) for r in results])

@@ -40,6 +40,7 @@ class SelectOptions:
     fmt: str = "yaml"
     include_excluded: bool = False
     smoke: SmokeOptions | None = None  # smoke-test every eligible candidate before picking
+    smoke_again: bool = False  # also those smoke-tested before at the same commit
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class Selection:
     warnings: tuple[str, ...] = field(default_factory=tuple)
     smoked: tuple[SmokeResult, ...] = ()  # the smoke runs of this call
     outcomes: dict[str, str] = field(default_factory=dict)  # full name -> latest smoke outcome
+    smoke_rows: tuple[dict[str, Any], ...] = ()  # the stored smoke runs of eligible candidates
 
 
 def assess_store(
@@ -130,7 +132,7 @@ def select_candidates(
             skipped.append(Skipped(candidate.full_name, f"lacks {', '.join(missing)}"))
             continue
         eligible.append(candidate)
-    smoked = smoke_candidates(store, rank(eligible), options.smoke, on_smoke)
+    smoked = smoke_candidates(store, rank(eligible), options.smoke, on_smoke, options.smoke_again)
     sections = {c.full_name: _stored_smoke(store, c) for c in eligible}
     passing = [c for c in eligible if (sections[c.full_name] or {"outcome": ""})["outcome"] == "ok"]
     picked = diversify(passing, options.n, options.diversify)
@@ -155,6 +157,7 @@ def select_candidates(
         table=table,
         smoked=tuple(smoked),
         outcomes=outcomes,
+        smoke_rows=tuple(row for row in sections.values() if row is not None),
     )
 
 
@@ -168,12 +171,16 @@ def smoke_candidates(
     ranked: list[Candidate],
     options: SmokeOptions | None,
     on_smoke: Callable[[SmokeResult], None] | None = None,
+    again: bool = False,
 ) -> list[SmokeResult]:
-    """Smoke-test each candidate in rank order (none without options), storing each outcome."""
+    """Smoke-test each candidate in rank order (none without options), storing each outcome;
+    those tested before at the same commit are skipped unless `again`, so a run resumes."""
     if options is None:
         return []
     results = []
     for candidate in ranked:
+        if not again and store.smoke_outcome(candidate.repo_id, candidate.commit_sha):
+            continue
         result = smoke(SmokeTarget.of(manifest_document(candidate, 0)), options)
         store.save_smoke(result)
         results.append(result)

@@ -70,6 +70,11 @@ def test_select_smoke_ranks_the_passing_candidate_first(tmp_path, monkeypatch):
         smoke = SmokeOptions(out_dir=tmp_path / "smoke", timeout=30)
         result = select_candidates(store, SelectOptions(out_dir=tmp_path / "m", n=2, smoke=smoke))
         stored = {r["full_name"]: r["outcome"] for r in store.smoke_runs()}
+        resumed = select_candidates(store, SelectOptions(out_dir=tmp_path / "m", n=2, smoke=smoke))
+        assert resumed.smoked == () and [c.full_name for c in resumed.picked][0] == "lab/fits"
+        assert len(resumed.smoke_rows) == 2
+        again = SelectOptions(out_dir=tmp_path / "again", n=1, smoke=smoke, smoke_again=True)
+        assert len(select_candidates(store, again).smoked) == 2
     assert [r.outcome for r in result.smoked] == ["install", "ok"]  # tried in rank order
     assert [c.full_name for c in result.picked] == ["lab/fits", "lab/pinned"]
     assert stored == {"lab/fits": "ok", "lab/pinned": "install"}
