@@ -43,12 +43,13 @@ def outcome_table(rows: Sequence[Mapping[str, Any]]) -> ReportTable:
          "percent": percent(n, len(rows))}
         for o, n in counts.items()
     ]  # fmt: skip
-    cut = sum(bool(r["network_cut"]) for r in rows)
+    reached = [r for r in rows if r["outcome"] != "install"]  # the ones that got to train
+    cut = sum(bool(r["network_cut"]) for r in reached)
     bounds = sorted({float(r["timeout"]) for r in rows})
     notes = (
         f"N = {projects(len(rows))} smoke-tested on CPU; training bounded at "
-        f"{', '.join(f'{b:g}' for b in bounds) or '-'} s; network cut for training in {cut} of "
-        f"{len(rows)}.",
+        f"{', '.join(f'{b:g}' for b in bounds) or '-'} s; network cut while training in {cut} of "
+        f"the {len(reached)} that got to train.",
         f"Time per candidate: {_seconds([float(r['seconds']) for r in rows])} (install "
         f"{_seconds([float(r['install_seconds']) for r in rows])}; training "
         f"{_seconds([float(r['train_seconds']) for r in rows])}).",
