@@ -71,14 +71,15 @@ def progress_line(log: Path) -> Evidence | None:
     return found
 
 
-def install_failure(log: Path, timed_out: bool, timeout: float) -> Evidence:
-    """Why the install step failed: the resolver's explanation or the first error line."""
+def install_failure(log: Path, timed_out: bool, timeout: float, since: int = 0) -> Evidence:
+    """Why the install step failed: the resolver's explanation or the first error line (of the
+    lines after the first `since`, the attempt that failed)."""
     lines = _lines(log)
     if timed_out:
         text = f"install killed after {timeout:g} s"
         return Evidence(log.name, len(lines), text, "smoke.install.timeout")
     for rule, pattern in INSTALL_REASONS:
-        for no, line in enumerate(lines, start=1):
+        for no, line in enumerate(lines[since:], start=since + 1):
             if pattern.search(line):
                 return Evidence(log.name, no, _clip(line), f"smoke.install.{rule}")
     return _last_line(log, lines, "smoke.install.exit")

@@ -3,7 +3,8 @@
 Research code from 2018 resolves to packages whose wheels stop at Python 3.6 or 3.7; a newer
 interpreter would make it build NumPy from source or fail. Given several interpreters, a smoke run
 takes the newest whose release came at least a year before the commit (the ecosystem needs that
-long to ship wheels for it), else the oldest one given.
+long to ship wheels for it), else the oldest one given; when a pin has no wheel for it, the next
+older one, then the newer ones.
 """
 
 from __future__ import annotations
@@ -58,6 +59,19 @@ def python_for(choices: tuple[str, ...], commit_date: str | None) -> str | None:
         return choices[0]
     mature = [(v, p) for v, p in known if v in RELEASES and _released(v) + MATURITY <= when]
     return max(mature)[1] if mature else min(known)[1]
+
+
+def pythons_in_order(choices: tuple[str, ...], commit_date: str | None) -> list[str]:
+    """Every interpreter to try, best first: the one of the commit's time, then older ones
+    (newest first), then newer ones; those that do not run are left out."""
+    first = python_for(choices, commit_date)
+    if first is None:
+        return []
+    pivot = interpreter_version(first) or (0, 0)
+    rest = [(v, p) for p in choices if p != first and (v := interpreter_version(p)) is not None]
+    older = sorted((item for item in rest if item[0] < pivot), reverse=True)
+    newer = sorted(item for item in rest if item[0] >= pivot)
+    return [first, *(p for _, p in older), *(p for _, p in newer)]
 
 
 def _released(version: tuple[int, int]) -> datetime:

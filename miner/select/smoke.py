@@ -30,7 +30,7 @@ from miner.errors import ConfigError, ExperimentError
 from miner.select.installs import InstallPlan, install_plan
 from miner.select.manifest import example_dir, slugify
 from miner.select.outcomes import OUTCOMES, classify_training, install_failure
-from miner.select.pythons import python_for
+from miner.select.pythons import pythons_in_order
 from miner.select.sandbox import GIB, Limits, network_cut_prefix, run_bounded, scrubbed_env
 
 PLACEHOLDER = re.compile(r"\{(python|example_dir|source|workdir|run_dir|seed|threads)\}")
@@ -252,9 +252,43 @@ def _install(
 ) -> tuple[Evidence | None, float]:
     """Make the environment and install the plan into it: the failure's evidence (None when it
     worked) and the seconds it took."""
-    uv = uv_binary()
     log = logs / "install.log"
-    interpreter = python_for(options.pythons, target.commit_date) or sys.executable
+    interpreters = pythons_in_order(options.pythons, target.commit_date) or [sys.executable]
+    seconds = 0.0
+    failure: Evidence | None = None
+    for number, interpreter in enumerate(interpreters, start=1):
+        attempt = (interpreter, target, venv, requirements, log, work, base, options)
+        failure, took = _install_with(*attempt)
+        seconds += took
+        if failure is None or failure.rule != "smoke.install.no_wheel":
+            return failure, seconds
+        if number < len(interpreters):  # a pin with no wheel for this Python: try the next one
+            with log.open("a", encoding="utf-8") as fh:
+                fh.write(f"miner: no wheel for {interpreter}; trying {interpreters[number]}\n")
+    return failure, seconds
+
+
+def _line_count(path: Path) -> int:
+    try:
+        return len(path.read_text(encoding="utf-8", errors="replace").splitlines())
+    except OSError:
+        return 0
+
+
+def _install_with(
+    interpreter: str,
+    target: SmokeTarget,
+    venv: Path,
+    requirements: str,
+    log: Path,
+    work: Path,
+    base: dict[str, str],
+    options: SmokeOptions,
+) -> tuple[Evidence | None, float]:
+    """One attempt: a fresh environment of `interpreter`, then the install."""
+    uv = uv_binary()
+    start = _line_count(log)
+    shutil.rmtree(venv, ignore_errors=True)
     limits = Limits(memory_bytes=None)  # resolvers and compilers get the machine's memory
     env = {**base, "VIRTUAL_ENV": str(venv)}
     made = run_bounded(
@@ -262,7 +296,7 @@ def _install(
         work, env, log, VENV_TIMEOUT, limits,
     )  # fmt: skip
     if made.exit_code != 0:
-        return install_failure(log, made.timed_out, VENV_TIMEOUT), made.seconds
+        return install_failure(log, made.timed_out, VENV_TIMEOUT, start), made.seconds
     if not requirements:
         return None, made.seconds
     plan = work / "requirements.txt"
@@ -277,7 +311,7 @@ def _install(
     done = run_bounded(argv, work, env, log, options.install_timeout, limits)
     seconds = made.seconds + done.seconds
     if done.exit_code != 0:
-        return install_failure(log, done.timed_out, options.install_timeout), seconds
+        return install_failure(log, done.timed_out, options.install_timeout, start), seconds
     return None, seconds
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from miner.select.installs import chosen_files, install_plan
 from miner.select.outcomes import classify_training, install_failure
-from miner.select.pythons import python_for
+from miner.select.pythons import python_for, pythons_in_order
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -114,3 +114,21 @@ def test_install_failures_name_the_reason(tmp_path):
                     "  fatal: unable to access: Could not resolve host: github.com\n")  # fmt: skip
     assert install_failure(path, False, 60).rule == "smoke.install.unreachable"
     assert install_failure(path, True, 60).text == "install killed after 60 s"
+
+
+def fake_python(folder: Path, major: int, minor: int) -> str:
+    """A stand-in interpreter that only answers the version query."""
+    path = folder / f"python{major}.{minor}"
+    path.write_text(f"#!/bin/sh\necho {major} {minor}\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_interpreters_are_tried_from_the_commits_time_then_older_then_newer(tmp_path):
+    py36, py37, py38, py311 = (fake_python(tmp_path, 3, m) for m in (6, 7, 8, 11))
+    choices = (py311, py36, py38, py37)
+    assert python_for(choices, "2016-05-01T00:00:00Z") == py36  # none a year old: the oldest
+    assert python_for(choices, "2019-08-01T00:00:00+02:00") == py37
+    assert python_for(choices, "2021-02-16T16:03:23+02:00") == py38
+    assert pythons_in_order(choices, "2021-02-16") == [py38, py37, py36, py311]
+    assert pythons_in_order(choices, None) == [py311, py38, py37, py36]
