@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from miner.errors import ConfigError
 from miner.select.manifest import Manifest, load_manifest, write_manifest
-from miner.select.smoke import SmokeOptions, SmokeResult, SmokeTarget, mark_manifest, smoke
+from miner.select.smoke import SmokeOptions, SmokeResult, SmokeTarget, smoke
 
 if TYPE_CHECKING:
     from miner.store import Store
@@ -68,3 +68,43 @@ def smoke_selected(
         if on_smoke is not None:
             on_smoke(result)
     return results
+
+
+def smoke_section(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored smoke run (a smoke_runs row) as the manifest's `smoke` section."""
+    return {
+        "outcome": row["outcome"],
+        "evidence": {
+            "path": row["evidence_path"],
+            "line": row["evidence_line"],
+            "text": row["evidence_text"],
+            "rule": row["rule"],
+        },
+        "exit_code": row["exit_code"],
+        "install_seconds": row["install_seconds"],
+        "train_seconds": row["train_seconds"],
+        "seconds": row["seconds"],
+        "timeout": row["timeout"],
+        "network_cut": bool(row["network_cut"]),
+        "python": row["python"],
+        "command": row["command"],
+        "log_dir": row["log_dir"],
+        "environment": row["environment"],
+        "smoked_at": row["smoked_at"],
+    }
+
+
+def mark_manifest(document: dict[str, Any], section: dict[str, Any]) -> dict[str, Any]:
+    """The manifest with its smoke section, `runnable`, and (when it passed) the Python of the
+    environment it passed in as `run.python`."""
+    updated = dict(document)
+    updated["runnable"] = section["outcome"] == "ok"
+    updated["smoke"] = section
+    run = dict(updated.get("run") or {})
+    python = Path(str(section.get("environment") or "")) / "bin" / "python"
+    if updated["runnable"] and section.get("environment") and python.exists():
+        run["python"] = str(python)
+    else:
+        run.pop("python", None)
+    updated["run"] = run
+    return updated

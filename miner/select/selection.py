@@ -13,14 +13,8 @@ from miner.select.build import manifest_document
 from miner.select.evidence import scan_checkout
 from miner.select.manifest import slugify, write_manifest
 from miner.select.rank import Candidate, assess, diversify, meets, rank
-from miner.select.smoke import (
-    SmokeOptions,
-    SmokeResult,
-    SmokeTarget,
-    mark_manifest,
-    smoke,
-    smoke_section,
-)
+from miner.select.selected import mark_manifest, smoke_section
+from miner.select.smoke import SmokeOptions, SmokeResult, SmokeTarget, smoke
 
 if TYPE_CHECKING:
     from miner.store import Store
