@@ -1,14 +1,15 @@
 """miner: mine GitHub deep-learning projects and audit their requirements, with evidence.
 
 The public Python API: each stage's entry points, in pipeline order. The stages load on first
-use, so `import miner` (and `miner --help`) stays fast.
+use, so `import miner` (and `miner --help`) stays fast. (No `from __future__ import annotations`
+here: it would leave an `annotations` name in the module.)
 """
-
-from __future__ import annotations
 
 __version__ = "0.1.0"
 
-# name -> the stage package (or module) that defines it, in pipeline order
+# name -> the stage package (or module) that defines it, in pipeline order. "module:attribute"
+# where the public name differs: `audit_folder` is miner.audit's `audit`, since `miner.audit` is
+# the audit stage's package (importing it makes `miner.audit` that package, not the function).
 _ENTRY_POINTS = {
     "Settings": "miner.config",
     "load_settings": "miner.config",
@@ -18,7 +19,7 @@ _ENTRY_POINTS = {
     "SearchFilters": "miner.search",
     "clone_all": "miner.clone",
     "CloneOptions": "miner.clone",
-    "audit": "miner.audit",
+    "audit_folder": "miner.audit:audit",
     "analyze": "miner.audit",
     "prepare_sheets": "miner.annotate",
     "import_layer": "miner.annotate",
@@ -41,7 +42,8 @@ def __getattr__(name: str) -> object:
     if name in _ENTRY_POINTS:
         import importlib
 
-        return getattr(importlib.import_module(_ENTRY_POINTS[name]), name)
+        module, _, attribute = _ENTRY_POINTS[name].partition(":")
+        return getattr(importlib.import_module(module), attribute or name)
     raise AttributeError(f"module 'miner' has no attribute {name!r}")
 
 

@@ -1,13 +1,19 @@
-"""The codebook's vocabulary (../shared/codebook.md): field names, value sets and derived rules.
+"""The codebook's vocabulary: field names, value sets and derived rules.
 
-Every classifier output, annotation sheet column and report row uses these names exactly.
+Every classifier output, annotation sheet column and report row uses these names exactly. What
+each label means and which rule sets it is written in the codebook text shipped beside this
+module (`codebook.md`, also `docs/codebook.md`), which `codebook_text` returns.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any, Literal
+
+from miner.errors import ConfigError
 
 CODEBOOK_VERSION = "2021.1"
 
@@ -159,3 +165,20 @@ def parse_value(name: str, cell: str) -> LabelValue:
     if not spec.allows(text):
         raise ValueError(f"{name}: {cell!r} is not a codebook value")
     return text
+
+
+SECTION_HEADING = re.compile(r"^#{1,3} ", re.M)
+
+
+def codebook_text(field: str | None = None) -> str:
+    """The codebook's Markdown text, or the section of one field; ConfigError for an unknown one."""
+    text = resources.files("miner").joinpath("codebook.md").read_text(encoding="utf-8")
+    if field is None:
+        return text
+    if field not in FIELD_BY_NAME:
+        raise ConfigError(f"no codebook field {field!r}; the fields: {', '.join(FIELD_NAMES)}")
+    heading = re.search(rf"^### `{re.escape(field)}`\n", text, re.M)
+    if heading is None:  # the text and the vocabulary disagree: a test guards against it
+        raise ConfigError(f"the codebook text has no section for {field!r}")
+    end = SECTION_HEADING.search(text, heading.end())
+    return text[heading.start() : end.start() if end else len(text)].rstrip() + "\n"

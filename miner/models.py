@@ -9,6 +9,9 @@ from typing import Any
 
 from miner.codebook import FIELD_NAMES, Evidence, LabelValue, format_value
 
+# What a smoke run of a selected project showed (miner.select.outcomes classifies its logs).
+SMOKE_OUTCOMES = ("ok", "install", "import", "data", "gpu_only", "runtime", "timeout")
+
 
 @dataclass(frozen=True)
 class RepoMeta:
@@ -34,6 +37,21 @@ class RepoMeta:
     created_at: str
     updated_at: str
     pushed_at: str
+
+
+@dataclass(frozen=True)
+class SliceReading:
+    """How far the reading of one search slice's query got: stored with every page, so an
+    interrupted crawl goes on from the next page of the same query in the same order."""
+
+    query: str  # GitHub's q
+    order: str  # by stars: "asc", fewest first
+    pass_no: int  # 1, or 2 when a slice short of its total is asked again
+    pages: int  # the last page stored
+    more: bool  # GitHub offers a page after it, within the total and the 1,000-result cap
+    total: int  # the total_count that page reported
+    first_stars: int | None  # the fewest stars on page 1
+    last_stars: int | None  # the stars of the last result stored
 
 
 @dataclass(frozen=True)

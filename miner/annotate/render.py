@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from miner.annotate.agreement import AgreementReport, FieldAgreement
-from miner.report.render import latex_escape
+from miner.latex import latex_escape
 
 FORMATS = ("text", "json", "markdown", "latex")
 HEADER = ("field", "n", "excl.", "p_o", "kappa", "95% CI", "prev.", "PABAK", "AC1", "alpha MASI")

@@ -44,7 +44,7 @@ def analyze(
     store: Store, workers: int | None = None, refresh: bool = False
 ) -> Iterator[AnalyzeEvent]:
     """Audit every stored clone not yet audited at its commit, persisting labels as it goes."""
-    checkouts = list(store.checkouts())
+    checkouts = store.audit_targets()  # every clone and every snapshot commit, once each
     todo = []
     skipped = 0
     for c in checkouts:

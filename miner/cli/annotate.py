@@ -168,6 +168,31 @@ def review_cmd(
     )
 
 
+@annotate_app.command("serve")
+def serve_cmd(
+    round_name: RoundOption = "main",
+    host: Annotated[str, typer.Option(help="Address to listen on (keep it local).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8765,
+    adjudicator: Annotated[
+        str, typer.Option(help="The name decisions are recorded under (editable per decision).")
+    ] = "adjudicator",
+    study: StudyOption = None,
+    db: DbOption = None,
+) -> None:
+    """Label, adjudicate and follow a round in the browser; prints one link per person."""
+    import uvicorn
+
+    from miner.annotate.web import WebConfig, create_app, links
+
+    config = settings(study, db)
+    app = create_app(WebConfig(config.annotations, round_name, config.db, adjudicator))
+    shown = f"[{host}]" if ":" in host else host
+    for who, url in links(f"http://{shown}:{port}", app.state.web.access):
+        typer.echo(f"{who}: {url}")
+    typer.echo("Ctrl+C stops the server; every answer is already saved.")
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
 @annotate_app.command("agreement")
 def agreement_cmd(
     annotator_a: Annotated[str, typer.Argument(help="First annotator.")],

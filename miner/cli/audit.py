@@ -75,6 +75,26 @@ def analyze_command(
     refresh: Annotated[
         bool, typer.Option("--refresh", help="Audit again commits that were already audited.")
     ] = False,
+    dask: Annotated[
+        str | None,
+        typer.Option(
+            "--dask",
+            metavar="ADDRESS",
+            help="Clone and audit on a Dask cluster instead: a scheduler address "
+            "(tcp://host:8786) or local:N for N local worker processes. Each repository is one "
+            "task (clone at the pinned commit into the worker's scratch, audit, delete); only "
+            "this process writes the store. Needs no `miner clone` first.",
+        ),
+    ] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option(
+            "--as-of",
+            metavar="DATE",
+            help="With --dask: pin uncloned repositories "
+            "to the last commit before DATE (as `miner clone --as-of`).",
+        ),
+    ] = None,
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
@@ -84,7 +104,18 @@ def analyze_command(
     config = settings(study, db)
     counts = {"audited": 0, "skipped": 0, "failed": 0}
     with open_store(config) as store:
-        events = analyze(store, workers=workers, refresh=refresh)
+        if dask:
+            from miner.audit.cluster import analyze_on_dask
+            from miner.clone import CloneOptions, parse_as_of
+
+            options = CloneOptions(
+                root=config.repos,
+                as_of=None if as_of is None else parse_as_of(as_of),
+                token=config.token,
+            )
+            events = analyze_on_dask(store, dask, options, refresh=refresh)
+        else:
+            events = analyze(store, workers=workers, refresh=refresh)
         if is_tty():
             from rich.progress import Progress
 

@@ -11,6 +11,8 @@ from miner.cli.common import DbOption, StudyOption, is_tty, open_store, settings
 
 if TYPE_CHECKING:
     from miner.clone import CloneEvent, CloneOptions, CloneSummary
+    from miner.clone.snapshots import SnapshotEvent
+    from miner.config import Settings
     from miner.models import CloneResult
     from miner.store import Store
 
@@ -21,7 +23,11 @@ CLONE_HELP = (
     "never run, LFS files and submodules are never fetched and no credentials are prompted for. "
     "Each checkout goes to data/repos/OWNER/NAME; its commit, date, bytes and status go to the "
     "store (see `miner export clones`). Re-running skips current checkouts and redoes failed or "
-    "half-written ones. A GITHUB_TOKEN, if set, is sent as an HTTPS header and never stored."
+    "half-written ones. A GITHUB_TOKEN, if set, is sent as an HTTPS header and never stored.\n\n"
+    "With --at DATE (repeatable) or --every STEP --since DATE, each repository is snapshotted "
+    "at every date instead: its commit history is fetched once, commits only, each date "
+    "resolves to the last commit before it, and each distinct commit is checked out once into "
+    "data/repos/OWNER/NAME@SHA. `miner analyze` audits them; `miner report trend` compares them."
 )
 
 
@@ -90,13 +96,40 @@ def clone(
         float,
         typer.Option("--timeout", metavar="SECONDS", help="Time limit for each repository."),
     ] = 600.0,
+    at: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--at",
+            metavar="DATE",
+            help="Snapshot each repository at DATE too (repeatable): the last commit before "
+            "each date, one history fetch per repository, for `miner report trend`.",
+        ),
+    ] = None,
+    every: Annotated[
+        str | None,
+        typer.Option(
+            "--every", metavar="STEP", help="Snapshot every STEP (1y, 6m, 2w, 30d) from --since."
+        ),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", metavar="DATE", help="First snapshot date (2018 = 2018-01-01)."),
+    ] = None,
+    until: Annotated[
+        str | None,
+        typer.Option("--until", metavar="DATE", help="Last snapshot date (default: today)."),
+    ] = None,
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
     """Clone every stored candidate (see CLONE_HELP)."""
     from miner.clone import CloneOptions, clone_all, parse_as_of, parse_size
+    from miner.errors import ConfigError
 
     config = settings(study, db)
+    snapshots = bool(at or every or since or until)
+    if snapshots and as_of is not None:
+        raise ConfigError("--as-of pins one commit; with snapshots give every date as --at")
     names = tuple(n.strip() for value in only or () for n in value.split(",") if n.strip())
     options = CloneOptions(
         root=config.repos,
@@ -109,6 +142,9 @@ def clone(
         only=names,
         token=config.token,
     )
+    if snapshots:
+        _snapshot(config, options, tuple(at or ()), every, since, until)
+        return
     with open_store(config) as store:
         try:
             if is_tty():
@@ -119,6 +155,40 @@ def clone(
             done = store.query("SELECT COUNT(*) FROM clones WHERE status = 'cloned'")[0][0]
             typer.echo(
                 f"interrupted: {done} checkouts stored; run `miner clone` again to resume",
+                err=True,
+            )
+            raise typer.Exit(130) from None
+    typer.echo(summary.line())
+
+
+def _snapshot(
+    config: Settings,
+    options: CloneOptions,
+    at: tuple[str, ...],
+    every: str | None,
+    since: str | None,
+    until: str | None,
+) -> None:
+    from miner.clone.snapshots import snapshot_all, snapshot_dates
+
+    dates = snapshot_dates(at, every, since, until)
+    typer.echo(f"{len(dates)} dates: {', '.join(d.date().isoformat() for d in dates)}")
+
+    def show(event: SnapshotEvent) -> None:
+        if event.kind == "done":
+            cells = [
+                f"{r['as_of'][:10]}={(r.get('commit_sha') or r['status'])[:10]}" for r in event.rows
+            ]
+            typer.echo(f"{event.done}/{event.total} {event.full_name}  {' '.join(cells)}")
+
+    with open_store(config) as store:
+        try:
+            summary = snapshot_all(store, options, dates, show)
+        except KeyboardInterrupt:
+            done = store.query("SELECT COUNT(DISTINCT repo_id) FROM snapshots")[0][0]
+            typer.echo(
+                f"interrupted: snapshots of {done} repositories stored; run the same command "
+                "again to resume",
                 err=True,
             )
             raise typer.Exit(130) from None

@@ -13,11 +13,12 @@ from miner.cli.common import StudyOption, is_tty, settings, write_text
 
 if TYPE_CHECKING:
     from miner.experiment.run import RunEvent
+    from miner.experiment.settings import NoiseSetting
     from miner.select.manifest import Manifest
 
 experiment_app = typer.Typer(
-    help="Run a training command N times per thread count and seed mode, then analyze the "
-    "spread (the 2021 study's variance experiments).",
+    help="Run a training command N times per noise setting, thread count and device, then "
+    "analyze the spread (the designs of the variance studies).",
     no_args_is_help=True,
 )
 app.add_typer(experiment_app, name="experiment")
@@ -26,7 +27,7 @@ app.add_typer(experiment_app, name="experiment")
 @experiment_app.command("example-manifest")
 def example_manifest_cmd(
     framework: Annotated[
-        str, typer.Option("--framework", help="Which shipped example (numpy).")
+        str, typer.Option("--framework", help="Which shipped example: numpy or cnn.")
     ] = "numpy",
     fmt: Annotated[str, typer.Option("--format", help="yaml or json.")] = "yaml",
     output: Annotated[
@@ -34,7 +35,8 @@ def example_manifest_cmd(
     ] = None,
 ) -> None:
     """Write a runnable manifest for miner's shipped example training script."""
-    from miner.select.manifest import dump_manifest, example_manifest
+    from miner.experiment.examples import example_manifest
+    from miner.select.manifest import dump_manifest
 
     write_text(dump_manifest(example_manifest(framework), fmt), output)
 
@@ -49,8 +51,25 @@ def run_cmd(
         ),
     ] = None,
     example: Annotated[
-        bool, typer.Option("--example", help="Run the shipped NumPy example instead.")
-    ] = False,
+        str | None,
+        typer.Option("--example", help="Run a shipped example instead: numpy or cnn (PyTorch)."),
+    ] = None,
+    setting: Annotated[
+        str | None,
+        typer.Option(
+            "--setting",
+            help="Noise settings: control, algo, impl, algo+impl; ALGO narrows to init, data, "
+            "dropout (e.g. init+impl). Default: impl.",
+        ),
+    ] = None,
+    seed_mode: Annotated[
+        str | None,
+        typer.Option(
+            "--seed-mode",
+            help="Pham et al.'s names instead of --setting: random (=algo+impl), fixed (=impl), "
+            "fixed+deterministic (=control).",
+        ),
+    ] = None,
     threads: Annotated[
         str,
         typer.Option(
@@ -59,10 +78,10 @@ def run_cmd(
             "is allowed and recorded as oversubscribed).",
         ),
     ] = "1,2",
+    device: Annotated[
+        str, typer.Option("--device", help="cpu, cuda or cuda:N (several: cpu,cuda:0).")
+    ] = "cpu",
     runs: Annotated[int, typer.Option("--runs", "-n", help="Runs per configuration.")] = 5,
-    seed_mode: Annotated[
-        str, typer.Option("--seed-mode", help="default, fixed, or default,fixed for both.")
-    ] = "fixed",
     out: Annotated[
         Path | None,
         typer.Option(
@@ -84,13 +103,20 @@ def run_cmd(
 ) -> None:
     """Run the training N times per configuration, pinned; finished runs are skipped."""
     from miner.errors import ExperimentError
-    from miner.experiment.pinning import parse_seed_modes, parse_threads
-    from miner.select.manifest import Manifest, example_manifest, load_manifest, run_spec
+    from miner.experiment.device import parse_devices
+    from miner.experiment.examples import load_example
+    from miner.experiment.pinning import parse_threads
+    from miner.experiment.settings import parse_seed_modes, parse_settings
+    from miner.select.manifest import load_manifest
     from miner.select.selected import load_selected
 
-    if (manifest is None) == (not example):
-        raise ExperimentError("give a MANIFEST or --example (not both)")
-    counts, modes = parse_threads(threads), parse_seed_modes(seed_mode)
+    if (manifest is None) == (example is None):
+        raise ExperimentError("give a MANIFEST or --example NAME (not both)")
+    if setting and seed_mode:
+        raise ExperimentError("give --setting or --seed-mode (its aliases), not both")
+    settings_ = parse_seed_modes(seed_mode) if seed_mode else parse_settings(setting or "impl")
+    counts, devices = parse_threads(threads), parse_devices(device)
+    factors = (counts, settings_, runs, devices, python, retry_failed, keep_workdir)
     if manifest is not None and manifest.is_dir():
         failed = ran = 0
         for loaded in load_selected(manifest):
@@ -99,20 +125,15 @@ def run_cmd(
                 continue
             ran += 1
             folder = (out / loaded.slug) if out else settings(study).runs / loaded.slug
-            failed += _run_one(loaded, folder, counts, modes, runs, python, retry_failed,
-                               keep_workdir)  # fmt: skip
+            failed += _run_one(loaded, folder.resolve(), *factors)
         if not ran:
             raise ExperimentError(f"{manifest}: no selected manifest passed its smoke run")
         if failed:
             raise typer.Exit(1)
         return
-    if manifest is not None:
-        loaded = load_manifest(manifest)
-    else:
-        document = example_manifest("numpy")
-        loaded = Manifest(document["name"], run_spec(document["run"]), document)
-    folder = out or settings(study).runs / loaded.slug
-    if _run_one(loaded, folder, counts, modes, runs, python, retry_failed, keep_workdir):
+    loaded = load_manifest(manifest) if manifest is not None else load_example(str(example))
+    folder = (out or settings(study).runs / loaded.slug).resolve()
+    if _run_one(loaded, folder, *factors):
         raise typer.Exit(1)
 
 
@@ -120,8 +141,9 @@ def _run_one(
     loaded: Manifest,
     folder: Path,
     counts: tuple[int, ...],
-    modes: tuple[str, ...],
+    settings_: tuple[NoiseSetting, ...],
     runs: int,
+    devices: tuple[str, ...],
     python: str | None,
     retry_failed: bool,
     keep_workdir: bool,
@@ -130,18 +152,18 @@ def _run_one(
     from miner.experiment.pinning import usable_cpus
     from miner.experiment.run import plan, run_experiment
 
-    total = len(plan(counts, modes, runs))
+    total = len(plan(counts, settings_, runs, devices))
     cpus = len(usable_cpus())
     over = [t for t in counts if t > cpus]
     typer.echo(
-        f"{loaded.name}: {total} runs ({len(counts)} thread counts x {len(modes)} seed modes x "
-        f"{runs}) on {cpus} CPUs into {folder}"
+        f"{loaded.name}: {total} runs ({len(settings_)} settings x {len(counts)} thread counts"
+        f" x {len(devices)} devices x {runs}) on {cpus} CPUs into {folder}"
         + (f"; oversubscribed: {', '.join(map(str, over))} threads" if over else ""),
         err=True,
     )
     events = run_experiment(
-        loaded, folder, counts, modes, runs, python=python, retry_failed=retry_failed,
-        keep_workdir=keep_workdir,
+        loaded, folder, counts, settings_, runs, devices, python=python,
+        retry_failed=retry_failed, keep_workdir=keep_workdir,
     )  # fmt: skip
     ran = skipped = failed = 0
     for event in _progress(events, total):
@@ -166,9 +188,13 @@ def _progress(events: Iterator[RunEvent], total: int) -> Iterator[RunEvent]:
         return
     for event in events:
         r = event.record
-        metrics = " ".join(f"{k}={v:.6g}" for k, v in sorted(r.metrics.items()))
+        shown = sorted((k, v) for k, v in r.metrics.items() if "." not in k)  # not per class
+        metrics = " ".join(f"{k}={v:.6g}" for k, v in shown)
         state = "skipped (done)" if event.skipped else f"{r.status} {r.wall_seconds:.2f}s"
-        typer.echo(f"{r.config} run {r.run}: {state} cpus={list(r.cpus_applied or [])} {metrics}")
+        weights = f" weights={r.weights_sha256[:12]}" if r.weights_sha256 else ""
+        typer.echo(
+            f"{r.config} run {r.run}: {state} cpus={list(r.cpus_applied or [])} {metrics}{weights}"
+        )
         yield event
 
 
@@ -185,15 +211,16 @@ def analyze_cmd(
     ] = None,
     plots: Annotated[bool, typer.Option("--plots/--no-plots", help="Write boxplots.")] = True,
 ) -> None:
-    """Spread per configuration, Mann-Whitney U tests, identical results, boxplots."""
+    """Spread, tests, churn, weight distances, overhead, model selection; tables and boxplots."""
     from miner.experiment.analyze import analyze
     from miner.report.render import render
 
     formats = tuple(fmt or ["markdown", "csv", "latex", "json"])
     target = out or folders[0] / "analysis"
     result = analyze(folders, target, formats, plots=("png", "pdf") if plots else ())
-    typer.echo(render(result.summary, "markdown"))
-    typer.echo(render(result.identical, "markdown"))
+    for key in ("variance", "overhead", "threads"):
+        if not result.tables[key].frame.empty:
+            typer.echo(render(result.tables[key], "markdown"))
     typer.echo("## Findings\n")
     for line in result.findings:
         typer.echo(f"- {line}")

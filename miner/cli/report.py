@@ -21,6 +21,7 @@ class Kind(str, Enum):
     hardware = "hardware"
     exclusions = "exclusions"
     crosstab = "crosstab"
+    trend = "trend"
     smoke = "smoke"
     all = "all"
 
@@ -52,8 +53,8 @@ def report(
         Kind,
         typer.Argument(
             help="coverage (Table X), distribution (Table II), search (Table I), hardware, "
-            "exclusions, crosstab (with chi-square tests), smoke (outcome per class of the smoke "
-            "runs) or all."
+            "exclusions, crosstab (with chi-square tests), trend (requirements over the dates "
+            "of `miner clone --at/--every`), smoke (outcome per class of the smoke runs) or all."
         ),
     ] = Kind.all,
     labels: Annotated[

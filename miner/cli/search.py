@@ -50,6 +50,8 @@ class LineProgress:
                 return f"search {event.keyword!r}: already complete ({event.fetched:,} stored)"
             state = f"resuming, {event.fetched:,} stored so far" if event.resumed else "starting"
             return f"search {event.keyword!r}: {state} (q: {event.query})"
+        if isinstance(event, SliceStarted) and event.pages_stored:
+            return f"  slice {event.qualifier}: going on after page {event.pages_stored}"
         if isinstance(event, SliceFinished):
             if event.status == "split":
                 total, children = event.total_count, event.children

@@ -185,14 +185,14 @@ def clone_one(
     """Clone one repository (or skip it when its checkout is current); never raises CloneError."""
     started = time.monotonic()
     url = job.url or ""
-    session = git.GitSession(
-        deadline=started + options.timeout,
+    session = git.GitSession.for_repository(
+        url,
+        started=started,
         timeout=options.timeout,
         max_size=options.max_size,
         hooks_dir=root.hooks,
         cancel=cancel,
-        extra_config=git.auth_config(url, options.token),
-        secret=options.token,
+        token=options.token,
     )
     current = current_checkout(job, options)
     if current is not None and root.unclean and not steps.worktree_intact(session, job.dest):

@@ -118,6 +118,29 @@ class GitSession:
     secret: str | None = None
     last_stderr: str = ""
 
+    @classmethod
+    def for_repository(
+        cls,
+        url: str,
+        *,
+        started: float,
+        timeout: float,
+        max_size: int,
+        hooks_dir: Path,
+        cancel: threading.Event,
+        token: str | None,
+    ) -> GitSession:
+        """A session for one repository: its deadline from `started`, the token as a header."""
+        return cls(
+            deadline=started + timeout,
+            timeout=timeout,
+            max_size=max_size,
+            hooks_dir=hooks_dir,
+            cancel=cancel,
+            extra_config=auth_config(url, token),
+            secret=token,
+        )
+
     def env(self, git_dir: Path, work_tree: Path | None, online: bool) -> dict[str, str]:
         """The environment of one git process (see the module docstring for why)."""
         config = (

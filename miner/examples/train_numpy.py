@@ -12,9 +12,10 @@ splits the reduction differently, so rounding differs and, over many steps, so d
 weights. The count comes from `--threads`, else OMP_NUM_THREADS, else the CPUs this process may
 run on.
 
-Output: one line per epoch, then `test_accuracy: ...` and `test_loss: ...`; a metrics JSON
-(`--metrics` or MINER_METRICS_FILE) and the weights (`--weights` or MINER_WEIGHTS_FILE; the
-arrays W1, b1, W2, b2 saved one after another with np.save, so the bytes are reproducible).
+Output: one line per epoch (training, validation and test loss/accuracy), then `test_accuracy:
+...` and `test_loss: ...`; a metrics JSON (`--metrics` or MINER_METRICS_FILE), the weights
+(`--weights` or MINER_WEIGHTS_FILE; the arrays W1, b1, W2, b2 saved one after another with np.save,
+so the bytes are reproducible) and the test predictions and labels (`--predictions`, `--labels`).
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--weights", default=env.get("MINER_WEIGHTS_FILE"), help="write the trained weights here"
     )
+    parser.add_argument("--predictions", help="write the test predictions (.npy) here")
+    parser.add_argument("--labels", help="write the test labels (.npy) here")
     return parser.parse_args(argv)  # fmt: skip
 
 
@@ -81,7 +84,8 @@ def thread_count(requested: int | None) -> int:
 
 
 def make_data(seed: int, samples: int, features: int, classes: int) -> tuple[np.ndarray, ...]:
-    """Overlapping Gaussian clusters pushed through a fixed non-linear map; 25% held out."""
+    """Overlapping Gaussian clusters pushed through a fixed non-linear map; 25% held out (half
+    for validation, half for test)."""
     rng = np.random.default_rng(seed)
     total = samples + samples // 3
     centers = rng.normal(0.0, 1.6, size=(classes, features))
@@ -90,7 +94,11 @@ def make_data(seed: int, samples: int, features: int, classes: int) -> tuple[np.
     mix = rng.normal(0.0, 1.0 / np.sqrt(features), size=(features, features))
     x = np.tanh(x @ mix) + 0.1 * x
     x = (x - x.mean(axis=0)) / x.std(axis=0)
-    return (x[:samples].astype(DTYPE), y[:samples], x[samples:].astype(DTYPE), y[samples:])
+    val = samples + (total - samples) // 2
+    return (
+        x[:samples].astype(DTYPE), y[:samples], x[samples:val].astype(DTYPE), y[samples:val],
+        x[val:].astype(DTYPE), y[val:],
+    )  # fmt: skip
 
 
 def init_weights(rng: np.random.Generator, features: int, hidden: int, classes: int) -> list:
@@ -145,6 +153,11 @@ def evaluate(weights: list, x: np.ndarray, y: np.ndarray) -> tuple[float, float]
     return float((probs.argmax(axis=1) == y).mean()), loss
 
 
+def predict(weights: list, x: np.ndarray) -> np.ndarray:
+    """Predicted class of each row of x."""
+    return forward(weights, x)[1].argmax(axis=1)
+
+
 def blas_info() -> list[dict]:
     """The BLAS/OpenMP pools this process loaded and their thread counts (threadpoolctl)."""
     try:
@@ -168,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(seed if seed is not None else entropy)
     print(f"seed: {seed if seed is not None else 'default'}  workers: {workers}", flush=True)
 
-    x_train, y_train, x_test, y_test = make_data(
+    x_train, y_train, x_val, y_val, x_test, y_test = make_data(
         args.data_seed, args.samples, args.features, args.classes
     )
     weights = init_weights(rng, args.features, args.hidden, args.classes)
@@ -182,7 +195,12 @@ def main(argv: list[str] | None = None) -> int:
                 for w, g in zip(weights, grads, strict=True):
                     w -= DTYPE(args.lr) * g
             train_acc, train_loss = evaluate(weights, x_train, y_train)
-            print(f"epoch {epoch} train_loss {train_loss:.6f} train_accuracy {train_acc:.4f}")
+            val_acc, val_loss = evaluate(weights, x_val, y_val)
+            test_acc, _ = evaluate(weights, x_test, y_test)
+            print(
+                f"epoch {epoch} train_loss {train_loss:.6f} train_accuracy {train_acc:.4f} "
+                f"val_loss {val_loss:.6f} val_accuracy {val_acc:.4f} test_accuracy {test_acc:.4f}"
+            )
         blas = blas_info()  # read while the worker threads are alive
     finally:
         if pool is not None:
@@ -212,6 +230,10 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.weights, "wb") as fh:
             for array in weights:
                 np.save(fh, array)
+    if args.predictions:
+        np.save(args.predictions, predict(weights, x_test).astype(np.int64))
+    if args.labels:
+        np.save(args.labels, y_test.astype(np.int64))
     return 0
 
 

@@ -1,35 +1,46 @@
-"""Analyze experiment runs: spread per configuration, Mann-Whitney U between configurations,
-identical results via hashes, boxplots; tables rendered like `miner report`'s."""
+"""Analyze experiment runs: per configuration and between configurations, the spread of every
+measure (overall and per-class accuracy, time), Levene / Mann-Whitney U / Cohen's d, churn and
+weight distances, determinism overhead, model selection, time against threads; identical results
+via hashes; boxplots per factor; tables rendered like `miner report`'s."""
 
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from miner.errors import ExperimentError
-from miner.experiment.records import METRIC_PREFIX, RUN_FILE, RUNS_CSV, write_runs_csv
+from miner.experiment import tables as t
+from miner.experiment.records import RUN_FILE, RUNS_CSV, write_runs_csv
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from miner.report.records import ReportTable
 
-TIME = "wall_seconds"
 FORMATS = ("markdown", "csv", "latex", "json")
 SUFFIX = {"markdown": ".md", "csv": ".csv", "latex": ".tex", "json": ".json"}
+TABLES = (
+    ("variance", "Spread per configuration: identical weights, accuracy overall and per class, "
+                 "churn, weight L2 distance, training time"),
+    ("summary", "Spread of each measure per configuration"),
+    ("per_class", "Spread of each class's accuracy per configuration"),
+    ("tests", "Levene, Mann-Whitney U and Cohen's d between configurations one factor apart"),
+    ("between", "Churn and weight distance between configurations one factor apart"),
+    ("overhead", "Time overhead of deterministic kernels (95% bootstrap interval)"),
+    ("selection", "Spread of the selected model per model-selection mode"),
+    ("threads", "Training time against thread count beside the accuracy spread"),
+    ("identical", "Identical results per configuration (SHA-256 of weights)"),
+    ("shared_results", "Results shared across configurations"),
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Analysis:
-    """The analysis tables, the plain-language findings and the files written."""
+    """The analysis tables (keyed as in TABLES), plain-language findings and files written."""
 
-    summary: ReportTable
-    tests: ReportTable
-    identical: ReportTable
-    shared: ReportTable
+    tables: dict[str, ReportTable]
     findings: tuple[str, ...]
     runs: int
     failed: int
@@ -37,108 +48,33 @@ class Analysis:
 
 
 def load_runs(dirs: list[Path]) -> pd.DataFrame:
-    """runs.csv of every experiment folder (rebuilt from run.json files when missing)."""
+    """runs.csv of every experiment folder (rebuilt from run.json files when missing or old)."""
     import pandas as pd
 
     frames = []
     for folder in dirs:
         csv_path = folder / RUNS_CSV
-        if not csv_path.exists() and any(folder.glob(f"*/run-*/{RUN_FILE}")):
+        has_records = any(folder.glob(f"*/run-*/{RUN_FILE}"))
+        if has_records and (not csv_path.exists() or "setting" not in _header(csv_path)):
             write_runs_csv(folder)
         if not csv_path.exists():
             raise ExperimentError(f"{folder}: no {RUNS_CSV} (run `miner experiment run` first)")
-        frames.append(pd.read_csv(csv_path, dtype={"result_sha256": str, "weights_sha256": str}))
+        text = dict.fromkeys(("result_sha256", "weights_sha256", "predictions", "weights_dir"), str)
+        frames.append(pd.read_csv(csv_path, dtype=text))
     runs = pd.concat(frames, ignore_index=True)
     if runs.empty:
         raise ExperimentError("no runs recorded yet")
+    if "device" not in runs.columns:
+        runs["device"] = "cpu"
+    runs["device"] = runs["device"].fillna("cpu")
     many = runs["experiment"].nunique() > 1
     runs["group"] = (runs["experiment"] + "/" + runs["config"]) if many else runs["config"]
     return runs
 
 
-def measures(runs: pd.DataFrame) -> list[str]:
-    """The analyzed columns: every metric, then wall time."""
-    return [c for c in runs.columns if c.startswith(METRIC_PREFIX)] + [TIME]
-
-
-def summary_table(ok: pd.DataFrame) -> pd.DataFrame:
-    """Per configuration and measure: n, min, max, mean, SD, max difference (absolute and %)."""
-    import pandas as pd
-
-    rows = []
-    for (group, threads, mode), part in ok.groupby(["group", "threads", "seed_mode"], sort=True):
-        for measure in measures(ok):
-            values = part[measure].dropna().astype(float)
-            if values.empty:
-                continue
-            spread = float(values.max() - values.min())
-            mean = float(values.mean())
-            rows.append(
-                {
-                    "config": group,
-                    "threads": int(threads),
-                    "seed_mode": mode,
-                    "measure": measure.removeprefix(METRIC_PREFIX),
-                    "n": len(values),
-                    "min": _round(values.min()),
-                    "max": _round(values.max()),
-                    "mean": _round(mean),
-                    "sd": _round(values.std(ddof=1)) if len(values) > 1 else None,
-                    "max_diff": _round(spread),
-                    "max_diff_pct": _round(100 * spread / abs(mean)) if mean else None,
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def _round(value: Any, digits: int = 8) -> float | None:
-    number = float(value)
-    return None if math.isnan(number) else round(number, digits)
-
-
-def mann_whitney_table(ok: pd.DataFrame) -> pd.DataFrame:
-    """Two-sided Mann-Whitney U (scipy) for every measure and every pair of configurations of
-    one experiment that differ in one factor (thread count, or seed mode)."""
-    import pandas as pd
-    from scipy.stats import mannwhitneyu
-
-    rows = []
-    groups = sorted(ok["group"].unique(), key=lambda g: _order(ok, g))
-    for measure in measures(ok):
-        for a, b in itertools.combinations(groups, 2):
-            if not _one_factor_apart(ok, a, b):
-                continue
-            xa = ok.loc[ok["group"] == a, measure].dropna().astype(float).to_numpy()
-            xb = ok.loc[ok["group"] == b, measure].dropna().astype(float).to_numpy()
-            if len(xa) == 0 or len(xb) == 0:
-                continue
-            result = mannwhitneyu(xa, xb, alternative="two-sided")
-            p = float(result.pvalue)
-            rows.append(
-                {
-                    "measure": measure.removeprefix(METRIC_PREFIX),
-                    "config_a": a,
-                    "config_b": b,
-                    "n_a": len(xa),
-                    "n_b": len(xb),
-                    "u": float(result.statistic),
-                    "p_value": None if math.isnan(p) else round(p, 6),
-                    "significant": bool(p < 0.05) if not math.isnan(p) else False,
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def _one_factor_apart(runs: pd.DataFrame, a: str, b: str) -> bool:
-    """True when two configurations of one experiment differ only in threads or in seed mode."""
-    ea, ta, ma = _order(runs, a)
-    eb, tb, mb = _order(runs, b)
-    return ea == eb and (ta == tb or ma == mb)
-
-
-def _order(runs: pd.DataFrame, group: str) -> tuple[str, int, str]:
-    row = runs.loc[runs["group"] == group].iloc[0]
-    return (str(row["experiment"]), int(row["threads"]), str(row["seed_mode"]))
+def _header(path: Path) -> list[str]:
+    with path.open(encoding="utf-8") as fh:
+        return fh.readline().strip().split(",")
 
 
 def identical_table(ok: pd.DataFrame) -> pd.DataFrame:
@@ -146,24 +82,16 @@ def identical_table(ok: pd.DataFrame) -> pd.DataFrame:
     import pandas as pd
 
     rows = []
-    for (group, threads, mode), part in ok.groupby(["group", "threads", "seed_mode"], sort=True):
+    for _, part in t.configs(ok):
         hashes = part["result_sha256"].dropna()
         counts = hashes.value_counts()
-        rows.append(
-            {
-                "config": group,
-                "threads": int(threads),
-                "seed_mode": mode,
-                "runs": len(part),
-                "hashed": len(hashes),
-                "distinct_results": int(counts.size),
-                "largest_identical_group": int(counts.max()) if counts.size else 0,
-                "all_identical": bool(
-                    len(part) > 1 and counts.size == 1 and len(hashes) == len(part)
-                ),
-                "distinct_logs": int(part["stdout_sha256"].nunique()),
-            }
-        )
+        rows.append({
+            **t._factors(part), "runs": len(part), "hashed": len(hashes),
+            "distinct_results": int(counts.size),
+            "largest_identical_group": int(counts.max()) if counts.size else 0,
+            "all_identical": bool(len(part) > 1 and counts.size == 1 and len(hashes) == len(part)),
+            "distinct_logs": int(part["stdout_sha256"].nunique()),
+        })  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -171,9 +99,10 @@ def shared_results_table(ok: pd.DataFrame) -> pd.DataFrame:
     """Results (hashes) produced by more than one configuration, with where they occurred."""
     import pandas as pd
 
+    order = [g for g, _ in t.configs(ok)]
     rows = []
     for digest, part in ok.dropna(subset=["result_sha256"]).groupby("result_sha256"):
-        groups = sorted(part["group"].unique(), key=lambda g: _order(ok, g))
+        groups = sorted(part["group"].unique(), key=order.index)
         if len(groups) > 1:
             rows.append(
                 {"result_sha256": str(digest)[:16], "configs": ", ".join(groups), "runs": len(part)}
@@ -181,38 +110,52 @@ def shared_results_table(ok: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["result_sha256", "configs", "runs"])
 
 
-def findings(ok: pd.DataFrame, identical: pd.DataFrame, shared: pd.DataFrame) -> list[str]:
-    """Plain sentences answering: identical within a thread count? across thread counts?"""
+def findings(ok: pd.DataFrame, variance: pd.DataFrame, shared: pd.DataFrame) -> list[str]:
+    """Plain sentences: identical within a configuration? across thread counts? churn?"""
     out = []
-    for row in identical.itertuples(index=False):
-        verdict = (
-            "all identical"
-            if row.all_identical
-            else f"{row.distinct_results} distinct results in {row.runs} runs"
-        )
+    for row in variance.itertuples(index=False):
+        if row.bit_identical:
+            verdict = "bit-identical (one weights hash)"
+        elif row.distinct_weights == t.MISSING:
+            verdict = f"{row.runs} runs, no weights hashed"
+        else:
+            verdict = f"{row.distinct_weights} distinct weights in {row.runs} runs"
+        if row.churn not in (t.MISSING, None):
+            verdict += f", mean churn {row.churn:.4f}"
         out.append(f"{row.config}: {verdict}.")
-    fixed = ok[ok["seed_mode"] == "fixed"]
-    for experiment, part in fixed.groupby("experiment"):
+    held = ok[~ok["setting"].str.contains("algo|init|data|dropout", regex=True)]
+    for (experiment, setting, device), part in held.groupby(["experiment", "setting", "device"]):
         counts = sorted(part["threads"].unique())
         if len(counts) < 2:
             continue
-        by_threads = {
-            t: set(part.loc[part["threads"] == t, "result_sha256"].dropna()) for t in counts
-        }
-        pairs = []
-        for a, b in itertools.combinations(counts, 2):
-            same = by_threads[a] & by_threads[b]
-            pairs.append(f"{a} vs {b} threads: {'same result' if same else 'different results'}")
-        out.append(f"{experiment}, fixed seed across thread counts: " + "; ".join(pairs) + ".")
-    if shared.empty and len(ok["group"].unique()) > 1:
+        by = {n: set(part.loc[part["threads"] == n, "result_sha256"].dropna()) for n in counts}
+        pairs = [
+            f"{a} vs {b} threads: {'same result' if by[a] & by[b] else 'different results'}"
+            for a, b in itertools.combinations(counts, 2)
+        ]
+        where = "" if device == "cpu" else f" on {device}"
+        out.append(f"{experiment}, {setting}{where}, fixed seeds across thread counts: "
+                   + "; ".join(pairs) + ".")  # fmt: skip
+    if shared.empty and ok["group"].nunique() > 1:
         out.append("No result occurs in more than one configuration.")
     return out
 
 
-def _table(key: str, title: str, frame: pd.DataFrame, notes: tuple[str, ...] = ()) -> ReportTable:
+def _table(key: str, frame: pd.DataFrame, notes: tuple[str, ...] = ()) -> ReportTable:
     from miner.report.records import ReportTable
 
-    return ReportTable(key=key, title=title, frame=frame, notes=notes)
+    return ReportTable(key=key, title=dict(TABLES)[key], frame=frame, notes=notes)
+
+
+def _missing_notes(ok: pd.DataFrame) -> tuple[str, ...]:
+    notes = []
+    if "predictions" not in ok.columns or not ok["predictions"].fillna("").astype(bool).any():
+        notes.append("churn, agreement: missing (the runs saved no test predictions).")
+    if "weights_dir" not in ok.columns or not ok["weights_dir"].fillna("").astype(bool).any():
+        notes.append("weights_l2: missing (the runs saved no weights miner can read).")
+    if not any(c.startswith(t.CLASS_PREFIX) for c in ok.columns):
+        notes.append("class_max_diff: missing (no predictions with labels).")
+    return tuple(notes)
 
 
 def analyze(
@@ -229,30 +172,40 @@ def analyze(
     ok = runs[runs["status"] == "ok"].copy()
     if ok.empty:
         raise ExperimentError(f"none of the {len(runs)} recorded runs finished with exit status 0")
-    identical = identical_table(ok)
+    artifacts = t.Artifacts(ok)
+    failed = len(runs) - len(ok)
+    notes = (f"{failed} of {len(runs)} runs failed and are left out.",) if failed else ()
+    variance = t.variance_table(ok, artifacts)
     shared = shared_results_table(ok)
-    notes = (
-        (f"{len(runs) - len(ok)} of {len(runs)} runs failed and are left out.",)
-        if len(ok) < len(runs)
-        else ()
-    )
-    tables = (
-        _table("summary", "Spread of each measure per configuration", summary_table(ok), notes),
-        _table("mann_whitney", "Mann-Whitney U between configurations differing in one factor",
-               mann_whitney_table(ok)),
-        _table("identical", "Identical results per configuration (SHA-256 of weights)", identical),
-        _table("shared_results", "Results shared across configurations", shared),
-    )  # fmt: skip
+    frames = {
+        "variance": variance,
+        "summary": t.summary_table(ok),
+        "per_class": t.per_class_table(ok),
+        "tests": t.tests_table(ok),
+        "between": t.between_table(ok, artifacts),
+        "overhead": t.overhead_table(ok),
+        "selection": t.selection_table(ok),
+        "threads": t.threads_table(ok, artifacts),
+        "identical": identical_table(ok),
+        "shared_results": shared,
+    }
+    missing = _missing_notes(ok)
+    tables = {
+        key: _table(key, frame, notes + (missing if key in ("variance", "between") else ()))
+        for key, frame in frames.items()
+    }
     files: list[Path] = []
     if out_dir is not None:
-        files += _write_tables(tables, out_dir, formats)
+        files += _write_tables(tuple(tables.values()), out_dir, formats)
         if plots:
+            from miner.experiment.plots import boxplots
+
             files += boxplots(ok, out_dir / "plots", plots)
     return Analysis(
-        *tables,
-        findings=tuple(findings(ok, identical, shared)),
+        tables=tables,
+        findings=tuple(findings(ok, variance, shared)),
         runs=len(runs),
-        failed=len(runs) - len(ok),
+        failed=failed,
         files=tuple(files),
     )
 
@@ -269,36 +222,4 @@ def _write_tables(
             path = out_dir / f"{table.key}{SUFFIX[fmt]}"
             path.write_text(render(table, fmt), encoding="utf-8")
             written.append(path)
-    return written
-
-
-def boxplots(ok: pd.DataFrame, out_dir: Path, kinds: tuple[str, ...]) -> list[Path]:
-    """One boxplot per measure, configurations side by side, runs overlaid as points."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    groups = sorted(ok["group"].unique(), key=lambda g: _order(ok, g))
-    written = []
-    for measure in measures(ok):
-        data = [ok.loc[ok["group"] == g, measure].dropna().astype(float).to_numpy() for g in groups]
-        if not any(len(d) for d in data):
-            continue
-        fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(groups) + 1.5), 3.6))
-        ax.boxplot(data, showmeans=True)
-        for i, values in enumerate(data, start=1):
-            ax.plot([i] * len(values), values, "o", alpha=0.5, markersize=4)
-        ax.set_xticks(range(1, len(groups) + 1), groups, rotation=20, ha="right", fontsize=8)
-        name = measure.removeprefix(METRIC_PREFIX)
-        ax.set_ylabel(name)
-        ax.set_title(f"{name} per configuration")
-        ax.ticklabel_format(axis="y", useOffset=False)
-        fig.tight_layout()
-        for kind in kinds:
-            path = out_dir / f"{name}.{kind}"
-            fig.savefig(path)
-            written.append(path)
-        plt.close(fig)
     return written

@@ -12,10 +12,13 @@ import json
 import os
 import sys
 
-THREAD_VARS = (
+REPORTED_VARS = (
     "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "BLIS_NUM_THREADS",
     "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "TF_NUM_INTRAOP_THREADS",
     "TF_NUM_INTEROP_THREADS", "MINER_NUM_THREADS", "PYTHONHASHSEED", "MINER_SEED",
+    "MINER_SEED_INIT", "MINER_SEED_DATA", "MINER_SEED_DROPOUT", "MINER_DETERMINISTIC",
+    "CUBLAS_WORKSPACE_CONFIG", "TF_DETERMINISTIC_OPS", "TF_CUDNN_DETERMINISTIC", "XLA_FLAGS",
+    "CUDA_VISIBLE_DEVICES", "MINER_DEVICE",
 )  # fmt: skip
 
 
@@ -35,7 +38,7 @@ def main(argv: list[str]) -> int:
         report["applied"] = sorted(os.sched_getaffinity(0))
     except (OSError, AttributeError) as exc:
         report["error"] = f"sched_setaffinity failed: {exc}"
-    report["env"] = {name: os.environ.get(name) for name in THREAD_VARS}
+    report["env"] = {name: os.environ.get(name) for name in REPORTED_VARS}
     if values.get("--report"):
         with open(values["--report"], "w", encoding="utf-8") as fh:
             json.dump(report, fh, indent=2)

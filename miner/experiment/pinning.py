@@ -9,7 +9,6 @@ Accelerate, TensorFlow intra/inter-op) is set to T. T above the usable CPUs is a
 from __future__ import annotations
 
 import os
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +20,6 @@ THREAD_ENV_VARS = (
     "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "TF_NUM_INTRAOP_THREADS",
     "TF_NUM_INTEROP_THREADS", "MINER_NUM_THREADS",
 )  # fmt: skip
-SEED_MODES = ("default", "fixed")
 
 
 @dataclass(frozen=True)
@@ -72,23 +70,6 @@ def parse_threads(text: str) -> tuple[int, ...]:
     if not values:
         raise ExperimentError("--threads: give at least one thread count, e.g. 1,2")
     return tuple(values)
-
-
-def parse_seed_modes(text: str) -> tuple[str, ...]:
-    """'fixed' or 'default,fixed' -> the seed modes, validated."""
-    modes = tuple(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
-    bad = [m for m in modes if m not in SEED_MODES]
-    if bad or not modes:
-        raise ExperimentError(f"--seed-mode: {', '.join(bad) or text!r} is not default or fixed")
-    return modes
-
-
-def hash_seed(seed_mode: str, seed: int) -> str:
-    """PYTHONHASHSEED for a run: the fixed seed, or a fresh random one recorded with the run
-    (Python's own default is random too, but unrecorded)."""
-    if seed_mode == "fixed":
-        return str(seed % 4294967296)
-    return str(secrets.randbelow(4294967295) + 1)
 
 
 def parse_cpu_list(text: str) -> tuple[int, ...]:

@@ -8,6 +8,9 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from miner.experiment.determinism import summarize
+from miner.experiment.settings import SEED_MODE_ALIASES
+
 RUN_FILE = "run.json"
 RUNS_CSV = "runs.csv"
 METRIC_PREFIX = "metric_"
@@ -16,15 +19,17 @@ LIB_PREFIX = "lib_"
 
 @dataclass(frozen=True)
 class RunConfig:
-    """One configuration of an experiment: a thread count and a seed mode."""
+    """One configuration of an experiment: a thread count, a noise setting and a device."""
 
     threads: int
-    seed_mode: str
+    setting: str
+    device: str = "cpu"
 
     @property
     def key(self) -> str:
-        """Folder and table name, e.g. `threads-02_fixed` (sorts by thread count)."""
-        return f"threads-{self.threads:02d}_{self.seed_mode}"
+        """Folder and table name, e.g. `threads-02_algo+impl` or `threads-01_control_cuda0`."""
+        device = "" if self.device == "cpu" else "_" + self.device.replace(":", "")
+        return f"threads-{self.threads:02d}_{self.setting}{device}"
 
 
 @dataclass(frozen=True)
@@ -34,7 +39,7 @@ class RunRecord:
     experiment: str
     config: str
     threads: int
-    seed_mode: str
+    setting: str  # control | algo | impl | algo+impl | a narrowed ALGO such as init+impl
     run: int
     seed: int | None
     pythonhashseed: str
@@ -65,6 +70,13 @@ class RunRecord:
     child_report: dict[str, Any] = field(default_factory=dict)
     libraries: dict[str, str] = field(default_factory=dict)
     error: str | None = None
+    seed_mode: str = ""  # Pham et al.'s name of the setting: random | fixed | fixed+deterministic
+    device: str = "cpu"
+    deterministic: bool = False  # deterministic kernels requested
+    seeds: dict[str, int] = field(default_factory=dict)  # project-wide and per ALGO source
+    determinism: dict[str, Any] = field(default_factory=dict)  # env knobs and hook reports
+    accelerator: dict[str, Any] = field(default_factory=dict)
+    outputs: dict[str, Any] = field(default_factory=dict)  # predictions, labels, epochs, weights
 
     def as_dict(self) -> dict[str, Any]:
         """The run.json document."""
@@ -79,6 +91,9 @@ class RunRecord:
         """Rebuild a record from run.json (unknown keys from newer versions are ignored)."""
         names = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in names}
+        if "setting" not in values:  # written before settings existed: fixed | default
+            values["setting"] = SEED_MODE_ALIASES.get(str(values.get("seed_mode")), "impl")
+            values["seed_mode"] = {"default": "random"}.get(values.get("seed_mode", ""), "fixed")
         for name in ("cpus_requested", "cpus_applied", "cpus_observed"):
             if values.get(name) is not None:
                 values[name] = tuple(values[name])
@@ -90,9 +105,14 @@ class RunRecord:
             "experiment": self.experiment,
             "config": self.config,
             "threads": self.threads,
+            "setting": self.setting,
             "seed_mode": self.seed_mode,
+            "device": self.device,
+            "deterministic": self.deterministic,
+            "determinism_applied": summarize(self.determinism.get("reports") or []),
             "run": self.run,
             "seed": "" if self.seed is None else self.seed,
+            **{f"seed_{k}": v for k, v in self.seeds.items() if k != "seed"},
             "pythonhashseed": self.pythonhashseed,
             "status": self.status,
             "exit_code": "" if self.exit_code is None else self.exit_code,
@@ -117,6 +137,14 @@ class RunRecord:
             "weights_sha256": self.weights_sha256 or "",
             "result_sha256": self.result_sha256 or "",
             "run_dir": self.run_dir,
+            "predictions": self.outputs.get("predictions", ""),
+            "labels": self.outputs.get("labels", ""),
+            "epochs": self.outputs.get("epochs", ""),
+            "weights_dir": self.outputs.get("weights_dir", ""),
+            "gpu": self.accelerator.get("name", ""),
+            "driver": self.accelerator.get("driver", ""),
+            "cuda": self.accelerator.get("cuda", ""),
+            "cudnn": self.accelerator.get("cudnn", ""),
             "error": self.error or "",
         }
         row.update({f"{METRIC_PREFIX}{k}": v for k, v in sorted(self.metrics.items())})
@@ -150,7 +178,7 @@ def load_records(out_dir: Path) -> list[RunRecord]:
             records.append(RunRecord.from_dict(json.loads(path.read_text(encoding="utf-8"))))
         except (OSError, ValueError, TypeError):
             continue  # a damaged record: that run counts as not done and is run again
-    return sorted(records, key=lambda r: (r.threads, r.seed_mode, r.run))
+    return sorted(records, key=lambda r: (r.device, r.threads, r.setting, r.run))
 
 
 def write_record(record: RunRecord, run_dir: Path) -> Path:

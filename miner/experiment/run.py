@@ -1,18 +1,20 @@
-"""Run a manifest's training N times per (threads, seed mode), each in its own pinned process.
+"""Run a manifest's training N times per (device, noise setting, threads), each in its own
+pinned process.
 
 Each run gets its own folder `<out>/<config>/run-NNN/` with stdout.log, stderr.log, launch.json
-(the affinity the child applied and read back), run.json (the record) and its outputs. run.json
-is written last and atomically, so a finished run is skipped on the next call and an interrupted
-one is run again from scratch; runs.csv is rebuilt after every run, so nothing is lost on a crash.
+(the affinity the child applied and read back), determinism/ (what the start-up hook applied),
+run.json (the record) and its outputs. run.json is written last and atomically, so a finished run
+is skipped on the next call and an interrupted one is run again from scratch; runs.csv is rebuilt
+after every run, so nothing is lost on a crash. Runs go round-robin over the configurations (run
+1 of every configuration, then run 2, ...), so a change of machine load over the experiment
+falls on every configuration alike and time comparisons stay fair.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-import shlex
 import shutil
 import signal
 import subprocess
@@ -25,15 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from miner.errors import ExperimentError
-from miner.experiment.metrics import (
-    combined_hash,
-    find_outputs,
-    parse_output_metrics,
-    probe_environment,
-    read_metrics_file,
-    sha256_file,
-)
-from miner.experiment.pinning import LAUNCHER, Pinning, hash_seed, pinning_for, read_proc_status
+from miner.experiment.collect import Outcome, Started, collect
+from miner.experiment.determinism import hook_env
+from miner.experiment.device import accelerator_for, check_devices, device_env, probe_accelerators
+from miner.experiment.metrics import probe_environment
+from miner.experiment.pinning import LAUNCHER, Pinning, pinning_for, read_proc_status
 from miner.experiment.records import (
     RUN_FILE,
     RunConfig,
@@ -42,10 +40,17 @@ from miner.experiment.records import (
     write_record,
     write_runs_csv,
 )
+from miner.experiment.settings import (
+    ALGO_SOURCES,
+    NoiseSetting,
+    RunSeeds,
+    check_narrowing,
+    draw_seeds,
+    parse_setting,
+)
 from miner.select.manifest import Manifest, RunSpec, example_dir
 
-PLACEHOLDER = re.compile(r"\{(python|example_dir|source|workdir|run_dir|seed|threads)\}")
-REPORT_KEYS = ("workers", "affinity", "blas", "threads", "num_threads")
+PLACEHOLDER = re.compile(r"\{(python|example_dir|source|workdir|run_dir|seed|threads|device)\}")
 POLL_SECONDS = 0.01
 
 
@@ -58,50 +63,80 @@ class RunEvent:
 
 
 def plan(
-    threads: tuple[int, ...], seed_modes: tuple[str, ...], runs: int
+    threads: tuple[int, ...],
+    settings: tuple[NoiseSetting | str, ...],
+    runs: int,
+    devices: tuple[str, ...] = ("cpu",),
 ) -> list[tuple[RunConfig, int]]:
-    """Every (configuration, run number) in execution order: seed mode, threads, then run."""
+    """Every (configuration, run number) in execution order: run number first (round-robin),
+    then device, setting and thread count. Settings may be given by name (`control`, `fixed`)."""
     if runs < 1:
         raise ExperimentError(f"--runs {runs}: give at least one run")
     return [
-        (RunConfig(t, mode), index)
-        for mode in seed_modes
-        for t in threads
+        (RunConfig(t, setting.name, device), index)
         for index in range(1, runs + 1)
+        for device in devices
+        for setting in _settings(settings)
+        for t in threads
     ]
+
+
+def _settings(given: tuple[NoiseSetting | str, ...]) -> tuple[NoiseSetting, ...]:
+    return tuple(parse_setting(s) if isinstance(s, str) else s for s in given)
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every run of one experiment shares."""
+
+    manifest: Manifest
+    python: str
+    libraries: dict[str, str]
+    accelerators: dict[str, Any]
+    keep_workdir: bool
 
 
 def run_experiment(
     manifest: Manifest,
     out_dir: Path,
     threads: tuple[int, ...],
-    seed_modes: tuple[str, ...],
+    settings: tuple[NoiseSetting | str, ...],
     runs: int,
+    devices: tuple[str, ...] = ("cpu",),
     python: str | None = None,
     retry_failed: bool = False,
     keep_workdir: bool = False,
 ) -> Iterator[RunEvent]:
     """Run (or skip, when done before) every planned run, yielding each record as it finishes."""
     spec = manifest.run
+    out_dir = out_dir.resolve()  # the children run elsewhere: every path they get is absolute
     if spec.source and spec.workdir != "run_dir" and not Path(spec.source).is_dir():
         raise ExperimentError(f"{manifest.name}: checkout {spec.source} does not exist")
-    out_dir = out_dir.resolve()  # the child runs elsewhere: every path it is given is absolute
+    for setting in _settings(settings):
+        check_narrowing(setting, tuple(spec.seed_sources), manifest.name)
+    jobs = plan(threads, settings, runs, devices)
     out_dir.mkdir(parents=True, exist_ok=True)
-    _check_same_manifest(manifest, out_dir)
     python = python or spec.python or sys.executable
-    environment = probe_environment(python, os.environ, out_dir)
+    # The probes see what the runs will see (the manifest's env without run placeholders).
+    probe_env = {**os.environ, **{k: v for k, v in spec.env.items() if "{" not in v}}
+    environment = probe_environment(python, probe_env, out_dir)
+    cuda = any(d != "cpu" for d in devices)
+    environment["accelerators"] = probe_accelerators(python, probe_env, out_dir, cuda)
+    check_devices(devices, environment["accelerators"])
+    _check_same_manifest(manifest, out_dir)
     _write_json(out_dir / "environment.json", environment)
-    libraries = dict(environment.get("libraries") or {})
+    context = _Context(
+        manifest, python, dict(environment.get("libraries") or {}),
+        environment["accelerators"], keep_workdir,
+    )  # fmt: skip
     done = {(r.config, r.run): r for r in load_records(out_dir)}
-    for config, index in plan(threads, seed_modes, runs):
+    for config, index in jobs:
         earlier = done.get((config.key, index))
         if earlier is not None and (earlier.status == "ok" or not retry_failed):
             yield RunEvent(earlier, skipped=True)
             continue
         run_dir = out_dir / config.key / f"run-{index:03d}"
-        record = run_once(
-            manifest, config, index, run_dir, python, libraries, keep_workdir=keep_workdir
-        )
+        record = run_once(context, config, index, run_dir)
         write_record(record, run_dir)
         write_runs_csv(out_dir)
         yield RunEvent(record, skipped=False)
@@ -140,6 +175,14 @@ def _expand(text: str, values: dict[str, str]) -> str:
     return PLACEHOLDER.sub(fill, text)
 
 
+def _resolve(template: str | None, values: dict[str, str], workdir: Path) -> Path | None:
+    """A manifest path with its placeholders filled, relative ones under the workdir."""
+    if not template:
+        return None
+    path = Path(_expand(template, values))
+    return path if path.is_absolute() else workdir / path
+
+
 def _prepare_workdir(spec: RunSpec, run_dir: Path) -> Path:
     if spec.workdir == "run_dir":
         return run_dir
@@ -152,74 +195,73 @@ def _prepare_workdir(spec: RunSpec, run_dir: Path) -> Path:
     return work
 
 
-def run_once(
-    manifest: Manifest,
-    config: RunConfig,
-    index: int,
-    run_dir: Path,
-    python: str,
-    libraries: dict[str, str],
-    keep_workdir: bool = False,
-) -> RunRecord:
+def run_once(context: _Context, config: RunConfig, index: int, run_dir: Path) -> RunRecord:
     """Run the training command once, pinned to `config`, and return its record."""
-    spec = manifest.run
+    spec = context.manifest.run
     if run_dir.exists():
         shutil.rmtree(run_dir)  # left by an interrupted attempt: start clean
     run_dir.mkdir(parents=True)
     pinning = pinning_for(config.threads)
-    seed = spec.seed if config.seed_mode == "fixed" else None
+    setting = parse_setting(config.setting)
+    seeds = draw_seeds(setting, spec.seed)
     workdir = _prepare_workdir(spec, run_dir)
     values = {
-        "python": python,
+        "python": context.python,
         "example_dir": str(example_dir()),
         "source": spec.source or "",
         "workdir": str(workdir),
         "run_dir": str(run_dir),
         "threads": str(config.threads),
+        "device": "cpu" if config.device == "cpu" else "cuda",
     }
-    if seed is not None:
-        values["seed"] = str(seed)
     command = [_expand(a, values) for a in spec.command]
-    if seed is not None:
-        command += [_expand(a, values) for a in spec.seed_args]
-    env = _child_env(spec, pinning, config, seed, values)
-    started_at = datetime.now().astimezone().isoformat(timespec="seconds")
-    since = time.time()
-    outcome = _execute(command, workdir, env, pinning, run_dir, spec.timeout)
-    record = _collect(
-        manifest, config, index, run_dir, workdir, command, env, pinning, seed, libraries,
-        outcome, started_at, since, values,
+    command += [_expand(a, {**values, "seed": str(seeds.seed)}) for a in spec.seed_args]
+    for source, args in spec.seed_sources.items():
+        command += [_expand(a, {**values, "seed": str(seeds.sources[source])}) for a in args]
+    values["seed"] = str(seeds.seed)
+    env = _child_env(context, spec, pinning, config, setting, seeds, values)
+    files = {
+        name: _resolve(getattr(spec, name), values, workdir)
+        for name in ("metrics_file", "epochs_file", "predictions", "labels")
+    }
+    started = Started(
+        context.manifest, config, setting, index, run_dir, workdir, command, env, pinning, seeds,
+        context.libraries, accelerator_for(config.device, context.accelerators), files,
+        started_at=datetime.now().astimezone().isoformat(timespec="seconds"), since=time.time(),
     )  # fmt: skip
-    if spec.workdir == "copy" and not keep_workdir:
+    outcome = _execute(command, workdir, env, pinning, run_dir, spec.timeout)
+    record = collect(started, outcome)
+    if spec.workdir == "copy" and not context.keep_workdir:
         shutil.rmtree(workdir, ignore_errors=True)
     return record
 
 
+# Variables the runner owns: an inherited value must never leak into a run.
+_RUNNER_VARS = ("MINER_SEED", *(f"MINER_SEED_{s.upper()}" for s in ALGO_SOURCES))
+
+
 def _child_env(
-    spec: RunSpec, pinning: Pinning, config: RunConfig, seed: int | None, values: dict[str, str]
+    context: _Context,
+    spec: RunSpec,
+    pinning: Pinning,
+    config: RunConfig,
+    setting: NoiseSetting,
+    seeds: RunSeeds,
+    values: dict[str, str],
 ) -> dict[str, str]:
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if k not in _RUNNER_VARS}
     env.update({k: _expand(v, values) for k, v in spec.env.items()})
     env.update(pinning.env())
-    env["PYTHONHASHSEED"] = hash_seed(config.seed_mode, spec.seed)
+    env.update(device_env(config.device))
+    env.update(hook_env(env, setting.deterministic, context.libraries, Path(values["run_dir"])))
+    env["PYTHONHASHSEED"] = seeds.hash_seed
     env["PYTHONUNBUFFERED"] = "1"  # the log holds everything printed up to a crash
     env["MINER_RUN_DIR"] = values["run_dir"]
-    if seed is None:
-        env.pop(spec.seed_env, None)  # an inherited seed must not leak into a default-seed run
-    else:
-        env[spec.seed_env] = str(seed)
+    env[spec.seed_env] = str(seeds.seed)
+    env["MINER_SEED"] = str(seeds.seed)
+    for source, value in seeds.sources.items():
+        env[f"MINER_SEED_{source.upper()}"] = str(value)
     return env
-
-
-@dataclass
-class _Outcome:
-    exit_code: int | None
-    status: str
-    wall: float
-    rusage: Any
-    observed_cpus: tuple[int, ...] | None
-    threads_max: int | None
-    error: str | None
 
 
 def _execute(
@@ -229,8 +271,12 @@ def _execute(
     pinning: Pinning,
     run_dir: Path,
     timeout: float | None,
-) -> _Outcome:
-    """Start the launcher (which pins, then execs the command) and watch it until it exits."""
+) -> Outcome:
+    """Start the launcher (which pins, then execs the command) and watch it until it exits.
+
+    The one place a run's process is started: it leads its own process group (its workers join
+    it), and that whole group is killed on a timeout or when the runner itself is interrupted.
+    """
     argv = [
         sys.executable, str(LAUNCHER), "--cpus", ",".join(map(str, pinning.cpus)),
         "--report", str(run_dir / "launch.json"), "--", *command,
@@ -245,121 +291,42 @@ def _execute(
                 start_new_session=True,
             )  # fmt: skip
         except OSError as exc:
-            return _Outcome(None, "error", 0.0, None, None, None, f"cannot start: {exc}")
+            return Outcome(None, "error", 0.0, None, None, None, f"cannot start: {exc}")
         status, error = "ok", None
-        while True:
-            # wait4 rather than Popen.wait: it also returns the child's CPU time and peak memory.
-            pid, wait_status, rusage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            sample = read_proc_status(proc.pid)
-            if sample and (run_dir / "launch.json").exists():  # pinned by now: safe to read
-                observed = sample.get("cpus", observed)  # type: ignore[assignment]
-                threads = sample.get("threads")
-                if isinstance(threads, int):
-                    threads_max = max(threads_max or 0, threads)
-            if timeout and status == "ok" and time.perf_counter() - start > timeout:
-                status, error = "timeout", f"killed after {timeout:g} s"
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)  # the whole group: workers too
-                except ProcessLookupError:
-                    pass
-            time.sleep(POLL_SECONDS)
+        try:
+            while True:
+                # wait4 rather than Popen.wait: it also returns the child's CPU time and memory.
+                pid, wait_status, rusage = os.wait4(proc.pid, os.WNOHANG)
+                if pid:
+                    break
+                sample = read_proc_status(proc.pid)
+                if sample and (run_dir / "launch.json").exists():  # pinned by now: safe to read
+                    observed = sample.get("cpus", observed)  # type: ignore[assignment]
+                    threads = sample.get("threads")
+                    if isinstance(threads, int):
+                        threads_max = max(threads_max or 0, threads)
+                if timeout and status == "ok" and time.perf_counter() - start > timeout:
+                    status, error = "timeout", f"killed after {timeout:g} s"
+                    _kill_group(proc.pid)
+                time.sleep(POLL_SECONDS)
+        except BaseException:  # interrupted (Ctrl-C, SIGTERM turned into an exception): no orphans
+            _kill_group(proc.pid)
+            proc.wait()
+            raise
         wall = time.perf_counter() - start
     code = os.waitstatus_to_exitcode(wait_status)
     proc.returncode = code  # already reaped above
     if status == "ok" and code != 0:
         status, error = "failed", f"exit status {code}"
-    return _Outcome(code, status, wall, rusage, observed, threads_max, error)
+    return Outcome(code, status, wall, rusage, observed, threads_max, error)
 
 
-def _collect(
-    manifest: Manifest,
-    config: RunConfig,
-    index: int,
-    run_dir: Path,
-    workdir: Path,
-    command: list[str],
-    env: dict[str, str],
-    pinning: Pinning,
-    seed: int | None,
-    libraries: dict[str, str],
-    outcome: _Outcome,
-    started_at: str,
-    since: float,
-    values: dict[str, str],
-) -> RunRecord:
-    """Read back what the run produced: launch report, metrics, hashes of logs and weights."""
-    spec = manifest.run
-    launch: dict[str, Any] = {}
+def _kill_group(pid: int) -> None:
+    """SIGKILL a run's whole process group (the training command and any workers it started)."""
     try:
-        launch = json.loads((run_dir / "launch.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
         pass
-    log = (run_dir / "stdout.log").read_text(encoding="utf-8", errors="replace")
-    log += "\n" + (run_dir / "stderr.log").read_text(encoding="utf-8", errors="replace")
-    metrics = parse_output_metrics(log, spec.metric_patterns)
-    sources = dict.fromkeys(metrics, "output")
-    report: dict[str, Any] = {}
-    if spec.metrics_file:
-        path = Path(_expand(spec.metrics_file, values))
-        path = path if path.is_absolute() else workdir / path
-        numbers, document = read_metrics_file(path, spec.metrics_keys)
-        metrics.update(numbers)
-        sources.update(dict.fromkeys(numbers, "file"))
-        if isinstance(document, dict):
-            report = {k: document[k] for k in REPORT_KEYS if k in document}
-    weights = {}
-    for path in find_outputs(workdir, spec.weights, since=since):
-        rel = path.relative_to(workdir).as_posix()
-        weights[rel] = sha256_file(path)
-        if spec.workdir == "copy":  # keep the weights once the copy is removed
-            target = run_dir / "outputs" / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, target)
-    weights_sha = combined_hash(weights)
-    metric_text = json.dumps(metrics, sort_keys=True)
-    result_sha = weights_sha or (
-        hashlib.sha256(metric_text.encode("utf-8")).hexdigest() if metrics else None
-    )
-    rusage = outcome.rusage
-    applied = launch.get("applied")
-    return RunRecord(
-        experiment=manifest.name,
-        config=config.key,
-        threads=config.threads,
-        seed_mode=config.seed_mode,
-        run=index,
-        seed=seed,
-        pythonhashseed=env["PYTHONHASHSEED"],
-        status=outcome.status,
-        exit_code=outcome.exit_code,
-        wall_seconds=outcome.wall,
-        cpu_user_seconds=float(rusage.ru_utime) if rusage else 0.0,
-        cpu_system_seconds=float(rusage.ru_stime) if rusage else 0.0,
-        max_rss_kb=int(rusage.ru_maxrss) if rusage else 0,
-        cpus_requested=pinning.cpus,
-        cpus_applied=tuple(applied) if applied else None,
-        cpus_observed=outcome.observed_cpus,
-        threads_observed_max=outcome.threads_max,
-        oversubscribed=pinning.oversubscribed,
-        machine_cpus=pinning.machine_cpus,
-        thread_env=pinning.env(),
-        started_at=started_at,
-        finished_at=datetime.now().astimezone().isoformat(timespec="seconds"),
-        command=shlex.join(command),
-        run_dir=str(run_dir),
-        stdout_sha256=sha256_file(run_dir / "stdout.log"),
-        stderr_sha256=sha256_file(run_dir / "stderr.log"),
-        weights=weights,
-        weights_sha256=weights_sha,
-        result_sha256=result_sha,
-        metrics=metrics,
-        metric_sources=sources,
-        child_report=report,
-        libraries=libraries,
-        error=outcome.error or launch.get("error"),
-    )
 
 
 def finished_runs(out_dir: Path) -> int:

@@ -35,6 +35,7 @@ from miner.report.render import render
 from miner.report.smoke import smoke_tables
 from miner.report.tables import Population, coverage, coverage_detail, distribution, hardware
 from miner.report.tables import distribution_detail as distribution_detail_table
+from miner.report.trend import trend_chart, trend_tables
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -83,6 +84,8 @@ def build_tables(
             tables += [distribution(pop), distribution_detail_table(pop)]
         elif kind == "crosstab":
             tables += crosstab_tables(pop, frames["repos"], options.star_bands)
+        elif kind == "trend":
+            tables += trend_tables(store, options.include_excluded)
         elif kind == "smoke":
             tables += smoke_tables([dict(row) for row in store.smoke_runs()])
     return tables
@@ -110,6 +113,8 @@ def build_charts(tables: list[ReportTable], folder: Path) -> list[Chart]:
     crosstabs = [by_key[k] for k in KIND_TABLES["crosstab"] if k in by_key]
     if crosstabs:
         made.append(draw.crosstab_chart(crosstabs, folder))
+    if "trend" in by_key:
+        made.append(trend_chart(by_key["trend"], folder))
     return made
 
 
@@ -159,6 +164,12 @@ def write_report(store: Store, options: ReportOptions) -> ReportResult:
             raise MinerError(what)
         warnings.append(f"{what}; label tables skipped")
         kinds = tuple(k for k in kinds if k not in LABEL_KINDS)
+    if "trend" in kinds and options.kind == "all" and not store.snapshot_rows():
+        kinds = tuple(k for k in kinds if k != "trend")  # a study without snapshots
+    if "trend" in kinds and labels.source != "auto":
+        raise ConfigError(
+            "the trend report reads the store's labels of each snapshot: use --labels auto"
+        )
     if "smoke" in kinds and not store.smoke_runs():
         if options.kind != "all":
             raise MinerError(

@@ -25,6 +25,7 @@ KIND_TABLES: dict[str, tuple[str, ...]] = {
         "software_req_by_push_year",
         "crosstab_tests",
     ),
+    "trend": ("trend", "trend_transitions", "trend_changes"),
     "smoke": ("smoke_outcomes", "smoke"),
 }
 KINDS: tuple[str, ...] = (*KIND_TABLES, "all")

@@ -9,10 +9,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from typing import Any
 
 from miner.errors import ConfigError
+from miner.latex import latex_escape
 from miner.report.records import ReportTable
 
 BOM = "\ufeff"  # lets Excel open UTF-8 CSV; pandas ignores it with encoding="utf-8-sig"
@@ -142,28 +142,6 @@ def to_csv(table: ReportTable) -> str:
     for record in table.frame.itertuples(index=False, name=None):
         writer.writerow([cell(v) for v in record])
     return BOM + buffer.getvalue()
-
-
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-}
-_LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
-
-
-def latex_escape(text: str) -> str:
-    """Escape LaTeX's special characters so any label or keyword typesets as written."""
-    return _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group(0)], text)
 
 
 def _latex_text(text: str) -> str:

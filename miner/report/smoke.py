@@ -6,9 +6,9 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from miner.models import SMOKE_OUTCOMES as OUTCOMES
 from miner.report.records import ReportTable
 from miner.report.tables import make_frame, percent, projects
-from miner.select.outcomes import OUTCOMES
 
 OUTCOME_MEANING = {
     "ok": "trained at least one step or printed a metric",

@@ -1,8 +1,10 @@
 """`miner search`: every repository matching a keyword, past GitHub's 1,000-result cap, resumably.
 
 Each keyword is one logged search, mined slice by slice (see miner.search.slicing). Every page is
-stored with its provenance in one transaction and a slice is marked done only once mined, so a crawl
-killed at any moment resumes from its completed slices with nothing lost or duplicated.
+stored with its provenance and with how far its slice's reading got (query, order, page number)
+in one transaction, and a slice is marked done only once mined, so a crawl killed at any moment
+skips its completed slices and goes on after the last stored page of the one it was reading,
+with nothing lost or duplicated.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from miner.errors import ConfigError
+from miner.models import SliceReading
 from miner.search.events import (
     KeywordSummary,
     PageFetched,
@@ -41,6 +44,7 @@ if TYPE_CHECKING:
     from miner.store import Store
 
 EventHandler = Callable[[object], None]
+ORDER = "asc"  # by stars, fewest first: the crawl moves up the star range (miner.search.slicing)
 __all__ = [
     "KeywordSummary",
     "PageFetched",
@@ -108,6 +112,8 @@ class _Crawl:
         self.total_found: int | None = row["total_found"]
         self.fetched = store.fetched_for(self.search_id)
         self.emit = emit
+        # The pages still to come of the slice's current reading; None until one is asked for.
+        self.source: Iterator[SearchPage] | None = None
 
     def run(self) -> None:
         """Mine slices, newest pending first, until the search is complete; then check its total."""
@@ -120,11 +126,13 @@ class _Crawl:
         """Ask for the whole search's total once more: what GitHub counts now but the store lacks
         (stars drift while a crawl runs) is logged as shortfall rather than lost silently."""
         root = self.filters.root()
-        page = next(self.client.search_pages(root.query(self.keyword, self.filters)))
-        self._store(root, page, final=True)
+        page = next(self.client.search_pages(root.query(self.keyword, self.filters), ORDER))
+        self._save(root, page, None, final=True)
         self.store.set_total_end(self.search_id, page.total_count)
 
-    def _store(self, piece: Slice, page: SearchPage, final: bool = False) -> None:
+    def _save(
+        self, piece: Slice, page: SearchPage, reading: SliceReading | None, final: bool = False
+    ) -> None:
         first = piece.kind == "root" and page.number == 1 and not final
         root_total = page.total_count if first else None
         if root_total is not None:
@@ -137,6 +145,7 @@ class _Crawl:
             requests=page.requests,
             now=now_iso(),
             total_found=root_total,
+            reading=reading,
         )
         self.fetched += new
         rate = page.rate.remaining if page.rate else None
@@ -154,48 +163,77 @@ class _Crawl:
             )
         )
 
-    def _pages(self, piece: Slice, pages: Iterator[SearchPage], last: SearchPage) -> SearchPage:
-        """Store pages until the slice's results (to the cap) are read; returns the last page."""
-        while not _read_all(last):
-            following = next(pages, None)
-            if following is None:
+    def _store(
+        self, piece: Slice, page: SearchPage, previous: SliceReading | None, pass_no: int
+    ) -> SliceReading:
+        """Store a page of the slice's reading, with how far that reading now got."""
+        reading = _advance(previous, piece.query(self.keyword, self.filters), pass_no, page)
+        self._save(piece, page, reading)
+        return reading
+
+    def _read(self, piece: Slice, pass_no: int) -> SliceReading:
+        """Start a reading of the slice's query: ask for its first page and store it."""
+        self.source = self.client.search_pages(piece.query(self.keyword, self.filters), ORDER)
+        return self._store(piece, next(self.source), None, pass_no)
+
+    def _read_on(self, piece: Slice, reading: SliceReading) -> SliceReading:
+        """Store pages until the slice's results (to the cap) are read. A reading stored by an
+        earlier run goes on from the page after its last one: GitHub numbers the pages of a query
+        in one order, and what moved between the pages (stars drift) is caught as for pages read
+        in one run, by comparing the stored count with the total."""
+        while reading.more:
+            if self.source is None:
+                self.source = self.client.search_pages(reading.query, ORDER, reading.pages + 1)
+            page = next(self.source, None)
+            if page is None:
                 break
-            self._store(piece, following)
-            last = following
-        return last
+            reading = self._store(piece, page, reading, reading.pass_no)
+        return reading
+
+    def _stored_reading(self, piece: Slice) -> SliceReading | None:
+        """The reading an earlier run stored of this slice, if it asked the same query."""
+        reading = self.store.slice_reading(self.search_id, piece.qualifier)
+        query = piece.query(self.keyword, self.filters)
+        if reading is None or (reading.query, reading.order) != (query, ORDER):
+            return None  # no page stored, or stored for another query: the slice starts over
+        return reading
 
     def mine(self, piece: Slice) -> None:
-        """Mine one slice: read its total, then fetch it, split it, or mine it to the cap."""
-        self.emit(SliceStarted(self.keyword, piece.qualifier, piece.kind))
-        query = piece.query(self.keyword, self.filters)
-        pages = self.client.search_pages(query)
-        first = next(pages)
-        self._store(piece, first)
-        total = first.total_count
+        """Mine one slice: read its total, then fetch it, split it, or mine it to the cap. A slice
+        an earlier run left part-read goes on after its last stored page."""
+        self.source = None
+        reading = self._stored_reading(piece)
+        stored = reading.pages if reading else 0
+        self.emit(SliceStarted(self.keyword, piece.qualifier, piece.kind, stored))
+        if reading is None:
+            reading = self._read(piece, pass_no=1)
+        total = reading.total
         if total > RESULT_CAP:
-            self._split(piece, pages, first)
+            self._split(piece, reading)
             return
         known = self.store.known_in_slice(self.search_id, piece)
         # A "mined" slice was fetched by its parent's query: its first page only checks the total.
-        probes = int(known >= total and piece.kind == "mined")
+        probes = int(
+            known >= total and piece.kind == "mined" and (reading.pass_no, reading.pages) == (1, 1)
+        )
         if known < total:
-            total = self._pages(piece, pages, first).total_count
+            reading = self._read_on(piece, reading)
+            total = reading.total
             known = self.store.known_in_slice(self.search_id, piece)
-        if known < total:
+        if known < total and reading.pass_no == 1:
             # Short of the total (results moved while paging): ask for the slice once more.
-            again = self.client.search_pages(query)
-            first_again = next(again)
-            self._store(piece, first_again)
-            total = self._pages(piece, again, first_again).total_count
+            reading = self._read_on(piece, self._read(piece, pass_no=2))
+            total = reading.total
             known = self.store.known_in_slice(self.search_id, piece)
         self._finish(piece, "done", total, max(0, total - known), probes=probes)
 
-    def _split(self, piece: Slice, pages: Iterator[SearchPage], first: SearchPage) -> None:
-        total = first.total_count
-        if piece.star_splittable and first.repos:
-            last = self._pages(piece, pages, first)
-            tail = last.repos[-1] if last.repos else first.repos[-1]
-            children = split_by_stars(piece, min(r.stars for r in first.repos), tail.stars)
+    def _split(self, piece: Slice, reading: SliceReading) -> None:
+        total = reading.total
+        first = reading.first_stars
+        if piece.star_splittable and first is not None:
+            reading = self._read_on(piece, reading)
+            tail = first if reading.last_stars is None else reading.last_stars
+            children = split_by_stars(piece, first, tail)
             self._finish(piece, "split", total, 0, children=children)
             return
         halves = split_by_date(piece, self.as_of)
@@ -203,9 +241,9 @@ class _Crawl:
             self._finish(piece, "split", total, 0, children=halves, probes=1)
             return
         # One star count, one second: nothing narrower exists. Mine to the cap, log the rest.
-        last = self._pages(piece, pages, first)
+        reading = self._read_on(piece, reading)
         known = self.store.known_in_slice(self.search_id, piece)
-        self._finish(piece, "done", last.total_count, max(0, last.total_count - known))
+        self._finish(piece, "done", reading.total, max(0, reading.total - known))
 
     def _finish(
         self,
@@ -243,6 +281,29 @@ def _read_all(page: SearchPage) -> bool:
         page.next_url is None
         or page.number * PER_PAGE >= wanted
         or page.number >= math.ceil(RESULT_CAP / PER_PAGE)
+    )
+
+
+def _advance(
+    previous: SliceReading | None, query: str, pass_no: int, page: SearchPage
+) -> SliceReading:
+    """The reading after `page` is stored: page 1 starts a reading, later pages go on from
+    `previous`; a page without results keeps the star counts seen before it."""
+    stars = [r.stars for r in page.repos]
+    first_stars = last_stars = None
+    if page.number > 1 and previous is not None:
+        first_stars, last_stars = previous.first_stars, previous.last_stars
+    elif stars:
+        first_stars = min(stars)
+    return SliceReading(
+        query=query,
+        order=ORDER,
+        pass_no=pass_no,
+        pages=page.number,
+        more=not _read_all(page),
+        total=page.total_count,
+        first_stars=first_stars,
+        last_stars=stars[-1] if stars else last_stars,
     )
 
 

@@ -19,11 +19,12 @@ class SearchStarted:
 
 @dataclass(frozen=True)
 class SliceStarted:
-    """A slice is about to be mined."""
+    """A slice is about to be mined (going on after `pages_stored` pages an earlier run stored)."""
 
     keyword: str
     qualifier: str
     kind: str
+    pages_stored: int = 0
 
 
 @dataclass(frozen=True)

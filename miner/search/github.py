@@ -212,17 +212,18 @@ class GitHubClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def search_pages(self, query: str, order: str = "asc") -> Iterator[SearchPage]:
-        """Pages of `query` sorted by stars (fewest first unless `order` is "desc"), following
-        GitHub's Link headers up to the cap."""
+    def search_pages(self, query: str, order: str = "asc", start: int = 1) -> Iterator[SearchPage]:
+        """Pages of `query` sorted by stars (fewest first unless `order` is "desc") from page
+        `start` on, following GitHub's Link headers up to the cap."""
         url: str = SEARCH_PATH
         params: dict[str, Any] | None = {
             "q": query,
             "sort": "stars",
             "order": order,
             "per_page": PER_PAGE,
+            **({"page": start} if start > 1 else {}),
         }
-        for number in range(1, MAX_PAGES + 1):
+        for number in range(start, MAX_PAGES + 1):
             page = self._page(url, params, number, query)
             yield page
             if page.next_url is None:

@@ -7,17 +7,25 @@ evidence, seed and thread hooks, cost); the `run` section is what the runner nee
       command: ["{python}", "train.py", "--epochs", "1"]   # argv; placeholders below
       workdir: copy          # copy: a fresh copy of `source` per run; run_dir; inplace: `source`
       source: /path/to/checkout
-      seed_args: ["--seed", "{seed}"]                       # appended in fixed-seed mode
+      seed_args: ["--seed", "{seed}"]                       # appended to every run
+      seed_sources: {init: ["--init-seed", "{seed}"]}        # optional: one seed per source
       seed: 0
       metrics_file: "{workdir}/metrics.json"                 # optional JSON of numbers
       metrics_keys: [test_accuracy]                           # optional subset of that file
       metric_patterns: {accuracy: 'accuracy[:=\\s]+([0-9.]+)'}  # regex on stdout+stderr
+      epoch_pattern: 'epoch (?P<epoch>\\d+) .*val_loss (?P<val_loss>\\S+)'  # per-epoch rows
+      epochs_file: "{workdir}/log.csv"                       # or: per-epoch CSV / JSON lines
+      predictions: "{workdir}/pred.npy"                      # test predictions (array file)
+      labels: "{workdir}/labels.npy"                         # the test set's true classes
       weights: ["*.pt", "checkpoints/**/*.pth"]               # globs under the workdir
       timeout: 3600
       python: /path/to/env/bin/python                         # optional: the interpreter for
                                                               # {python} (a smoke run's env)
 
-Placeholders: {python} {example_dir} {source} {workdir} {run_dir} {seed} {threads}.
+Placeholders: {python} {example_dir} {source} {workdir} {run_dir} {seed} {threads} {device}.
+`seed_sources` maps `init`, `data`, `dropout` to the arguments that seed that source alone
+(`{seed}` there is that source's seed); with it, `miner experiment run --setting init` varies
+only the initialisation.
 """
 
 from __future__ import annotations
@@ -33,7 +41,10 @@ from miner.errors import ExperimentError
 
 MANIFEST_VERSION = 1
 WORKDIR_MODES = ("copy", "run_dir", "inplace")
-PLACEHOLDERS = ("python", "example_dir", "source", "workdir", "run_dir", "seed", "threads")
+PLACEHOLDERS = (
+    "python", "example_dir", "source", "workdir", "run_dir", "seed", "threads", "device",
+)  # fmt: skip
+SEED_SOURCES = ("init", "data", "dropout")
 NUMBER = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
 
 
@@ -53,6 +64,11 @@ class RunSpec:
     metric_patterns: dict[str, str] = field(default_factory=dict)
     weights: tuple[str, ...] = ()
     timeout: float | None = None
+    seed_sources: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    epoch_pattern: str | None = None
+    epochs_file: str | None = None
+    predictions: str | None = None
+    labels: str | None = None
     python: str | None = None  # the environment a smoke run built and passed in
 
     def as_dict(self) -> dict[str, Any]:
@@ -70,6 +86,11 @@ class RunSpec:
             "metric_patterns": dict(self.metric_patterns),
             "weights": list(self.weights),
             "timeout": self.timeout,
+            "seed_sources": {k: list(v) for k, v in self.seed_sources.items()},
+            "epoch_pattern": self.epoch_pattern,
+            "epochs_file": self.epochs_file,
+            "predictions": self.predictions,
+            "labels": self.labels,
             "python": self.python,
         }
 
@@ -127,6 +148,17 @@ def run_spec(data: dict[str, Any], where: str = "run") -> RunSpec:
             raise ExperimentError(f"{where}.metric_patterns.{name}: bad regex ({exc})") from None
         if compiled.groups < 1:
             raise ExperimentError(f"{where}.metric_patterns.{name}: needs one capture group")
+    epoch_pattern = data.get("epoch_pattern")
+    if epoch_pattern:
+        try:
+            compiled = re.compile(str(epoch_pattern))
+        except re.error as exc:
+            raise ExperimentError(f"{where}.epoch_pattern: bad regex ({exc})") from None
+        if not compiled.groupindex:
+            raise ExperimentError(f"{where}.epoch_pattern: needs named groups, e.g. (?P<epoch>)")
+    sources = data.get("seed_sources") or {}
+    if not isinstance(sources, dict) or any(k not in SEED_SOURCES for k in sources):
+        raise ExperimentError(f"{where}.seed_sources: a mapping of {', '.join(SEED_SOURCES)}")
     env = data.get("env") or {}
     if not isinstance(env, dict):
         raise ExperimentError(f"{where}.env: expected a mapping")
@@ -148,8 +180,17 @@ def run_spec(data: dict[str, Any], where: str = "run") -> RunSpec:
         metric_patterns={str(k): str(v) for k, v in patterns.items()},
         weights=_strings(data.get("weights"), f"{where}.weights"),
         timeout=timeout,
+        seed_sources={str(k): _strings(v, f"{where}.seed_sources.{k}") for k, v in sources.items()},
+        epoch_pattern=str(epoch_pattern) if epoch_pattern else None,
+        epochs_file=_optional(data, "epochs_file"),
+        predictions=_optional(data, "predictions"),
+        labels=_optional(data, "labels"),
         python=str(data["python"]) if data.get("python") else None,
     )
+
+
+def _optional(data: dict[str, Any], key: str) -> str | None:
+    return str(data[key]) if data.get(key) else None
 
 
 def load_manifest(path: Path) -> Manifest:
@@ -201,43 +242,3 @@ def write_manifest(document: dict[str, Any], path: Path, fmt: str) -> Path:
 def example_dir() -> Path:
     """The folder of the example training scripts shipped with miner."""
     return Path(str(resources.files("miner").joinpath("examples")))
-
-
-EXAMPLES = {"numpy": ("train_numpy.py", "weights.npy")}
-
-
-def example_manifest(framework: str = "numpy") -> dict[str, Any]:
-    """A runnable manifest for a shipped example (`numpy`: train_numpy.py)."""
-    if framework not in EXAMPLES:
-        raise ExperimentError(f"unknown example {framework!r}; choose {', '.join(EXAMPLES)}")
-    script, weights = EXAMPLES[framework]
-    return {
-        "manifest_version": MANIFEST_VERSION,
-        "name": f"example-{framework}",
-        "description": f"miner's shipped example: {script}, a small classifier on generated data",
-        "framework": {"primary": f"other:{framework}"},
-        "cpu_support": {"ok": True, "reason": "runs on CPU only"},
-        "dataset": {"acquisition": "generated in the script (no download)"},
-        "metric_source": {"file": "{run_dir}/metrics.json", "stdout": "test_accuracy: <value>"},
-        "run": RunSpec(
-            command=(
-                "{python}",
-                f"{{example_dir}}/{script}",
-                "--metrics",
-                "{run_dir}/metrics.json",
-                "--weights",
-                f"{{run_dir}}/{weights}",
-            ),  # fmt: skip
-            workdir="run_dir",
-            seed_args=("--seed", "{seed}"),
-            seed=0,
-            metrics_file="{run_dir}/metrics.json",
-            metrics_keys=("test_accuracy", "test_loss", "train_accuracy", "train_loss"),
-            metric_patterns={
-                "test_accuracy": rf"test_accuracy:\s*{NUMBER}",
-                "test_loss": rf"test_loss:\s*{NUMBER}",
-            },
-            weights=("weights.*",),
-            timeout=600,
-        ).as_dict(),
-    }

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from miner.codebook import Evidence
 
-OUTCOMES = ("ok", "install", "import", "data", "gpu_only", "runtime", "timeout")
 CLIP = 200
 
 # Training progress: a loss or accuracy with a number, an epoch/step counter, a Keras bar.

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from miner.errors import ConfigError
+
 # Any variable whose name contains one of these is a credential as far as the child is concerned.
 SECRET_WORDS = ("TOKEN", "SECRET", "KEY", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH")
 # The host's Python setup must not leak into the project's interpreter.
@@ -25,6 +27,13 @@ HOST_PYTHON_VARS = (
     "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV",
 )  # fmt: skip
 GIB = 1024**3
+# The thread-pool variables the common back-ends read (OpenMP, MKL, OpenBLAS, BLIS, numexpr,
+# Accelerate, TensorFlow); `miner experiment` pins runs through the same ones.
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "BLIS_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "TF_NUM_INTRAOP_THREADS",
+    "TF_NUM_INTEROP_THREADS", "MINER_NUM_THREADS",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -34,6 +43,7 @@ class Limits:
     memory_bytes: int | None = 8 * GIB  # address space (RLIMIT_AS)
     cpu_seconds: int | None = None  # CPU time (RLIMIT_CPU), a backstop behind the wall clock
     file_bytes: int | None = 4 * GIB  # largest file it may write (RLIMIT_FSIZE)
+    cpus: tuple[int, ...] | None = None  # the CPUs it may run on (sched_setaffinity)
 
 
 @dataclass(frozen=True)
@@ -50,6 +60,15 @@ def is_secret(name: str) -> bool:
     """True for environment variable names that look like credentials (GITHUB_TOKEN, AWS_*_KEY)."""
     upper = name.upper()
     return any(word in upper for word in SECRET_WORDS)
+
+
+def pinned(threads: int) -> tuple[tuple[int, ...], dict[str, str]]:
+    """The first `threads` CPUs this process may use, and the thread variables set to
+    `threads` (OpenMP may not shrink its team behind our back)."""
+    usable = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [0]
+    env = {name: str(threads) for name in THREAD_VARIABLES}
+    env.update({"OMP_DYNAMIC": "FALSE", "MKL_DYNAMIC": "FALSE"})
+    return tuple(usable[: max(1, threads)]), env
 
 
 def scrubbed_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -92,6 +111,8 @@ def _set_limits(limits: Limits) -> Callable[[], None]:
             _, hard = resource.getrlimit(kind)
             value = value if hard == resource.RLIM_INFINITY else min(value, hard)
             resource.setrlimit(kind, (value, value))  # hard too: the project cannot raise it
+        if limits.cpus and hasattr(os, "sched_setaffinity"):
+            os.sched_setaffinity(0, limits.cpus)  # inherited by everything it starts
 
     return apply
 
@@ -136,3 +157,25 @@ def run_bounded(
         seconds = time.perf_counter() - start
     error = f"killed after {timeout:g} s" if timed_out else None
     return Finished(proc.returncode, timed_out, seconds, error)
+
+
+def uv_binary() -> str:
+    """The `uv` executable (the `uv` package ships it)."""
+    try:
+        from uv import find_uv_bin
+
+        return str(find_uv_bin())
+    except (ImportError, FileNotFoundError):
+        found = shutil.which("uv")
+        if found is None:
+            raise ConfigError("smoke runs need uv: pip install uv") from None
+        return found
+
+
+def first_new_file(root: Path, patterns: tuple[str, ...], since: float) -> str | None:
+    """The first regular file under `root` matching a glob and written since `since`."""
+    for pattern in patterns:
+        for path in sorted(root.glob(pattern)):
+            if path.is_file() and not path.is_symlink() and path.stat().st_mtime >= since - 1:
+                return path.relative_to(root).as_posix()
+    return None

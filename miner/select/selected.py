@@ -60,7 +60,7 @@ def smoke_selected(
     for manifest in load_selected(folder, names):
         result = smoke(SmokeTarget.of(manifest.document), options)
         if store is not None:
-            store.save_smoke(result)
+            store.save_smoke(result.as_row())
         assert manifest.path is not None
         fmt = "json" if manifest.path.suffix == ".json" else "yaml"
         write_manifest(mark_manifest(manifest.document, result.as_dict()), manifest.path, fmt)

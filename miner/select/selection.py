@@ -176,7 +176,7 @@ def smoke_candidates(
         if not again and store.smoke_outcome(candidate.repo_id, candidate.commit_sha):
             continue
         result = smoke(SmokeTarget.of(manifest_document(candidate, 0)), options)
-        store.save_smoke(result)
+        store.save_smoke(result.as_row())
         results.append(result)
         if on_smoke is not None:
             on_smoke(result)

@@ -26,12 +26,22 @@ from pathlib import Path
 from typing import Any
 
 from miner.codebook import Evidence
-from miner.errors import ConfigError, ExperimentError
+from miner.errors import ExperimentError
+from miner.models import SMOKE_OUTCOMES
 from miner.select.installs import InstallPlan, install_plan
 from miner.select.manifest import example_dir, slugify
-from miner.select.outcomes import OUTCOMES, classify_training, install_failure
+from miner.select.outcomes import classify_training, install_failure
 from miner.select.pythons import pythons_in_order
-from miner.select.sandbox import GIB, Limits, network_cut_prefix, run_bounded, scrubbed_env
+from miner.select.sandbox import (
+    GIB,
+    Limits,
+    first_new_file,
+    network_cut_prefix,
+    pinned,
+    run_bounded,
+    scrubbed_env,
+    uv_binary,
+)
 
 PLACEHOLDER = re.compile(r"\{(python|example_dir|source|workdir|run_dir|seed|threads)\}")
 VENV_TIMEOUT = 300.0
@@ -131,6 +141,31 @@ class SmokeResult:
         """True when the project trained (or printed a metric) within the bound."""
         return self.outcome == "ok"
 
+    def as_row(self) -> dict[str, Any]:
+        """The store's smoke_runs row."""
+        return {
+            "repo_id": self.repo_id,
+            "commit_sha": self.commit_sha,
+            "full_name": self.full_name,
+            "outcome": self.outcome,
+            "rule": self.evidence.rule,
+            "evidence_path": self.evidence.path,
+            "evidence_line": self.evidence.line,
+            "evidence_text": self.evidence.text,
+            "exit_code": self.exit_code,
+            "install_seconds": round(self.install_seconds, 3),
+            "train_seconds": round(self.train_seconds, 3),
+            "seconds": round(self.seconds, 3),
+            "timeout": self.timeout,
+            "network_cut": int(self.network_cut),
+            "python": self.python,
+            "requirements": len(self.requirements),
+            "command": self.command,
+            "environment": self.environment,
+            "log_dir": self.log_dir,
+            "smoked_at": self.smoked_at,
+        }
+
     def as_dict(self) -> dict[str, Any]:
         """The manifest's `smoke` section and smoke.json."""
         return {
@@ -150,19 +185,6 @@ class SmokeResult:
             "smoked_at": self.smoked_at,
             "notes": list(self.notes),
         }
-
-
-def uv_binary() -> str:
-    """The `uv` executable (the `uv` package ships it)."""
-    try:
-        from uv import find_uv_bin
-
-        return str(find_uv_bin())
-    except (ImportError, FileNotFoundError):
-        found = shutil.which("uv")
-        if found is None:
-            raise ConfigError("smoke runs need uv: pip install uv") from None
-        return found
 
 
 def _expand(text: str, values: dict[str, str]) -> str:
@@ -233,7 +255,7 @@ def smoke(target: SmokeTarget, options: SmokeOptions) -> SmokeResult:
         smoked_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         notes=plan.notes,
     )
-    assert result.outcome in OUTCOMES
+    assert result.outcome in SMOKE_OUTCOMES
     (logs / "smoke.json").write_text(
         json.dumps({"name": target.full_name, **result.as_dict()}, indent=2) + "\n",
         encoding="utf-8",
@@ -325,10 +347,7 @@ def _train(
     options: SmokeOptions,
 ) -> tuple[str, Evidence, int | None, float, bool, str]:
     """Run the entry point pinned, limited and offline; classify its log."""
-    from miner.experiment.metrics import find_outputs
-    from miner.experiment.pinning import LAUNCHER, pinning_for
-
-    pinning = pinning_for(options.threads)
+    cpus, thread_env = pinned(options.threads)
     python = venv / "bin" / "python"
     values = {
         "python": str(python),
@@ -344,7 +363,7 @@ def _train(
     home.mkdir()
     env = {
         **base,
-        **pinning.env(),
+        **thread_env,
         "HOME": str(home),  # no dotfiles of the host (credentials, caches) reach the project
         "VIRTUAL_ENV": str(venv),
         "PATH": f"{venv / 'bin'}{os.pathsep}{base.get('PATH', os.defpath)}",
@@ -353,19 +372,16 @@ def _train(
         "MPLBACKEND": "Agg",
     }
     prefix = network_cut_prefix() if options.cut_network else None
-    argv = [
-        *(prefix or ()), sys.executable, str(LAUNCHER), "--cpus",
-        ",".join(map(str, pinning.cpus)), "--report", str(logs / "launch.json"), "--", *command,
-    ]  # fmt: skip
+    argv = [*(prefix or ()), *command]
     limits = Limits(
         memory_bytes=options.memory_bytes,
-        cpu_seconds=int(options.timeout * max(1, len(pinning.cpus))) + 30,
+        cpu_seconds=int(options.timeout * len(cpus)) + 30,
+        cpus=cpus,
     )
     log = logs / "train.log"
     since = time.time()
     done = run_bounded(argv, copy, env, log, options.timeout, limits)
-    weights = find_outputs(copy, target.weights, since=since) if target.weights else []
-    wrote = weights[0].relative_to(copy).as_posix() if weights else None
+    wrote = first_new_file(copy, target.weights, since)
     outcome, evidence = classify_training(
         log, done.exit_code, done.timed_out, options.timeout, wrote
     )

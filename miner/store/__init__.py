@@ -7,9 +7,10 @@ from miner.store.core import StoreBase
 from miner.store.labels import LabelQueries
 from miner.store.repos import RepoQueries
 from miner.store.smoke import SmokeQueries
+from miner.store.snapshots import SnapshotQueries
 
 
-class Store(RepoQueries, CloneQueries, LabelQueries, SmokeQueries, StoreBase):
+class Store(RepoQueries, SnapshotQueries, CloneQueries, LabelQueries, SmokeQueries, StoreBase):
     """All of a study's tables; each stage's queries live in their own mixin module."""
 
     def __enter__(self) -> Store:

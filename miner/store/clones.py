@@ -74,16 +74,17 @@ class CloneQueries(StoreBase):
             " WHERE status = 'cloned' AND path IS NOT NULL"
             " ORDER BY full_name COLLATE NOCASE, repo_id"
         )
-        return [
-            Checkout(
-                path=self.checkout_path(r["path"]),
-                repo_id=r["repo_id"],
-                full_name=r["full_name"],
-                commit_sha=r["commit_sha"],
-                commit_date=r["commit_date"],
-            )
-            for r in rows
-        ]
+        return [self.checkout_of(r) for r in rows]
+
+    def checkout_of(self, row: sqlite3.Row) -> Checkout:
+        """A Checkout from a row with repo_id, full_name, path, commit_sha and commit_date."""
+        return Checkout(
+            path=self.checkout_path(row["path"]),
+            repo_id=row["repo_id"],
+            full_name=row["full_name"],
+            commit_sha=row["commit_sha"],
+            commit_date=row["commit_date"],
+        )
 
     def checkout_path(self, stored: str) -> Path:
         """A stored clone path as a usable path (relative ones are under the store's folder)."""

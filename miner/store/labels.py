@@ -91,32 +91,62 @@ class LabelQueries(StoreBase):
         )
         return [Evidence(r["path"], r["line"], r["text"], r["rule"]) for r in rows]
 
+    def audit_labels(self, repo_id: int, commit_sha: str) -> dict[str, str]:
+        """The labels of one audit as sheet cells, by field."""
+        return {
+            r["field"]: r["value"]
+            for r in self.query(
+                "SELECT field, value FROM labels WHERE repo_id = ? AND commit_sha = ?",
+                (repo_id, commit_sha),
+            )
+        }
+
     def labels_frame(self) -> pd.DataFrame:
-        """One row per successfully audited repository (its latest audit), codebook columns."""
+        """One row per successfully audited repository, codebook columns.
+
+        A repository's row is the audit of its clone's commit (else of its latest snapshot);
+        failing that, its latest audit, so older snapshots never stand in for the present.
+        """
         import pandas as pd
 
         audits = self.query(
-            "SELECT a.repo_id, a.full_name, a.commit_sha, a.analyzed_at FROM audits a"
-            " WHERE a.status = 'ok' AND a.analyzed_at = (SELECT MAX(b.analyzed_at) FROM audits b"
-            " WHERE b.repo_id = a.repo_id AND b.status = 'ok') ORDER BY a.full_name, a.repo_id"
+            "SELECT repo_id, full_name, commit_sha, analyzed_at FROM audits WHERE status = 'ok'"
+            " ORDER BY full_name, repo_id, analyzed_at"
         )
-        rows = []
-        for audit in audits:
-            values = {
-                r["field"]: r["value"]
-                for r in self.query(
-                    "SELECT field, value FROM labels WHERE repo_id = ? AND commit_sha = ?",
-                    (audit["repo_id"], audit["commit_sha"]),
-                )
+        current = self._current_commits()
+        chosen: dict[int, sqlite3.Row] = {}
+        for audit in audits:  # later audits replace earlier ones, unless the current is known
+            held = chosen.get(audit["repo_id"])
+            if held is not None and held["commit_sha"] == current.get(audit["repo_id"]):
+                continue
+            chosen[audit["repo_id"]] = audit
+        rows = [
+            {
+                "repo_id": audit["repo_id"],
+                "full_name": audit["full_name"],
+                "commit_sha": audit["commit_sha"],
+                **{
+                    name: value
+                    for labels in [self.audit_labels(audit["repo_id"], audit["commit_sha"])]
+                    for name, value in ((n, labels.get(n, "")) for n in FIELD_NAMES)
+                },
+                "analyzed_at": audit["analyzed_at"],
             }
-            rows.append(
-                {
-                    "repo_id": audit["repo_id"],
-                    "full_name": audit["full_name"],
-                    "commit_sha": audit["commit_sha"],
-                    **{name: values.get(name, "") for name in FIELD_NAMES},
-                    "analyzed_at": audit["analyzed_at"],
-                }
-            )
+            for audit in sorted(chosen.values(), key=lambda a: (a["full_name"], a["repo_id"]))
+        ]
         columns = ["repo_id", "full_name", "commit_sha", *FIELD_NAMES, "analyzed_at"]
         return pd.DataFrame(rows, columns=columns)
+
+    def _current_commits(self) -> dict[int, str]:
+        """The commit each repository's labels describe: its clone, else its latest snapshot."""
+        found: dict[int, str] = {}
+        for r in self.query(
+            "SELECT repo_id, commit_sha FROM snapshots WHERE status = 'ok' ORDER BY as_of"
+        ):
+            found[r["repo_id"]] = r["commit_sha"]
+        for r in self.query(
+            "SELECT repo_id, commit_sha FROM clones"
+            " WHERE status = 'cloned' AND commit_sha IS NOT NULL"
+        ):
+            found[r["repo_id"]] = r["commit_sha"]
+        return found

@@ -5,13 +5,32 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from miner.models import SliceReading
 from miner.store.core import StoreBase
 
 if TYPE_CHECKING:
     from miner.models import RepoMeta
-    from miner.search.slicing import Slice
+
+
+class Slice(Protocol):
+    """What the store reads of a search slice (the search stage's Slice): its bounds and name."""
+
+    @property
+    def stars_lo(self) -> int: ...
+    @property
+    def stars_hi(self) -> int | None: ...
+    @property
+    def created_lo(self) -> str | None: ...
+    @property
+    def created_hi(self) -> str | None: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def qualifier(self) -> str: ...
+    def sql_bounds(self) -> tuple[str | None, str | None]: ...
+
 
 _REPO_COLUMNS = (
     "id, full_name, html_url, clone_url, description, stars, forks, watchers, open_issues, "
@@ -144,9 +163,11 @@ class RepoQueries(StoreBase):
         requests: int,
         now: str,
         total_found: int | None = None,
+        reading: SliceReading | None = None,
     ) -> int:
-        """Store one page's repositories and provenance atomically; returns how many are new to
-        this search. Re-storing a page changes nothing but the `seen` times."""
+        """Store one page's repositories and provenance atomically, with how far the reading of
+        its slice got (`reading`); returns how many are new to this search. Re-storing a page
+        changes nothing but the `seen` times."""
         with self.transaction() as conn:
             ids = [r.id for r in repos]
             known = {
@@ -174,7 +195,45 @@ class RepoQueries(StoreBase):
                 "WHERE search_id = ? AND qualifier = ?",
                 (requests, search_id, qualifier),
             )
+            if reading is not None:
+                conn.execute(
+                    "UPDATE search_slices SET read_query = ?, read_order = ?, read_pass = ?, "
+                    "read_pages = ?, read_more = ?, read_total = ?, first_stars = ?, "
+                    "last_stars = ? WHERE search_id = ? AND qualifier = ?",
+                    (
+                        reading.query,
+                        reading.order,
+                        reading.pass_no,
+                        reading.pages,
+                        int(reading.more),
+                        reading.total,
+                        reading.first_stars,
+                        reading.last_stars,
+                        search_id,
+                        qualifier,
+                    ),
+                )
         return len(set(ids) - known)
+
+    def slice_reading(self, search_id: int, qualifier: str) -> SliceReading | None:
+        """How far the reading of a slice's query got, or None when no page of it is stored."""
+        rows = self.query(
+            "SELECT * FROM search_slices WHERE search_id = ? AND qualifier = ? AND read_pages > 0",
+            (search_id, qualifier),
+        )
+        if not rows:
+            return None
+        row = rows[0]
+        return SliceReading(
+            query=row["read_query"],
+            order=row["read_order"],
+            pass_no=int(row["read_pass"]),
+            pages=int(row["read_pages"]),
+            more=bool(row["read_more"]),
+            total=int(row["read_total"] or 0),
+            first_stars=row["first_stars"],
+            last_stars=row["last_stars"],
+        )
 
     def known_in_slice(self, search_id: int, piece: Slice) -> int:
         """Distinct repositories of this search that the slice's own queries returned or whose

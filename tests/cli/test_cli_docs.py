@@ -35,3 +35,9 @@ def test_readme_test_command_is_what_ci_runs() -> None:
     ci = (Path(__file__).resolve().parents[2] / ".ci" / "run").read_text(encoding="utf-8")
     command = 'pip install -e ".[dev]" && python -m pytest'
     assert command in README and command in ci
+
+
+def test_readme_links_the_projects_codebook_and_no_sibling_folder() -> None:
+    assert "](docs/codebook.md)" in README
+    assert (Path(__file__).resolve().parents[2] / "docs" / "codebook.md").is_file()
+    assert "../" not in README, "the README must not send readers outside the project"

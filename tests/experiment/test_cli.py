@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -28,18 +29,35 @@ def test_example_manifest_run_and_analyze(tmp_path):
         ["experiment", "run", str(manifest), "--threads", "1", "--runs", "2", "--out", str(out)],
     )
     assert ran.exit_code == 0, ran.output
-    assert "threads-01_fixed run 2: ok" in ran.output and "ran 2, skipped 0" in ran.output
+    assert "threads-01_impl run 2: ok" in ran.output and "ran 2, skipped 0" in ran.output
     analyzed = runner.invoke(app, ["experiment", "analyze", str(out), "--format", "csv"])
     assert analyzed.exit_code == 0, analyzed.output
-    assert "threads-01_fixed: all identical." in analyzed.output
-    assert (out / "analysis" / "summary.csv").exists()
+    assert "threads-01_impl: bit-identical (one weights hash)" in analyzed.output
+    assert (out / "analysis" / "variance.csv").exists()
 
 
 def test_run_needs_exactly_one_manifest_source(tmp_path):
     result = runner.invoke(app, ["experiment", "run"])
     assert result.exit_code == 1 and "give a MANIFEST or --example" in result.output
-    result = runner.invoke(app, ["experiment", "run", "--example", "--threads", "0"])
+    result = runner.invoke(app, ["experiment", "run", "--example", "numpy", "--threads", "0"])
     assert result.exit_code == 1 and "--threads" in result.output
+    result = runner.invoke(app, ["experiment", "run", "--example", "tf"])
+    assert result.exit_code == 1 and "unknown example 'tf'" in result.output
+    both = ["experiment", "run", "--example", "numpy", "--setting", "algo", "--seed-mode", "fixed"]
+    result = runner.invoke(app, both)
+    assert result.exit_code == 1 and "not both" in result.output
+
+
+@pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="this machine has a GPU")
+def test_cuda_without_a_gpu_is_one_line(tmp_path):
+    result = runner.invoke(
+        app, ["experiment", "run", "--example", "numpy", "--device", "cuda", "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 1
+    assert "no CUDA GPU on this machine" in result.output.strip().splitlines()[-1]
+    assert "Traceback" not in result.output
+    bad = runner.invoke(app, ["experiment", "run", "--example", "numpy", "--device", "tpu"])
+    assert bad.exit_code == 1 and "--device: 'tpu'" in bad.output
 
 
 @pytest.mark.parametrize(

@@ -177,6 +177,12 @@ class FakeGitHub:
     def ids(self, q: str) -> set[int]:
         return {r.id for r in self.matching(q)}
 
+    def move_stars(self, rounds: int = 1) -> None:
+        """Apply the drift `rounds` times now, as stars move while no crawl is running."""
+        with self._lock:
+            for _ in range(rounds):
+                self._apply_drift()
+
     def spend_bucket(self, authenticated: bool = True) -> None:
         """Use up the search bucket, as another client with the same token would."""
         with self._lock:

@@ -28,6 +28,16 @@ def test_pages_follow_link_headers_at_100_per_page(serve, connect) -> None:
     assert stars == sorted(stars)  # fewest first: the crawl moves up the star range
 
 
+def test_pages_can_start_after_the_ones_already_read(serve, connect) -> None:
+    api = serve(make_population(250, noise=False))
+    every = list(connect(api).search_pages(QUERY))
+    served = len(api.served)
+    later = list(connect(api).search_pages(QUERY, start=2))
+    assert [p.number for p in later] == [2, 3]
+    assert [p.repos for p in later] == [p.repos for p in every[1:]]
+    assert [s.params["page"] for s in api.served[served:]] == ["2", "3"]
+
+
 def test_items_become_repo_meta_with_every_study_field(serve, connect) -> None:
     repos = make_population(3, noise=False)
     repos[0].topics = ["deep-learning", "pytorch"]

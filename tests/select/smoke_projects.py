@@ -40,6 +40,7 @@ import os
 import tinyfit
 
 print("ENV", json.dumps(sorted(os.environ)))
+print("CPUS", json.dumps(sorted(os.sched_getaffinity(0))), os.environ.get("OMP_NUM_THREADS"))
 model = tinyfit.Model(seed=1)
 xs, ys = [0.0, 0.5, 1.0, 1.5], [0.0, 1.0, 2.0, 3.0]
 for step in range(3):

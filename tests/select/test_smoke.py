@@ -124,8 +124,8 @@ def test_installs_from_a_local_wheel_and_trains(lab, tmp_path):
         if path.is_file():
             text = path.read_text(errors="replace")
             assert not any(secret in text for secret in SECRETS.values()), path
-    launch = json.loads((log / "launch.json").read_text())
-    assert launch["env"]["OMP_NUM_THREADS"] == "1" and len(launch["applied"]) == 1
+    cpus = (log / "train.log").read_text().split("CPUS ", 1)[1].splitlines()[0]
+    assert len(json.loads(cpus.split(" ")[0])) == 1 and cpus.endswith(" 1")  # pinned: one CPU
     assert json.loads((log / "smoke.json").read_text())["outcome"] == "ok"
 
 

@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 
 from miner.errors import StoreError
+from miner.models import SliceReading
+from miner.search.slicing import Slice
 from miner.store import Store
 from miner.store.core import _migrations
 
@@ -44,3 +46,17 @@ def test_a_file_that_is_not_sqlite_is_a_store_error(tmp_path: Path) -> None:
     bad.write_bytes(b"not a database at all" * 100)
     with pytest.raises(StoreError, match="cannot open the store"):
         Store(bad)
+
+
+def test_a_slice_reading_is_stored_with_its_page(tmp_path: Path) -> None:
+    root = Slice(200)
+    reading = SliceReading("dl stars:>=200", "asc", 1, 3, True, 2600, 200, 231)
+    with Store(tmp_path / "m.db") as store:
+        search_id = store.start_search(
+            {"query_key": "k", "keyword": "dl", "query": "dl", "params": "{}", "api_url": "u",
+             "started_at": "t"},
+            root,
+        )  # fmt: skip
+        assert store.slice_reading(search_id, root.qualifier) is None
+        store.save_page(search_id, "dl", root.qualifier, [], requests=1, now="t", reading=reading)
+        assert store.slice_reading(search_id, root.qualifier) == reading

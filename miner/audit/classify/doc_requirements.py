@@ -70,14 +70,21 @@ REQUIRE = re.compile(
     re.IGNORECASE,
 )
 TESTED = re.compile(
-    r"\b((?:tested|developed|verified|run|ran|trained|works?|working|compatible|supports?)"
+    r"\b((?:tested|developed|verified|run|ran|runs|runnable|trained|works?|working|compatible|"
+    r"supports?)"
     r"\s+(?:it\s+|only\s+)?(?:on|with|under|using|in|against))\b",
+    re.IGNORECASE,
+)
+# "PyTorch is the only requirement", "numpy and scipy are required": the package comes first.
+REQUIRED_AFTER = re.compile(
+    r"\b(?:is|are)\s+(?:the\s+only\s+|also\s+|a\s+)?(?:requirements?|required|needed|necessary|"
+    r"prerequisites?|dependenc(?:y|ies))\b",
     re.IGNORECASE,
 )
 NEGATED = re.compile(r"\b(not|n't|no|without|never)\s+(\w+\s+)?$", re.IGNORECASE)
 CJK_REQUIRE = re.compile(r"(需要|安装|依赖|环境|要求|配置|编译|必须|必要|インストール|必要です)")
 HINT = re.compile(
-    r"(?i)requir|need|install|depend|prerequisite|must|make sure|have to|tested|"
+    r"(?i)requir|need|necessar|install|depend|prerequisite|must|make sure|have to|tested|"
     r"develop|verified|\brun|\bran\b|trained|work|compatible|support|[\u3040-\u9fff]"
 )
 SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
@@ -155,6 +162,13 @@ def _sentence_findings(block: Block) -> Iterable[DocFinding]:
                     text = _snippet(block.text, at, at + len(sentence))
                     yield DocFinding(Evidence(block.path, line, text, rule), tuple(deps))
                     break
+        for verb in REQUIRED_AFTER.finditer(sentence):
+            deps = list(_packages(block, sentence, at, max(0, verb.start() - 60), verb.start()))
+            if deps:
+                text = _snippet(block.text, at, at + len(sentence))
+                rule = "software.readme_required_after"
+                yield DocFinding(Evidence(block.path, deps[0].line, text, rule), tuple(deps))
+                break
         if CJK_REQUIRE.search(sentence):
             deps = list(_packages(block, sentence, at))
             if deps:

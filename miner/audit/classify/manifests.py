@@ -14,12 +14,16 @@ from pathlib import PurePosixPath
 
 from miner.audit.classify import python_manifests as py
 from miner.audit.classify.dependency import Dependency, Manifest, Reader, load_json
-from miner.audit.classify.installs import install_commands
+from miner.audit.classify.installs import install_commands, requirement_line
 from miner.audit.files import RepoTree
 
 SCRIPT_SUFFIXES = (".sh", ".bash", ".bat", ".cmd", ".ps1")
 MAX_SCRIPTS = 300
 ECHO = re.compile(r"\b(echo|printf|print)\b")
+MAX_YAML = 100_000  # a conda environment is short; bigger YAML files are data or configs
+MAX_YAMLS = 200  # YAML files read per checkout when looking for conda environments
+CONDA_KEYS = re.compile(r"^(?:channels|name)\s*:", re.M)
+CONDA_DEPS = re.compile(r"^dependencies\s*:\s*\n(?:\s*#.*\n)*\s*-\s", re.M)
 
 
 IMAGE_PACKAGES = (
@@ -172,6 +176,8 @@ def _parser_for(path: str, kind: str) -> tuple[str, Callable[[Reader], list[Depe
         return "software.docker_compose", _compose
     if kind == "dockerfile":
         return "software.dockerfile", _dockerfile
+    if name == "cog.yaml":
+        return "software.cog", _cog
     if name.endswith(".rockspec"):
         return "software.rockspec", _rockspec
     if name == "package.json":
@@ -201,9 +207,51 @@ def parse_manifest(tree: RepoTree, path: str, kind: str, warnings: list[str]) ->
     return Manifest(path, kind, rule, deps)
 
 
+def _cog(r: Reader) -> list[Dependency]:
+    """`build.python_packages` of a Cog (`cog.yaml`) model definition."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(r.text)
+    except yaml.YAMLError as exc:
+        r.warn("malformed YAML", exc)
+        return []
+    build = data.get("build") if isinstance(data, dict) else None
+    packages = build.get("python_packages") if isinstance(build, dict) else None
+    deps = []
+    for item in packages if isinstance(packages, list) else []:
+        for name, spec in requirement_line(str(item)):
+            deps.append(r.dep(name, spec, r.line_of(str(item))))
+    return deps
+
+
+def _by_content(tree: RepoTree, known: set[str]) -> list[tuple[str, str]]:
+    """Dependency files their names do not give away: requirement lists in a `requirements/`
+    folder, conda environments under any name (YAML with top-level `dependencies:` beside
+    `channels:` or `name:`), and Cog's `cog.yaml`."""
+    found: list[tuple[str, str]] = []
+    yamls = 0
+    for f in tree.files:
+        if f.path in known or f.size > MAX_YAML:
+            continue
+        folder = f.path.rsplit("/", 2)[-2].lower() if "/" in f.path else ""
+        if folder == "requirements" and f.suffix in (".txt", ".in"):
+            found.append((f.path, "requirements_file"))
+        elif f.name.lower() == "cog.yaml":
+            found.append((f.path, "other_manifest"))
+        elif f.suffix in (".yml", ".yaml") and yamls < MAX_YAMLS and not f.path.startswith("."):
+            yamls += 1
+            text = tree.read_text(f.path) or ""
+            if "dependencies:" in text and CONDA_KEYS.search(text) and CONDA_DEPS.search(text):
+                found.append((f.path, "conda_env"))
+    return found
+
+
 def dependency_manifests(tree: RepoTree, warnings: list[str]) -> list[Manifest]:
     """Every dependency file of the checkout that lists at least one package, parsed."""
     found = list(tree.dependency_files)
+    known = {p for p, _ in found}
+    found += _by_content(tree, known)
     known = {p for p, _ in found}
     scripts = [
         f.path for f in tree.files

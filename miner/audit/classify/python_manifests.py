@@ -220,10 +220,21 @@ def pyproject(r: Reader) -> tuple[list[Dependency], str]:
     deps: list[Dependency] = []
     project: dict[str, Any] = data["project"] if isinstance(data.get("project"), dict) else {}
     optional = project.get("optional-dependencies") or {}
-    for item in [*(project.get("dependencies") or []), *_flatten(optional)]:
+    tool = _table(data, "tool")
+    # PEP 735 dependency groups, and the development lists of uv, PDM and Hatch environments
+    groups = _flatten(data.get("dependency-groups"))
+    uv_dev = _table(tool, "uv").get("dev-dependencies")
+    groups += uv_dev if isinstance(uv_dev, list) else []
+    groups += _flatten(_table(tool, "pdm").get("dev-dependencies"))
+    for env in _table(_table(tool, "hatch"), "envs").values():
+        extra = env.get("dependencies") if isinstance(env, dict) else None
+        groups += extra if isinstance(extra, list) else []
+    for item in [*(project.get("dependencies") or []), *_flatten(optional), *groups]:
+        if not isinstance(item, str):
+            continue  # {include-group = "test"}
         for pkg, spec in requirement_line(str(item)):
             deps.append(r.dep(pkg, spec, r.line_of(str(item))))
-    poetry = (data.get("tool") or {}).get("poetry") if isinstance(data.get("tool"), dict) else None
+    poetry = tool.get("poetry")
     poetry_deps: list[Dependency] = []
     if isinstance(poetry, dict):
         tables = [poetry.get("dependencies"), poetry.get("dev-dependencies")]
@@ -231,6 +242,12 @@ def pyproject(r: Reader) -> tuple[list[Dependency], str]:
         for table in tables:
             poetry_deps.extend(_table_deps(r, table))
     return deps + poetry_deps, ("poetry" if poetry_deps and not deps else "setup")
+
+
+def _table(data: Any, key: str) -> dict[str, Any]:
+    """The TOML table `key` of `data`, or an empty one when absent or not a table."""
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
 
 
 def _flatten(groups: Any) -> list[Any]:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from miner.audit.classify.dependency import NOT_PACKAGES, Dependency, Manifest
 from miner.audit.classify.doc_requirements import DocFinding, doc_requirements
 from miner.audit.classify.manifests import dependency_manifests
+from miner.audit.classify.notebook_installs import notebook_findings
 from miner.audit.detect import AuditContext
 from miner.audit.docs import Block
 from miner.codebook import Evidence
@@ -24,6 +25,11 @@ MAX_EVIDENCE = 8
 MAX_DEPENDENCIES = 1000
 NAME_FIELD = re.compile(r"""^\s*name\s*[=:]\s*['"]?([A-Za-z0-9][\w.\-]*)""", re.M)
 SETUP_NAME = re.compile(r"""\bname\s*=\s*['"]([A-Za-z0-9][\w.\-]*)['"]""")
+# A list item that opens with a link to another site: the entries of awesome and reading lists.
+LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+\.)[ \t]+\S", re.M)
+LINK_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+\.)[ \t]+(?:\*\*)?\[[^\]\n]+\]\(https?://", re.M)
+LINK_LIST_ITEMS = 20  # a list of links this long, most of the document's list items, is a list
+LINK_LIST_SHARE = 0.6  # of resources, not instructions for this project
 # Operating systems and the interpreter carry versions that do not pin a library.
 NOT_LIBRARIES = NOT_PACKAGES | {"windows", "linux", "macos", "centos", "anaconda", "miniconda"}
 
@@ -45,6 +51,18 @@ def _self_names(ctx: AuditContext, blocks: list[Block]) -> frozenset[str]:
             pattern = SETUP_NAME if path == "setup.py" else NAME_FIELD
             names.update(m.group(1) for m in pattern.finditer(text))
     return frozenset(_normal(n) for n in names if n.strip())
+
+
+def _link_lists(ctx: AuditContext, paths: Iterable[str]) -> set[str]:
+    """Documents that are awesome or reading lists: their prose names packages the list points
+    to, not software this project needs."""
+    found = set()
+    for path in paths:
+        text = ctx.tree.read_text(path) or ""
+        links = len(LINK_ITEM.findall(text))
+        if links >= LINK_LIST_ITEMS and links >= LINK_LIST_SHARE * len(LIST_ITEM.findall(text)):
+            found.add(path)
+    return found
 
 
 def _manifest_evidence(m: Manifest) -> Evidence:
@@ -84,8 +102,13 @@ def classify_software(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterabl
         ctx.warnings.append(f"dependency files: {type(exc).__name__}: {exc}")
     try:
         wanted = set(ctx.tree.codebook_docs)
-        blocks = [b for b in ctx.docs.blocks if b.path in wanted]
-        findings = doc_requirements(blocks, _self_names(ctx, blocks))
+        lists = _link_lists(ctx, wanted)
+        blocks = [
+            b for b in ctx.docs.blocks
+            if b.path in wanted and (b.kind == "code" or b.path not in lists)
+        ]  # fmt: skip
+        self_names = _self_names(ctx, blocks)
+        findings = doc_requirements(blocks, self_names) + notebook_findings(ctx, self_names)
     except Exception as exc:
         ctx.warnings.append(f"documentation requirements: {type(exc).__name__}: {exc}")
 

@@ -65,6 +65,12 @@ def _file_frameworks(index: CodeIndex, sf: SourceFile) -> dict[str, Evidence]:
     rule = {"lua": "frameworks.require", "c": "frameworks.include", "cpp": "frameworks.include"}
     for imp in sf.imports:
         fw = module_framework(sf.lang, imp.module)
+        if sf.lang == "python" and imp.module.split(".")[0] == "transformers":
+            # Hugging Face models and Trainer are PyTorch unless the file uses a port's classes
+            ports = [
+                f for f, s in (("tensorflow", "fw.hf_tf"), ("jax", "fw.hf_flax")) if sf.count(s)
+            ]
+            fw = ports[0] if ports else "pytorch"
         if fw and fw not in found:
             line = index.where(sf.path, imp.text)[0] if sf.notebook else imp.line
             found[fw] = Evidence(sf.path, line, imp.text, rule.get(sf.lang, "frameworks.import"))

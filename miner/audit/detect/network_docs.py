@@ -41,7 +41,14 @@ OTHER_WORK = re.compile(
     r"license|contact|faq|news|changelog|todo|future",
     re.I,
 )
+# A type named only to compare ("outperforms CNNs", "unlike GANs", "beat GANs") is not the model.
+COMPARED = re.compile(
+    r"\b(?:than|unlike|beats?|outperform\w*|compared (?:to|with)|vs\.?|versus|instead of|"
+    r"rather than|without|replac\w*|superior to|competitive with)\b[^.;:]{0,40}$",
+    re.I,
+)
 INTRO_BLOCKS = 4  # title and the first paragraphs: the project's own description
+INTRO_WORDS = 6  # shorter blocks (a venue line, an image's alt text) are not a paragraph
 INTRO_SHARE = 0.5
 BODY_SHARE = 0.2
 
@@ -58,18 +65,28 @@ def doc_votes(
     if not readme:
         return votes, intro, evidence
     prose = [b for b in ctx.docs.blocks if b.path == readme and b.kind != "code"]
-    for n, block in enumerate(prose):
+    n = 0  # blocks read so far that say something: badges, venue lines and images do not
+    for block in prose:
         if OTHER_WORK.search(block.section or ""):
             continue
-        share = INTRO_SHARE if n < INTRO_BLOCKS else BODY_SHARE
+        in_intro = n < INTRO_BLOCKS
+        share = INTRO_SHARE if in_intro else BODY_SHARE
+        if n == 0 or len(block.text.split()) >= INTRO_WORDS:
+            n += 1
         for kind, pattern in DOC_PATTERNS.items():
-            m = pattern.search(block.text)
-            if not m or votes[kind] >= share:
+            if votes[kind] >= share:
+                continue
+            m = next(
+                (m for m in pattern.finditer(block.text)
+                 if not COMPARED.search(block.text, max(0, m.start() - 60), m.start())),
+                None,
+            )  # fmt: skip
+            if not m:
                 continue
             votes[kind] = max(votes[kind], share)
-            if n < INTRO_BLOCKS:
+            if in_intro:
                 intro[kind] = 1
-            rule = "networks.readme_intro" if n < INTRO_BLOCKS else "networks.readme"
+            rule = "networks.readme_intro" if in_intro else "networks.readme"
             line = block.line + block.text.count("\n", 0, m.start())
             evidence.setdefault(kind, []).append(Evidence(block.path, line, block.text[:200], rule))
     return votes, intro, evidence

@@ -34,7 +34,7 @@ LAYER_TYPES = ("cnn", "rnn", "transformer", "gnn")
 FILE_SIGNALS = {
     "cnn": ("net.conv", "net.backbone"),
     "rnn": ("net.rnn",),
-    "transformer": ("net.attention",),
+    "transformer": ("net.attention", "net.hf_transformer", "net.tf_backbone"),
     "gnn": ("net.graph",),
     "mlp": ("net.dense",),
 }
@@ -61,12 +61,17 @@ def _code_scores(index: CodeIndex) -> tuple[Scores, EvidenceMap]:
         graph = sf.count("net.graph") > 0
         for kind, signals in FILE_SIGNALS.items():
             n = min(sum(sf.count(s) for s in signals), CAP)
+            shown = signals
             if kind == "cnn" and not graph:  # `self.conv1` is a graph convolution in a GNN
                 n = min(n + sf.count("net.conv_name"), CAP)
+                shown = (*signals, "net.conv_name")
+            elif kind == "transformer" and sf.count("net.tf_companion"):
+                # hand-written attention inside blocks with layer norms and feed-forward MLPs
+                n = min(n + sf.count("net.attn_block"), CAP)
+                shown = (*signals, "net.attn_block")
             if n:
                 vote = sf.weight * n
                 scores[kind] += vote
-                shown = (*signals, "net.conv_name") if kind == "cnn" and not graph else signals
                 evidence.setdefault(kind, []).append((vote, _evidence(index, sf, shown, kind)))
         _adversarial(index, sf, scores, evidence)
         _agent(index, sf, scores, evidence)
@@ -102,14 +107,23 @@ def _evidence(index: CodeIndex, sf: SourceFile, signals: Iterable[str], kind: st
 
 
 def _adversarial(index: CodeIndex, sf: SourceFile, scores: Scores, evidence: EvidenceMap) -> None:
-    """Generator and discriminator trained against each other in one file."""
-    disc, gen = sf.count("net.discriminator"), sf.count("net.generator")
-    if disc and gen and (sf.count("net.adversarial") or min(disc, gen) >= 2):
+    """Generator and discriminator trained against each other in one file: an adversarial loss
+    between the two networks, a loss or optimizer of each, or a discriminator's own loss or
+    optimizer in a file that trains (an encoder trained against a latent discriminator). Two
+    networks named generator and discriminator without those (a replaced-token detector and its
+    masked-LM generator) are not adversarial."""
+    disc, gen, d_step = (
+        sf.count("net.discriminator"),
+        sf.count("net.generator"),
+        sf.count("net.d_step"),
+    )
+    steps = d_step and (sf.count("net.g_step") or (disc and sf.count("proj.train")))
+    if steps or (disc and gen and sf.count("net.adversarial")):
         # one vote per file: names of the two networks recur far more than layer calls do
         vote = sf.weight * GAN_FILE_VOTE
         scores["gan"] += vote
         evidence.setdefault("gan", []).append(
-            (vote, _evidence(index, sf, ("net.discriminator",), "gan"))
+            (vote, _evidence(index, sf, ("net.d_step", "net.discriminator"), "gan"))
         )
 
 
@@ -171,7 +185,10 @@ def decide(
         types.add("mlp")
     if scores["mlp_model"] > 0:
         types.add("mlp")
-    if scores["gan"] > 0 and (scores["gan"] >= GAN_SHARE * max(layer_top, 1.0) or intro.get("gan")):
+    # The README naming adversarial training lowers the share the code needs (to none in its
+    # introduction).
+    gan_share = 0.0 if intro.get("gan") else GAN_SHARE * (0.5 if docs["gan"] else 1.0)
+    if scores["gan"] > 0 and scores["gan"] >= gan_share * max(layer_top, 1.0):
         types.add("gan")
     if combined["drl"] >= DRL_SHARE * max(layer_top, combined["mlp"], 1.0) or intro.get("drl"):
         types.add("drl")

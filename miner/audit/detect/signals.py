@@ -28,9 +28,9 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                   r"linear|cross_entropy|nll_loss|softmax)\("),),
     "fw.tf_low": (("full", r"tf\.(?:nn\.(?!relu|softmax|sigmoid|tanh|elu|selu|leaky_relu|l2_loss|"
                    r"l2_normalize|dropout|moments|softplus|log_softmax|\w*cross_entropy|in_top_k|"
-                   r"top_k)\w+|layers\.\w+|contrib\.\w+|variable_scope|get_variable|placeholder|"
-                   r"Session|InteractiveSession|estimator\.\w+|Variable|compat\.v1\.\w+|"
-                   r"train\.\w+Optimizer)|slim\.(?:conv2d|fully_connected|arg_scope|max_pool2d|"
+                   r"top_k)\w+|layers\.\w+|contrib\.(?!summary)\w+|variable_scope|get_variable|"
+                   r"placeholder|Session|InteractiveSession|estimator\.\w+|Variable|"
+                   r"compat\.v1\.(?!enable_eager|logging)\w+|train\.\w+Optimizer)|slim\.(?:conv2d|fully_connected|arg_scope|max_pool2d|"
                    r"batch_norm|repeat|stack|conv2d_transpose|separable_conv2d)\b|tflearn\.\w|"
                    r"snt\.\w|tl\.layers\.\w"),),
     "fw.tf_keras": (("full", r"tf\.keras\.\w|tensorflow(?:_core)?(?:\.python)?\.keras\b"),),
@@ -42,6 +42,13 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                         r"UpSampling[123]D|ZeroPadding[123]D|Concatenate|LeakyReLU)\("),),
     "fw.keras_model": (("last", r"Sequential\("), ("attr", r"fit_generator\(|train_on_batch\("),
                        ("full", r"(?!re\.|regex\.)\w+(?:\.\w+)*\.compile\($|\.compile\($")),
+    # JAX and the libraries that build models on it (Flax, Haiku, Equinox, Optax)
+    "fw.jax": (("full", r"jax\.(?:grad|jit|value_and_grad|vmap|pmap|lax|random|nn)\b|jnp\.\w|"
+                r"hk\.\w|optax\.\w|eqx\.\w|nnx\.\w|nn\.(?:compact|Dense|DenseGeneral|Conv|ConvTranspose|"
+                r"Module|LayerNorm|Embed|MultiHeadDotProductAttention|scan|remat)\b"),),
+    # Hugging Face classes of its TensorFlow and Flax ports (the plain classes are PyTorch)
+    "fw.hf_tf": (("full", r"TF(?:Auto\w+|[A-Z]\w*(?:Model|For[A-Z]\w+|MainLayer))\b"),),
+    "fw.hf_flax": (("full", r"Flax(?:Auto\w+|[A-Z]\w*(?:Model|For[A-Z]\w+))\b"),),
     "fw.mxnet": (("full", r"mx\.(?:sym|symbol|gluon|mod|nd|io|init|optimizer|autograd)\.\w|"
                   r"gluon\.(?:nn|rnn|Trainer|HybridBlock|Block)\b"),),
     "fw.theano": (("full", r"theano\.(?:function|scan|shared|tensor)\b|T\.(?:nnet|tanh|dot|matrix|"
@@ -74,7 +81,7 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                   r"conv_[123]d|Convolution|Deconvolution|SpatialConvolution\w*|"
                   r"SpatialFullConvolution|SpatialDilatedConvolution|TemporalConvolution|"
                   r"VolumetricConvolution|vl_nnconv|convolution2dLayer|dnn_conv|conv2d_act|"
-                  r"deconv2d\w*|ConvBN\w*|ConvBlock\w*|conv_bn\w*|conv_layer|"
+                  r"Conv\(|ConvTranspose\(|deconv2d\w*|ConvBN\w*|ConvBlock\w*|conv_bn\w*|conv_layer|"
                   r"(?:Dilated|Transposed)?Conv[123]D(?:DNN|MM|CC)?Layer|Deconv2DLayer)\(?"),),
     # names such as `self.conv1`: convolutions by convention, except in graph networks
     "net.conv_name": (("last", r"conv\d*\(?"),),
@@ -95,6 +102,29 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                        r"SelfAttention|self_attention|scaled_dot_product\w*|BertModel|BertFor\w+|"
                        r"GPT2\w+|VisionTransformer|multi_?head_attn\w*|MultiHeadAttn\w*|"
                        r"self_attn\w*|SelfAttn\w*|split_heads|merge_heads)\(?"),),
+    # Hugging Face model classes: pre-trained transformers, whatever their task head
+    "net.hf_transformer": (("full", r"(?:transformers\.)?(?:AutoModelFor\w+|\w+For(?:CausalLM|"
+                            r"ConditionalGeneration|MaskedLM|Seq2SeqLM|SequenceClassification|"
+                            r"TokenClassification|QuestionAnswering|PreTraining)|\w*(?:Llama|"
+                            r"Mistral|Qwen\d*|GPT2|GPTNeoX|T5|Bert|Roberta|CLIPText|CLIPVision|"
+                            r"Whisper|ViT)(?:Model|DecoderLayer|EncoderLayer|Attention))\b"),),
+    # attention written by hand: a transformer block only beside its companions (below); the
+    # channel and spatial attention of CNNs (SE, CBAM) is not dot-product attention
+    "net.attn_block": (("last", r"(?:(?!(?:Channel|Spatial|Pixel|Coord|SE|Squeeze\w*|Triplet|"
+                        r"Position|Criss\w*|ECA?|Efficient\w*)Attention)\w*Attention\w*|\w*Attn"
+                        r"(?:Block|Layer|Processor|Op)?|(?:to_|c_|in_|)qkv\w*|qkv|to_[qkv]|"
+                        r"[qkv]_proj|query_key_value|flash_attn\w*|"
+                        r"memory_efficient_attention|\w*dot_product_attention|"
+                        r"\w+Transformer(?:Block|Layer|Encoder|Decoder|Model)?\w*|"
+                        r"Transformer\w+)\(?"),),
+    # what a transformer block holds besides attention: layer norms and a feed-forward MLP (a
+    # DDPM U-Net's attention sits beside group norms only)
+    "net.tf_companion": (("last", r"(?:LayerNorm\w*|RMSNorm\w*|LayerNormalization|layer_norm|"
+                          r"rms_norm|\w*FeedForward\w*|feed_forward\w*|Mlp\w*|mlp|MLP|\w*FFN\w*|"
+                          r"ffn\w*)\(?"),),
+    # vision-transformer backbones by name, as `net.backbone` names CNNs
+    "net.tf_backbone": (("last", r"(?:\w*_)?(?:vit|deit|beit|swin|levit)[a-z]?\d*(?:_\w+)?\(?|"
+                         r"(?:ViT|DeiT|BEiT|Swin|LeViT)(?:[A-Z]\w*)?\(?"),),
     "net.graph": (("last", r"(?:GCNConv|GATConv|SAGEConv|GINConv|GraphConv|ChebConv|GatedGraphConv|"
                    r"MessagePassing|GraphConvolution\w*|GraphAttention\w*|GCN\w*|\w+GAT|gcn\w*|"
                    r"GGNN\w*|ggnn\w*|graph_conv\w*|Propogator|Propagator)\(?"),
@@ -110,6 +140,17 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                        r"gen_loss|errG|_*(?:\w+_)?generator_(?:model|net|network|loss|optimizer|"
                        r"vars|variables|params)\w*|(?:build|create|make|define|get|init)_"
                        r"generator\w*)\(?"),),
+    # the two sides of adversarial training: each network's own loss or optimizer
+    "net.d_step": (("full", r"(?:\w+\.)*(?:d_loss\w*|D_loss\w*|loss_D\w*|loss_d|lossD\w*|"
+                    r"disc_loss\w*|dis_loss\w*|loss_dis\w*|errD\w*|l_d_\w+|[dD]_cost|disc_cost|"
+                    r"(?:optimizer|optim|opt)_?(?:[Dd]|disc|dis)|[dD]_?(?:optimizer|optim|opt|solver|"
+                    r"train_op|vars)|D_solver|run_D|train_D|\w*discriminator_(?:loss|optimizer|optim|"
+                    r"opt)\w*|\w*disc_(?:optimizer|opt)\w*)\b"),),
+    "net.g_step": (("full", r"(?:\w+\.)*(?:g_loss\w*|G_loss\w*|loss_G\w*|loss_g|lossG\w*|"
+                    r"gen_loss\w*|gene_loss\w*|loss_gen\w*|errG\w*|l_g_\w+|[gG]_cost|gen_cost|"
+                    r"(?:optimizer|optim|opt)_?(?:[Gg]|gen)|[gG]_?(?:optimizer|optim|opt|solver|"
+                    r"train_op|vars)|G_solver|run_G|train_G|\w*generator_(?:loss|optimizer|optim|"
+                    r"opt)\w*|\w*gen_(?:optimizer|opt)\w*)\b"),),
     "net.adversarial": (("last", r"(?:[Aa]dversarial\w*|GAN|gan_loss|DCGAN|WGAN\w*)\(?"),),
     "net.rl": (("full", r"gym\.make\("),
                ("last", r"(?:[Rr]eplay_?(?:[Bb]uffer|[Mm]emory)\w*|experience_replay|"

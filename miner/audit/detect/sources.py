@@ -342,7 +342,7 @@ def _read_source(index: CodeIndex, sf: SourceFile, warnings: list[str]) -> int:
         if views.hinted and views.strings:
             merge(sf.hits, scan(views.strings, STRING_SIGNALS))
     if sf.role not in ("test", "doc", "vendored") and (
-        "model.class" in sf.hits or "keras.layer_class" in sf.hits
+        "model.class" in sf.hits or "keras.layer_class" in sf.hits or "keras.functional" in sf.hits
     ):
         sf.weight = max(sf.weight, 2.5 * (0.5 if sf.role == "example" else 1.0))
     return len(text)

@@ -30,7 +30,13 @@ STEM_WORDS = (
     "ckpt", "pth", "h5", "t7", "fully_connected", "adam", "sgd", "rmsprop", "adagrad", "adadelta",
     "blstm", "leakyrelu", "trainingoptions", "restore",
     "nag", "lbfgs", "asgd", "addgradient", "build_sgd", "momentum", "ftrl", "nadam", "adamax",
-    "optimizer", "critic", "reward", "attn", "_heads",
+    "optimizer", "critic", "reward", "attn", "_heads", "automodel", "causallm", "conditional",
+    "maskedlm", "seq2seqlm", "classification", "questionanswering", "pretraining", "llama",
+    "mistral", "qwen", "t5", "roberta", "clip", "whisper", "vit", "qkv", "to_q", "to_k", "to_v",
+    "_proj", "query_key_value", "dot_product", "norm", "feedforward",
+    "feed_forward", "mlp", "ffn", "vit", "swin", "deit", "beit", "opt", "run_d", "run_g",
+    "lossd", "lossg", "gene_loss", "disc_", "l_d_", "l_g_", "jax.", "jnp.", "hk.",
+    "optax.", "eqx.", "nnx.", "_vars", "opt_", "_cost", "dis_loss",
 )  # fmt: skip
 
 

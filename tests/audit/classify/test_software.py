@@ -93,6 +93,16 @@ FILE_KINDS = {
          '[project.optional-dependencies]\ndev = ["pytest"]\n'},
         "setup", "software.pyproject", {"numpy", "pytest"},
     ),
+    "pyproject_dependency_groups": (
+        {"pyproject.toml": '[project]\nname = "x"\n\n[dependency-groups]\n'
+         'train = ["torch>=2.1", {include-group = "dev"}]\ndev = ["pytest"]\n'},
+        "setup", "software.pyproject", {"torch", "pytest"},
+    ),
+    "pyproject_uv_and_hatch": (
+        {"pyproject.toml": '[project]\nname = "x"\n\n[tool.uv]\ndev-dependencies = ["ruff"]\n\n'
+         '[tool.hatch.envs.train]\ndependencies = ["lightning>=2"]\n'},
+        "setup", "software.pyproject", {"ruff", "lightning"},
+    ),
     "pyproject_poetry": (
         {"pyproject.toml": '[tool.poetry]\nname = "x"\n[tool.poetry.dependencies]\n'
          'python = "^3.8"\ntorch = "^1.9"\n'},
@@ -147,6 +157,20 @@ FILE_KINDS = {
          "find_package(OpenCV 3.0 REQUIRED)\nFIND_PACKAGE(Caffe)\n"},
         "other_manifest", "software.cmake_find_package", {"opencv", "caffe"},
     ),
+    "requirements_folder": (
+        {"requirements/pt2.txt": "torch>=2.0.1\neinops\n"},
+        "requirements_file", "software.requirements_file", {"torch", "einops"},
+    ),
+    "conda_env_any_name": (
+        {"environment/e4e_env.yaml": "name: e4e\nchannels:\n  - conda-forge\ndependencies:\n"
+         "  - pytorch=1.3.1\n  - pip:\n    - lpips==0.1.3\n"},
+        "conda_env", "software.conda_env", {"pytorch", "lpips"},
+    ),
+    "cog_yaml": (
+        {"cog.yaml": "build:\n  gpu: true\n  python_version: '3.8'\n  python_packages:\n"
+         "    - torch==1.8.0\n    - timm==0.4.12\npredict: predict.py:Predictor\n"},
+        "other_manifest", "software.cog", {"torch", "timm"},
+    ),
     "r_description": (
         {"DESCRIPTION": "Package: deepr\nVersion: 0.1\nDepends: R (>= 3.5)\n"
          "Imports: keras (>= 2.2),\n    tensorflow\n"},
@@ -180,6 +204,9 @@ NOT_LISTING = {
     "empty_package_json": {"pkg/package.json": '{"name": "x", "version": "1.0.0"}'},
     "not_an_r_description": {"DESCRIPTION": "A model that segments cells.\n"},
     "script_that_only_trains": {"train.sh": "python train.py --epochs 10\n"},
+    "training_config_yaml": {"configs/train.yaml": "name: run1\nmodel:\n  dependencies: []\n"},
+    "ci_workflow": {".github/workflows/ci.yml": "name: CI\njobs:\n  dependencies:\n  - run: x\n"},
+    "cog_without_packages": {"cog.yaml": "build:\n  gpu: true\npredict: predict.py:Predictor\n"},
 }
 
 
@@ -262,6 +289,9 @@ README_POSITIVE = {
     "unknown_package_with_version": "## Requirements\n- tushare 0.7.4\n",
     "unknown_item_beside_known_ones": "## Dependencies\n- numpy\n- texttable\n",
     "inline_label": "Environment: Python 3.6, PyTorch 1.0, CUDA 9.0\n",
+    "package_named_before_requirement": "[PyTorch](https://pytorch.org) is the only requirement.\n",
+    "package_named_before_required": "NumPy and SciPy are required.\n",
+    "runnable_with_version": "The code should be directly runnable with PyTorch v1.0.0 or above.\n",
     "requirements_table": "## Requirements\n| Package | Version |\n|---|---|\n| torch | 1.4 |\n",
 }
 README_NEGATIVE = {
@@ -282,6 +312,8 @@ README_NEGATIVE = {
     "test_requirements": "## Test requirement\nTests should be\n\n- thorough, covering cases.\n",
     "data_requirements": "## Dataset requirements\n- Image\n- Label\n",
     "table_header_only": "## Requirements\n| Package | Version |\n|---|---|\n",
+    "package_not_required": "PyTorch is not required for the demo.\n",
+    "runnable_without_version": "The notebook is runnable with PyTorch on a laptop.\n",
     "files_of_the_project": "## Packages\n- `models/`: the networks\n- train.py: training\n",
 }
 
@@ -379,3 +411,59 @@ def test_dependency_details_name_spec_and_source(tmp_path: Path) -> None:
     assert ctx.details["dependencies"] == [
         {"name": "numpy", "spec": "==1.16", "source": "requirements.txt:2"}
     ]
+
+
+def _awesome_list(entries: int) -> str:
+    papers = "".join(
+        f"- [Paper {i}](https://arxiv.org/abs/2101.{i:05d}) - A deep model.\n"
+        for i in range(entries)
+    )
+    return (
+        "# Awesome Deep Learning\n\nA curated list of papers, libraries and courses.\n\n"
+        f"## Papers\n\n{papers}\n## Libraries\n\n"
+        "- [PyTorch](https://pytorch.org) - Tensors and dynamic neural networks.\n"
+        "- [Keras](https://keras.io) - Deep learning for humans.\n\n"
+        "## Courses\n\n- [CS231n](https://cs231n.stanford.edu) - Requires numpy.\n"
+    )
+
+
+def test_awesome_and_reading_lists_state_no_requirements(tmp_path: Path) -> None:
+    labels, _ = _classify(tmp_path / "list", {"README.md": _awesome_list(30)})
+    assert labels["software_req"].value is False, labels["software_req"].evidence
+    # a project README linking a few papers still states its requirements
+    labels, _ = _classify(tmp_path / "project", {"README.md": _awesome_list(5)})
+    assert labels["software_req"].value is True
+    # and a list that ships a dependency file still has one
+    files = {"README.md": _awesome_list(30), "requirements.txt": "mkdocs\n"}
+    labels, _ = _classify(tmp_path / "site", files)
+    assert labels["software_req"].value is True
+
+
+def _notebook(*cells: str) -> str:
+    import json
+
+    code = [{"cell_type": "code", "source": c, "metadata": {}, "outputs": []} for c in cells]
+    return json.dumps({"cells": code, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_installs_in_a_notebook_that_runs_the_model_state_requirements(tmp_path: Path) -> None:
+    colab = _notebook(
+        "!pip install -q diffusers==0.21.0 transformers\n%pip install -e .\n",
+        "import torch\nfrom diffusers import StableDiffusionPipeline\n",
+    )
+    labels, ctx = _classify(tmp_path / "demo", {"demo.ipynb": colab})
+    assert labels["software_req"].value is True
+    assert labels["dependency_file"].value is False
+    assert labels["versions_pinned"].value is True
+    evidence = labels["software_req"].evidence[0]
+    assert evidence.rule == "software.notebook_install" and evidence.line > 0
+    assert {"diffusers", "transformers"} <= _names(ctx)
+
+
+def test_installs_in_a_notebook_that_runs_no_network_state_none(tmp_path: Path) -> None:
+    recorder = _notebook("!pip install pyaudio\n", "import pyaudio\nimport wave\n")
+    labels, _ = _classify(tmp_path / "demo", {"AudioRecorder.ipynb": recorder})
+    assert labels["software_req"].value is False
+    own = _notebook("!pip install demo\n", "import torch\n")
+    labels, _ = _classify(tmp_path / "demo2" / "demo", {"run.ipynb": own})
+    assert labels["software_req"].value is False

@@ -269,3 +269,93 @@ def test_a_model_trained_in_the_browser_is_tensorflowjs(audit) -> None:  # type:
     assert value(labels, "primary_framework") == "tensorflowjs"
     assert value(labels, "language") == "javascript"
     assert value(labels, "network_types") == ["cnn"]
+
+
+FLAX_MODEL = """import flax.linen as nn
+import jax.numpy as jnp
+
+
+class CNN(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        x = nn.Conv(features=32, kernel_size=(3, 3))(x)
+        x = nn.relu(x)
+        x = x.reshape((x.shape[0], -1))
+        return nn.Dense(features=10)(x)
+"""
+FLAX_TRAIN = """import jax
+import optax
+from models import CNN
+
+tx = optax.adam(1e-3)
+grad_fn = jax.value_and_grad(loss_fn)
+state = state.apply_gradients(grads=grads)
+"""
+TORCH_DATA = """import torch
+from torch.utils.data import DataLoader
+from torchvision import datasets
+
+loader = DataLoader(datasets.MNIST("data", download=True), batch_size=128)
+"""
+
+
+def test_flax_model_trained_with_optax_is_jax_even_with_a_torch_data_loader(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit(
+        {"models.py": FLAX_MODEL, "train.py": FLAX_TRAIN, "input_pipeline.py": TORCH_DATA}
+    )
+    assert value(labels, "primary_framework") == "jax"
+    assert {"jax", "pytorch"} <= set(value(labels, "frameworks"))  # type: ignore[arg-type]
+    assert value(labels, "network_types") == ["cnn"]
+
+
+def test_lightning_and_hugging_face_training_libraries_are_pytorch(audit) -> None:  # type: ignore[no-untyped-def]
+    fabric = "import lightning as L\n\nfabric = L.Fabric(devices=8)\nfabric.launch()\n"
+    labels, _ = audit({"pretrain.py": fabric})
+    assert value(labels, "frameworks") == ["pytorch"]
+    peft = "from peft import LoraConfig, get_peft_model\n\nmodel = get_peft_model(model, cfg)\n"
+    labels, _ = audit({"finetune.py": peft})
+    assert value(labels, "primary_framework") == "pytorch"
+
+
+def test_keras_model_in_a_helpers_file_beats_tf_logging_in_the_training_script(audit) -> None:  # type: ignore[no-untyped-def]
+    helpers = (
+        "import tensorflow as tf\n\n"
+        "def init_model(D=8, W=256):\n"
+        "    dense = lambda w: tf.keras.layers.Dense(w, activation='relu')\n"
+        "    inputs = tf.keras.Input(shape=(63,))\n"
+        "    outputs = dense(W)(dense(W)(inputs))\n"
+        "    return tf.keras.Model(inputs=inputs, outputs=outputs)\n"
+    )
+    run = (
+        "import tensorflow as tf\nfrom run_helpers import init_model\n\n"
+        "tf.compat.v1.enable_eager_execution()\n"
+        "model = init_model()\n"
+        "optimizer = tf.keras.optimizers.Adam(5e-4)\n"
+        "with tf.GradientTape() as tape:\n"
+        "    loss = tf.reduce_mean(tf.square(model(x) - y))\n"
+        "optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), v))\n"
+        "with tf.contrib.summary.record_summaries_every_n_global_steps(100):\n"
+        "    tf.contrib.summary.scalar('loss', loss)\n"
+        "    tf.contrib.summary.scalar('psnr', psnr)\n"
+        "    tf.contrib.summary.image('rgb', rgb)\n"
+    )
+    labels, _ = audit({"run_helpers.py": helpers, "run.py": run})
+    assert value(labels, "primary_framework") == "keras"
+
+
+def test_hugging_face_trainer_is_pytorch_and_its_tf_port_is_tensorflow(audit) -> None:  # type: ignore[no-untyped-def]
+    trainer = (
+        "from transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n\n"
+        "model = AutoModelForCausalLM.from_pretrained(args.model_name_or_path)\n"
+        "trainer = Trainer(model=model, args=TrainingArguments(output_dir='out'))\n"
+        "trainer.train()\n"
+    )
+    labels, _ = audit({"train.py": trainer})
+    assert value(labels, "primary_framework") == "pytorch"
+    keras_port = (
+        "from transformers import TFAutoModelForSequenceClassification\n\n"
+        "model = TFAutoModelForSequenceClassification.from_pretrained('bert-base-cased')\n"
+        "model.compile(optimizer='adam')\nmodel.fit(train_set, epochs=3)\n"
+    )
+    labels, _ = audit({"train.py": keras_port})
+    assert value(labels, "primary_framework") == "tensorflow"

@@ -199,3 +199,172 @@ def test_decide_thresholds() -> None:
     assert decide({"cnn": 100.0, "gan": 10.0}, {}, {}) == {"cnn"}
     assert decide({"cnn": 100.0, "gan": 10.0}, {"gan": 0.5}, {"gan": 1.0}) == {"cnn", "gan"}
     assert decide({"mlp": 10.0}, {}, {}) == {"mlp"}
+    # a README naming a GAN below its introduction halves the share the code needs
+    assert decide({"cnn": 100.0, "gan": 15.0}, {}, {}) == {"cnn"}
+    assert decide({"cnn": 100.0, "gan": 15.0}, {"gan": 0.2}, {}) == {"cnn", "gan"}
+    assert decide({"cnn": 100.0, "gan": 10.0}, {"gan": 0.2}, {}) == {"cnn"}
+
+
+VIT = """import torch.nn as nn
+
+
+class PatchEmbed(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Conv2d(3, dim, kernel_size=16, stride=16)
+
+
+class Attention(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.qkv = nn.Linear(dim, dim * 3)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        attn = (q @ k.transpose(-2, -1)).softmax(dim=-1)
+        return self.proj(attn @ v)
+
+
+class Block(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim)
+        self.attn = Attention(dim, heads)
+        self.norm2 = nn.LayerNorm(dim)
+        self.mlp = Mlp(dim, 4 * dim)
+"""
+DDPM_UNET = """import torch.nn as nn
+
+
+class ResnetBlock(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.norm1 = nn.GroupNorm(32, c)
+        self.conv1 = nn.Conv2d(c, c, 3, padding=1)
+        self.norm2 = nn.GroupNorm(32, c)
+        self.conv2 = nn.Conv2d(c, c, 3, padding=1)
+
+
+class AttnBlock(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.norm = nn.GroupNorm(32, c)
+        self.q = nn.Conv2d(c, c, 1)
+        self.k = nn.Conv2d(c, c, 1)
+        self.v = nn.Conv2d(c, c, 1)
+
+
+class UNet(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.down = nn.ModuleList([ResnetBlock(c), nn.Conv2d(c, c, 3, stride=2)])
+        self.mid = nn.ModuleList([ResnetBlock(c), AttnBlock(c), ResnetBlock(c)])
+        self.up = nn.ModuleList([ResnetBlock(c), nn.ConvTranspose2d(c, c, 4, stride=2)])
+        self.out = nn.Conv2d(c, 3, 3, padding=1)
+"""
+
+
+def test_attention_blocks_with_layer_norms_and_mlps_are_a_transformer(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit({"models/vit.py": VIT, "train.py": TORCH_TRAIN})
+    assert "transformer" in value(labels, "network_types")  # type: ignore[operator]
+    assert value(labels, "paper_network") == "Others"
+
+
+def test_attention_at_one_resolution_of_a_unet_stays_cnn(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit({"models/unet.py": DDPM_UNET, "train.py": TORCH_TRAIN})
+    assert value(labels, "network_types") == ["cnn"]
+    assert value(labels, "paper_network") == "CNN"
+
+
+def test_language_model_loaded_through_hugging_face_is_a_transformer(audit) -> None:  # type: ignore[no-untyped-def]
+    train = (
+        "import torch\nfrom transformers import AutoModelForCausalLM, Trainer\n\n"
+        "model = AutoModelForCausalLM.from_pretrained(args.model_name_or_path)\n"
+        "trainer = Trainer(model=model, args=training_args)\ntrainer.train()\n"
+    )
+    labels, _ = audit({"train.py": train})
+    assert value(labels, "network_types") == ["transformer"]
+
+
+def test_adversarial_losses_in_a_separate_loss_file_are_a_gan(audit) -> None:  # type: ignore[no-untyped-def]
+    networks = GAN.split("netG, netD")[0]
+    loss = (
+        "import torch\n\n"
+        "class StyleLoss:\n"
+        "    def accumulate(self, real, z):\n"
+        "        gen_logits = self.run_D(self.run_G(z))\n"
+        "        loss_Gmain = torch.nn.functional.softplus(-gen_logits)\n"
+        "        loss_Gmain.mean().backward()\n"
+        "        loss_Dreal = torch.nn.functional.softplus(-self.run_D(real))\n"
+        "        loss_Dreal.mean().backward()\n"
+    )
+    readme = "# AliasFree\n\nAlias-free generative adversarial networks.\n"
+    files = {"README.md": readme, "training/networks.py": networks, "training/loss.py": loss}
+    labels, _ = audit(files)
+    assert value(labels, "paper_network") == "GAN"
+
+
+def test_a_generator_and_discriminator_without_adversarial_losses_are_no_gan(audit) -> None:  # type: ignore[no-untyped-def]
+    pretrain = (
+        "import tensorflow as tf\n\n"
+        "generator = build_transformer(config, masked_inputs, scope='generator')\n"
+        "mlm_output = get_masked_lm_output(masked_inputs, generator)\n"
+        "discriminator = build_transformer(config, fake_inputs, scope='discriminator')\n"
+        "disc_output = get_discriminator_output(fake_inputs, discriminator)\n"
+        "total_loss = mlm_output.loss + 50.0 * disc_output.loss\n"
+        "train_op = tf.train.AdamOptimizer(1e-4).minimize(total_loss)\n"
+    )
+    readme = "# Replaced tokens\n\nA discriminator, similar to the one of a GAN, learns.\n"
+    labels, _ = audit({"README.md": readme, "run_pretraining.py": pretrain})
+    assert "gan" not in value(labels, "network_types")  # type: ignore[operator]
+
+
+def test_venue_lines_and_images_do_not_push_the_readme_description_out_of_the_intro(audit) -> None:  # type: ignore[no-untyped-def]
+    readme = (
+        "# Taming Things\n\n##### CVPR (Oral)\n\n![teaser](teaser.png)\n\n"
+        "[Paper](x) by A. Author and B. Author and C. Author\n\n"
+        "tl;dr We train a convolutional VQGAN with an adversarial loss.\n"
+    )
+    files = {f"models/unet_{i}.py": DDPM_UNET for i in range(4)}
+    files["losses/perceptual.py"] = GAN
+    labels, _ = audit({"README.md": readme, **files})
+    assert value(labels, "paper_network") == "GAN"
+    plain = readme.replace("VQGAN with an adversarial loss", "model")
+    labels, _ = audit({"README.md": plain, **files})
+    assert value(labels, "paper_network") == "CNN"
+
+
+def test_an_encoder_trained_against_a_discriminator_is_adversarial(audit) -> None:  # type: ignore[no-untyped-def]
+    coach = (
+        "import torch\n\n"
+        "class Coach:\n"
+        "    def __init__(self):\n"
+        "        self.optimizer = torch.optim.Adam(self.net.encoder.parameters())\n"
+        "        self.discriminator = LatentCodesDiscriminator(512, 4)\n"
+        "        self.discriminator_optimizer = torch.optim.Adam(self.discriminator.parameters())\n"
+        "    def train(self, batch):\n"
+        "        loss = self.calc_loss(batch)\n"
+        "        loss.backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.discriminator_optimizer.step()\n"
+    )
+    readme = "# Encoder\n\nAn encoder for StyleGAN image manipulation.\n"
+    files = {"README.md": readme, "models/encoder.py": TORCH_MODEL}
+    labels, _ = audit({"training/coach.py": coach, **files})
+    assert "gan" in value(labels, "network_types")  # type: ignore[operator]
+    # a discriminator only loaded to score samples is no adversarial training
+    scorer = "import torch\n\nD = Discriminator()\nD.load_state_dict(torch.load(p))\nprint(D(x))\n"
+    labels, _ = audit({"score.py": scorer, **files})
+    assert "gan" not in value(labels, "network_types")  # type: ignore[operator]
+
+
+def test_a_type_named_only_in_a_comparison_is_not_the_model(audit) -> None:  # type: ignore[no-untyped-def]
+    files = {f"models/unet_{i}.py": DDPM_UNET for i in range(4)}
+    files["autoencoder/losses.py"] = GAN
+    readme = "# Diffusion\n\nDiffusion models beat GANs on image synthesis.\n"
+    labels, _ = audit({"README.md": readme, **files})
+    assert value(labels, "paper_network") == "CNN"
+    readme = "# Diffusion\n\nA diffusion model whose decoder is trained as a GAN.\n"
+    labels, _ = audit({"README.md": readme, **files})
+    assert value(labels, "paper_network") == "GAN"

@@ -1,0 +1,172 @@
+"""What a project's code, scripts and docs imply about the requirements it should state.
+
+Each fact is found by a named pattern and kept as Evidence (file, line, text), so every finding
+built from it can point at the line that triggered it. Python comments are skipped; strings are
+kept, because `torch.device("cuda")` and `--nproc_per_node=8` live in them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from miner.audit.files import RepoTree, is_vendored
+from miner.codebook import Evidence
+
+CODE_SUFFIXES = (".py", ".ipynb")
+SCRIPT_SUFFIXES = (".sh", ".bash", ".yaml", ".yml", ".cfg", ".slurm", ".sbatch")
+SCRIPT_NAMES = ("makefile", "dockerfile", "justfile")
+MAX_FILES = 2000
+MAX_LINES = 20_000
+CLIP = 160
+
+GPU = re.compile(
+    r"\.cuda\(|\.to\(\s*['\"]cuda|device\s*=\s*['\"]cuda|torch\.device\(\s*['\"]cuda"
+    r"|(?i:tf\.device\(\s*['\"]/?(?:device:)?gpu)|set_mode_gpu\(|\bmx\.gpu\("
+    r"|jax\.devices\(\s*['\"]gpu|\bnum_gpus\b|\bCUDA_VISIBLE_DEVICES\b"
+)
+HARD_CUDA = re.compile(r"\.cuda\(\)|torch\.device\(\s*['\"]cuda(?::\d)?['\"]\s*\)")
+CPU_FALLBACK = re.compile(
+    r"cuda\.is_available\(\)|is_gpu_available\(|list_physical_devices\(\s*['\"]GPU"
+    r"|['\"]--(?:cpu|no[-_]cuda|no[-_]gpu|device)['\"]|\buse_cuda\b|\bargs\.cuda\b"
+    r"|device\s*=\s*['\"]cpu['\"]|set_mode_cpu\("
+)
+DISTRIBUTED = re.compile(
+    r"torch\.distributed|DistributedDataParallel|nn\.DataParallel|\btorchrun\b"
+    r"|accelerate\s+launch|\bdeepspeed\b|\bhorovod|MirroredStrategy|\bpmap\("
+)
+GPU_COUNT = re.compile(
+    r"--nproc[_-]per[_-]node[= ](\d+)|--(?:num[_-])?gpus[= ](\d+)|horovodrun\s+-np\s+(\d+)"
+    r"|CUDA_VISIBLE_DEVICES=((?:\d,)*\d)\b"
+)
+MIXED_PRECISION = re.compile(
+    r"torch\.(?:cuda\.)?amp\b|\bautocast\(|GradScaler\(|['\" ]--(?:fp16|bf16|amp)\b"
+    r"|mixed_float16|mixed_bfloat16|apex\.amp|precision\s*=\s*['\"]?(?:16|bf16)"
+)
+BATCH_SIZE = re.compile(
+    r"['\"]--batch[_-]size['\"][^)\n]*default\s*=\s*(\d+)|^\s*batch_size\s*[:=]\s*(\d+)\s*(?:#.*)?$"
+)
+SEED = re.compile(
+    r"\b(?:torch\.(?:cuda\.)?manual_seed(?:_all)?|(?:np|numpy)\.random\.seed|random\.seed"
+    r"|tf\.random\.set_seed|tf\.set_random_seed|set_random_seed|set_seed|seed_everything"
+    r"|mx\.random\.seed|jax\.random\.(?:PRNGKey|key))\(|RandomState\(\s*\d|default_rng\(\s*\d"
+)
+THREADS = re.compile(
+    r"torch\.set_num(?:_interop)?_threads|\b(?:OMP|MKL|OPENBLAS|NUMEXPR)_NUM_THREADS\b"
+    r"|(?:intra|inter)_op_parallelism_threads|tf\.config\.threading\.set_"
+)
+
+
+@dataclass
+class CodeFacts:
+    """Evidence of GPU use, launchers, precision, batch size, seeds and thread settings."""
+
+    gpu: list[Evidence] = field(default_factory=list)
+    hard_cuda: list[Evidence] = field(default_factory=list)
+    cpu_fallback: list[Evidence] = field(default_factory=list)
+    distributed: list[Evidence] = field(default_factory=list)
+    gpu_count: list[tuple[int, Evidence]] = field(default_factory=list)
+    mixed_precision: list[Evidence] = field(default_factory=list)
+    batch_size: list[tuple[int, Evidence]] = field(default_factory=list)
+    seed: list[Evidence] = field(default_factory=list)
+    threads: list[Evidence] = field(default_factory=list)
+    code_lines: dict[str, list[str]] = field(default_factory=dict)  # path -> lines, for APIs
+
+    @property
+    def gpus(self) -> int | None:
+        """The largest GPU count a launcher or device list asks for, if any."""
+        return max((n for n, _ in self.gpu_count), default=None)
+
+    @property
+    def batch(self) -> int | None:
+        """The first default batch size found, if any."""
+        return self.batch_size[0][0] if self.batch_size else None
+
+
+def _ev(path: str, line: int, text: str, rule: str) -> Evidence:
+    text = " ".join(text.split())
+    return Evidence(path, line, text if len(text) <= CLIP else text[: CLIP - 3] + "...", rule)
+
+
+def _notebook_lines(text: str) -> list[str]:
+    import json
+
+    try:
+        cells = json.loads(text).get("cells", [])
+    except (ValueError, AttributeError):
+        return []
+    lines: list[str] = []
+    for cell in cells:
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            source = cell.get("source", [])
+            lines.extend("".join(source).splitlines() if isinstance(source, list) else [])
+    return lines
+
+
+def _scanned_files(tree: RepoTree) -> list[tuple[str, bool]]:
+    """(path, is_python) for the code and scripts to scan, vendored and test folders left out."""
+    chosen: list[tuple[str, bool]] = []
+    for f in tree.files:
+        if is_vendored(f.path) or re.search(r"(^|/)tests?/", f.path):
+            continue
+        if f.suffix in CODE_SUFFIXES:
+            chosen.append((f.path, True))
+        elif f.suffix in SCRIPT_SUFFIXES or f.name.lower() in SCRIPT_NAMES:
+            chosen.append((f.path, False))
+    return chosen[:MAX_FILES]
+
+
+def _count(match: re.Match[str]) -> int:
+    nproc, gpus, horovod, devices = match.groups()
+    if devices:
+        return len(devices.split(","))
+    return int(nproc or gpus or horovod)
+
+
+def scan_code(tree: RepoTree) -> CodeFacts:
+    """Scan code, notebooks, shell scripts and configs (and README code) for requirement facts."""
+    facts = CodeFacts()
+    sources = _scanned_files(tree)
+    if tree.readme:
+        sources.append((tree.readme, False))
+    for path, is_python in sources:
+        text = tree.read_text(path)
+        if text is None:
+            continue
+        lines = _notebook_lines(text) if path.endswith(".ipynb") else text.splitlines()
+        if is_python:
+            facts.code_lines[path] = lines[:MAX_LINES]
+        _scan_lines(facts, path, lines[:MAX_LINES], is_python)
+    return facts
+
+
+def _scan_lines(facts: CodeFacts, path: str, lines: list[str], is_python: bool) -> None:
+    is_readme = path == path.split("/")[-1] and path.lower().startswith("readme")
+    for number, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line or (is_python and line.startswith("#")):
+            continue
+        if is_python and " #" in line:
+            line = line.split(" #", 1)[0]
+        where = (path, number, raw)
+        if not is_readme:
+            if GPU.search(line):
+                facts.gpu.append(_ev(*where, "lint.gpu_code"))
+            if is_python and HARD_CUDA.search(line):
+                facts.hard_cuda.append(_ev(*where, "lint.hard_coded_cuda"))
+            if CPU_FALLBACK.search(line):
+                facts.cpu_fallback.append(_ev(*where, "lint.cpu_fallback"))
+            if SEED.search(line):
+                facts.seed.append(_ev(*where, "lint.seed"))
+            if THREADS.search(line):
+                facts.threads.append(_ev(*where, "lint.threads"))
+            if MIXED_PRECISION.search(line):
+                facts.mixed_precision.append(_ev(*where, "lint.mixed_precision"))
+            size = BATCH_SIZE.search(line)
+            if size:
+                value = int(size.group(1) or size.group(2))
+                facts.batch_size.append((value, _ev(*where, "lint.batch_size")))
+        if DISTRIBUTED.search(line):
+            facts.distributed.append(_ev(*where, "lint.distributed"))
+        for match in GPU_COUNT.finditer(line):
+            facts.gpu_count.append((_count(match), _ev(*where, "lint.gpu_count")))

@@ -1,0 +1,160 @@
+"""What a project states: a Python version, a CPU-only claim, a claim of reproducible numbers,
+and the framework versions its dependency files allow, with the release each API needs."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from miner.audit.files import RepoTree
+from miner.codebook import Evidence
+
+# Where a Python version is stated outside prose, by file name (any depth up to two folders).
+PYTHON_IN_FILES = (
+    (re.compile(r"(^|/)setup\.py$"), re.compile(r"\bpython_requires\s*=")),
+    (re.compile(r"(^|/)setup\.cfg$"), re.compile(r"^\s*python_requires\s*=")),
+    (re.compile(r"(^|/)pyproject\.toml$"), re.compile(r"^\s*(?:requires-python|python)\s*=")),
+    (re.compile(r"(^|/)[^/]*environment[^/]*\.ya?ml$"), re.compile(r"^\s*-\s*python\s*[=<>~]")),
+    (re.compile(r"(^|/)Dockerfile[^/]*$"), re.compile(r"^\s*FROM\s+python:\d")),
+    (re.compile(r"(^|/)(\.python-version|runtime\.txt)$"), re.compile(r"\d\.\d")),
+    (re.compile(r"(^|/)(tox\.ini|\.travis\.yml|noxfile\.py)$"), re.compile(r"\bpy(?:thon)?3\d")),
+)
+PYTHON_IN_PROSE = re.compile(
+    r"(?i)\bpython\s*(?:version\s*)?(?:>=|==|≥|>|~=|=|\^|:)?\s*v?[23]\.\d+"
+    r"|\bpython\s*[23](?:\.x|\+|\s+or\s+(?:later|higher|newer|above)|\s+(?:is\s+)?required)"
+    r"|\bpy(?:thon)?\s*3\.?\d+\s*\+"
+)
+CPU_CLAIM = re.compile(
+    r"(?i)\bCPU[- ]only\b|\bno GPU (?:is )?(?:required|needed)\b|\bwithout (?:a |any )?GPUs?\b"
+    r"|\bdoes(?:n't| not) (?:need|require) (?:a |any )?GPUs?\b"
+    r"|\b(?:runs?|train(?:s|ed)?|works?) (?:fine |well |fast )?on (?:a |any |your |the )?CPUs?\b"
+)
+REPRODUCIBLE = re.compile(
+    r"(?i)\breproduc(?:e|es|ed|ing|ible|ibility)\b[^.\n]{0,80}"
+    r"\b(?:results?|numbers?|paper|tables?|accuracy|scores?|experiments?|figures?)\b"
+)
+
+# Framework -> the package names its dependency files list it under.
+FRAMEWORK_PACKAGES = {
+    "pytorch": ("torch", "pytorch", "torch-gpu", "torch-cpu"),
+    "tensorflow": ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly"),
+    "keras": ("keras", "tensorflow", "tensorflow-gpu"),
+    "jax": ("jax", "jaxlib"),
+    "mxnet": ("mxnet", "mxnet-mkl", "mxnet-cu101", "mxnet-cu110", "mxnet-cu112"),
+    "theano": ("theano",),
+    "chainer": ("chainer",),
+    "paddlepaddle": ("paddlepaddle", "paddlepaddle-gpu"),
+}
+RELEASES = {
+    "torch": ["0.4.0", "0.4.1"]
+    + [f"1.{m}.0" for m in range(0, 14)]
+    + [f"2.{m}.0" for m in range(10)],
+    "tensorflow": [f"1.{m}.0" for m in range(16)] + [f"2.{m}.0" for m in range(21)],
+}
+PACKAGE_FAMILY = {"torch": "torch", "pytorch": "torch", "torch-gpu": "torch", "torch-cpu": "torch",
+                  "tensorflow": "tensorflow", "tensorflow-gpu": "tensorflow",
+                  "tensorflow-cpu": "tensorflow", "tf-nightly": "tensorflow"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ApiVersion:
+    """An API that exists only from (`since`) or only before (`until`) a framework release."""
+
+    family: str
+    pattern: re.Pattern[str]
+    since: str | None = None
+    until: str | None = None
+
+
+API_VERSIONS = (
+    ApiVersion("torch", re.compile(r"\btorch\.compile\("), since="2.0"),
+    ApiVersion("torch", re.compile(r"\btorch\.func\.|scaled_dot_product_attention\("), since="2.0"),
+    ApiVersion("torch", re.compile(r"\btorch\.inference_mode\("), since="1.9"),
+    ApiVersion("torch", re.compile(r"\btorch\.autocast\("), since="1.10"),
+    ApiVersion("torch", re.compile(r"\btorch\.cuda\.amp\."), since="1.6"),
+    ApiVersion("torch", re.compile(r"\btorch\.use_deterministic_algorithms\("), since="1.8"),
+    ApiVersion("torch", re.compile(r"\btorch\.backends\.mps\b"), since="1.12"),
+    ApiVersion("tensorflow", re.compile(r"\benable_op_determinism\("), since="2.8"),
+    ApiVersion("tensorflow", re.compile(r"\bmixed_precision\.set_global_policy\("), since="2.4"),
+    ApiVersion("tensorflow", re.compile(r"\btf\.config\.list_physical_devices\("), since="2.1"),
+    ApiVersion("tensorflow", re.compile(r"\btf\.random\.set_seed\("), since="2.0"),
+    # TensorFlow 2 removed these from the top-level namespace (tf.compat.v1 keeps them).
+    ApiVersion(
+        "tensorflow",
+        re.compile(
+            r"\btf\.(?:Session|placeholder|get_variable|"
+            r"variable_scope)\(|\btf\.contrib\."
+        ),
+        until="2.0",
+    ),
+)
+COMPAT_V1 = re.compile(r"tensorflow\.compat\.v1\s+as\s+tf|tf\.disable_v2_behavior\(")
+
+
+def python_version_stated(tree: RepoTree, docs: tuple[str, ...]) -> Evidence | None:
+    """Where the project states its Python version, if anywhere."""
+    for f in tree.files:
+        if f.depth > 2:
+            continue
+        for name, pattern in PYTHON_IN_FILES:
+            if name.search(f.path):
+                hit = _first_line(tree, f.path, pattern)
+                if hit:
+                    return hit
+    for doc in docs:
+        hit = _first_line(tree, doc, PYTHON_IN_PROSE)
+        if hit:
+            return hit
+    return None
+
+
+def stated(tree: RepoTree, docs: tuple[str, ...], pattern: re.Pattern[str]) -> Evidence | None:
+    """The first docs line matching `pattern`."""
+    for doc in docs:
+        hit = _first_line(tree, doc, pattern)
+        if hit:
+            return hit
+    return None
+
+
+def _first_line(tree: RepoTree, path: str, pattern: re.Pattern[str]) -> Evidence | None:
+    text = tree.read_text(path)
+    if not text:
+        return None
+    for number, line in enumerate(text.splitlines(), 1):
+        if pattern.search(line):
+            return Evidence(path, number, " ".join(line.split())[:160], "lint.stated")
+    return None
+
+
+def specifier(spec: str) -> object | None:
+    """A packaging SpecifierSet for a requirement's version text, or None when it has none."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    text = spec.strip().replace(" ", "")
+    if not text:
+        return None
+    if re.fullmatch(r"=\d[\w.*]*", text):  # conda's `pkg=1.7` means 1.7.*
+        text = "=" + text + ("" if text.endswith("*") else ".*")
+    elif re.fullmatch(r"\d[\w.*]*", text):
+        text = "==" + text + ("" if text.endswith("*") else ".*")
+    try:
+        return SpecifierSet(text)
+    except InvalidSpecifier:
+        return None
+
+
+def contradicts(family: str, spec: object, api: ApiVersion) -> bool:
+    """True when no release the spec allows has the API (too old, or already removed)."""
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    assert isinstance(spec, SpecifierSet)
+    allowed = [Version(v) for v in RELEASES.get(family, []) if spec.contains(v, prereleases=True)]
+    if not allowed:
+        return False
+    if api.since is not None:
+        return all(v < Version(api.since) for v in allowed)
+    if api.until is not None:
+        return all(v >= Version(api.until) for v in allowed)
+    return False
