@@ -15,6 +15,10 @@ class StoreError(MinerError):
     """The SQLite store cannot be opened, migrated or read."""
 
 
+class StoreBusy(StoreError):
+    """Another live process holds the store for this stage (the message says which)."""
+
+
 class GitHubError(MinerError):
     """The GitHub API refused a request in a way retrying cannot fix."""
 

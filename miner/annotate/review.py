@@ -199,16 +199,18 @@ def review(
                     skip = True
                     break
                 row[name] = value
+                confirmed.append(name)
+                save(row, confirmed)  # saved before the evidence is asked: `q` there keeps it
+                answered += 1
                 if _wants_evidence(name, value):
                     current = row.get(evidence_column(name), "")
                     hint = f"{EVIDENCE_HINT} [{current}]" if current else EVIDENCE_HINT
                     given = dialog.ask(hint).strip()
                     if given == "q":
                         raise Quit
-                    row[evidence_column(name)] = given or current
-                confirmed.append(name)
-                save(row, confirmed)
-                answered += 1
+                    if given and given != current:
+                        row[evidence_column(name)] = given
+                        save(row, confirmed)
             if not skip:
                 note = dialog.ask(f"note for {row['full_name']} (Enter = keep)").strip()
                 if note == "q":

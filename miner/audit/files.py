@@ -46,6 +46,11 @@ DEPENDENCY_HINT = re.compile(
     r"cmakelists|description|install|project\.toml|go\.mod|pom\.xml|build\.gradle",
     re.IGNORECASE,
 )
+# A link written as a full GitHub address into a sub-folder ("https://github.com/o/n/tree/main/ros"):
+# it is the repository's own when the name matches the checkout's folder (NAME or OWNER__NAME).
+GITHUB_TREE_LINK = re.compile(
+    r"https?://github\.com/[^/]+/([^/]+)/(?:tree|blob)/[^/]+/(.+?)/?$", re.IGNORECASE
+)
 LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)|href=[\"']([^\"']+)[\"']")
 
 
@@ -207,14 +212,31 @@ class RepoTree:
         base = PurePosixPath(doc).parent
         linked = []
         for match in LINK.finditer(text):
-            target = (match.group(1) or match.group(2) or "").split("#", 1)[0]
+            target = (match.group(1) or match.group(2) or "").split("#", 1)[0].split("?", 1)[0]
+            if (own := GITHUB_TREE_LINK.match(target)) and self._is_named(own.group(1)):
+                target, base = own.group(2), PurePosixPath()  # the repository's own sub-folder
             if not target or "://" in target or target.startswith(("mailto:", "/")):
                 continue
             rel = os.path.normpath(str(base / target)).replace(os.sep, "/")
+            rel = self._folder_readme(rel) or rel  # a folder link reads the folder's README
             if rel in self.paths and PurePosixPath(rel).suffix.lower() in DOC_SUFFIXES:
                 if not NOT_DOCS.search(rel):
                     linked.append(rel)
         return linked
+
+    def _is_named(self, name: str) -> bool:
+        """True when the checkout's folder is named after repository `name`."""
+        folder, name = self.root.name.lower(), name.lower()
+        return folder == name or folder.endswith(f"__{name}")
+
+    def _folder_readme(self, folder: str) -> str | None:
+        """The README of a sub-folder of the checkout, if `folder` is one that has a README."""
+        if folder in self.paths or folder in (".", ""):
+            return None
+        for name in ("README.md", "readme.md", "README.rst", "README.markdown", "Readme.md"):
+            if f"{folder}/{name}" in self.paths:
+                return f"{folder}/{name}"
+        return None
 
     @cached_property
     def dependency_files(self) -> tuple[tuple[str, str], ...]:

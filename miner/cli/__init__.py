@@ -13,7 +13,8 @@ from miner.errors import MinerError
 
 
 class MinerGroup(TyperGroup):
-    """Turns every MinerError raised below it into a one-line message and exit code 1."""
+    """Turns every MinerError raised below it into a one-line message and exit code 1, and a
+    Ctrl-C no command reported on itself into one line and exit code 130."""
 
     def invoke(self, ctx: Any) -> Any:  # typer's vendored click Context
         try:
@@ -21,6 +22,9 @@ class MinerGroup(TyperGroup):
         except MinerError as exc:
             typer.echo(f"Error: {exc}", err=True)
             raise typer.Exit(1) from None
+        except KeyboardInterrupt:
+            typer.echo("interrupted: what was finished is saved; run the command again", err=True)
+            raise typer.Exit(130) from None
 
 
 app = typer.Typer(

@@ -53,21 +53,32 @@ class Method(str, Enum):
     tiebreaker = "tiebreaker"
 
 
-def _dialog() -> Any:
-    from rich.console import Console
-    from rich.markup import escape
+class _Terminal:
+    """The terminal front end of `review` and `resolve`: Ctrl-C or a closed input at a prompt
+    stops like `q` (everything answered is saved already), remembered for the exit code."""
 
-    from miner.annotate.dialog import Dialog
+    def __init__(self) -> None:
+        from rich.console import Console
 
-    console = Console(highlight=False)
+        self.console = Console(highlight=False)
+        self.interrupted = False
 
-    def ask(prompt: str) -> str:
+    def ask(self, prompt: str) -> str:
+        from rich.markup import escape
+
         try:
-            return console.input(f"[bold]{escape(prompt)}[/bold]: ")
-        except EOFError:  # input closed: stop like `q`, everything answered is saved
+            return self.console.input(f"[bold]{escape(prompt)}[/bold]: ")
+        except EOFError:
+            return "q"
+        except KeyboardInterrupt:
+            self.interrupted = True
+            self.console.print()
             return "q"
 
-    return Dialog(ask=ask, say=lambda text: console.print(text, markup=False))
+    def dialog(self) -> Any:
+        from miner.annotate.dialog import Dialog
+
+        return Dialog(ask=self.ask, say=lambda text: self.console.print(text, markup=False))
 
 
 @annotate_app.command("prepare")
@@ -157,15 +168,19 @@ def review_cmd(
 ) -> None:
     """Label in the terminal beside the relevant doc lines; stop with q, resume any time."""
     from miner.annotate.review import review
+    from miner.procs import interruptible
 
     config = settings(study, db)
-    with store_if_present(config) as store:
-        result = review(config.annotations, annotator, _dialog(), round_name, store)
-    state = "stopped" if result.stopped else "done"
+    terminal = _Terminal()
+    with interruptible(), store_if_present(config) as store:
+        result = review(config.annotations, annotator, terminal.dialog(), round_name, store)
+    state = "interrupted" if terminal.interrupted else "stopped" if result.stopped else "done"
     typer.echo(
         f"{state}: {result.answered} answers saved to {result.path};"
         f" {result.repos_complete}/{result.repos_total} repositories complete"
     )
+    if terminal.interrupted:
+        raise typer.Exit(130)
 
 
 @annotate_app.command("serve")
@@ -273,10 +288,14 @@ def resolve_cmd(
     else:
         if not by:
             raise ConfigError("say who decides: --by NAME")
+        terminal = _Terminal()
         with store_if_present(config) as store:
             count = resolve_interactive(
-                config.annotations, round_name, by, method.value, _dialog(), store
+                config.annotations, round_name, by, method.value, terminal.dialog(), store
             )
+        if terminal.interrupted:
+            typer.echo(f"interrupted: {count} decision(s) recorded in round {round_name}")
+            raise typer.Exit(130)
     consensus = build_consensus(config.annotations)
     typer.echo(f"recorded {count} decision(s) in round {round_name}")
     typer.echo(

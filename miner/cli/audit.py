@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from miner.cli import app
 from miner.cli.common import DbOption, StudyOption, is_tty, open_store, settings
 from miner.models import AuditResult
+
+if TYPE_CHECKING:
+    from miner.audit import AnalyzeEvent
 
 
 class AuditFormat(str, Enum):
@@ -98,48 +102,71 @@ def analyze_command(
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
-    """Audit every cloned repository and store its labels and evidence (resumable)."""
+    """Audit every cloned repository and store its labels and evidence (resumable).
+
+    Runs started at the same time on one store share the work: each repository is audited once.
+    """
     from miner.audit import analyze
+    from miner.procs import interruptible
 
     config = settings(study, db)
-    counts = {"audited": 0, "skipped": 0, "failed": 0}
-    with open_store(config) as store:
-        if dask:
-            from miner.audit.cluster import analyze_on_dask
-            from miner.clone import CloneOptions, parse_as_of
+    counts = {"audited": 0, "skipped": 0, "failed": 0, "elsewhere": 0}
+    try:
+        with interruptible(), open_store(config) as store:
+            if dask:
+                from miner.audit.cluster import analyze_on_dask
+                from miner.clone import CloneOptions, parse_as_of
 
-            options = CloneOptions(
-                root=config.repos,
-                as_of=None if as_of is None else parse_as_of(as_of),
-                token=config.token,
-            )
-            events = analyze_on_dask(store, dask, options, refresh=refresh)
-        else:
-            events = analyze(store, workers=workers, refresh=refresh)
-        if is_tty():
-            from rich.progress import Progress
-
-            with Progress() as progress:
-                task = progress.add_task("analyzing", total=None)
+                options = CloneOptions(
+                    root=config.repos,
+                    as_of=None if as_of is None else parse_as_of(as_of),
+                    token=config.token,
+                )
+                events = analyze_on_dask(store, dask, options, refresh=refresh)
+            else:
+                events = analyze(store, workers=workers, refresh=refresh)
+            if is_tty():
+                _analyze_with_progress(events, counts)
+            else:
                 for event in events:
-                    progress.update(task, total=event.total, completed=event.done)
+                    _count(counts, event)
                     if event.status == "skipped":
-                        counts["skipped"] = event.done
+                        typer.echo(f"skipped {event.done} already audited")
                         continue
-                    counts[event.status] += 1
-                    if event.status == "failed":
-                        progress.console.print(
-                            f"[red]failed[/red] {event.full_name}: {event.error}"
-                        )
-        else:
-            for event in events:
-                if event.status == "skipped":
-                    counts["skipped"] = event.done
-                    typer.echo(f"skipped {event.done} already audited")
-                    continue
-                counts[event.status] += 1
-                suffix = f": {event.error}" if event.error else ""
-                typer.echo(f"[{event.done}/{event.total}] {event.status} {event.full_name}{suffix}")
-    typer.echo(
-        f"audited {counts['audited']}, skipped {counts['skipped']}, failed {counts['failed']}"
-    )
+                    suffix = f": {event.error}" if event.error else ""
+                    typer.echo(
+                        f"[{event.done}/{event.total}] {event.status} {event.full_name}{suffix}"
+                    )
+    except KeyboardInterrupt:
+        typer.echo(
+            f"interrupted: {_counts_line(counts)}, all stored; run `miner analyze` again to resume",
+            err=True,
+        )
+        raise typer.Exit(130) from None
+    typer.echo(_counts_line(counts))
+
+
+def _count(counts: dict[str, int], event: AnalyzeEvent) -> None:
+    if event.status == "skipped":
+        counts["skipped"] = event.done
+    else:
+        counts[event.status] += 1
+
+
+def _counts_line(counts: dict[str, int]) -> str:
+    line = f"audited {counts['audited']}, skipped {counts['skipped']}, failed {counts['failed']}"
+    if counts["elsewhere"]:
+        line += f", {counts['elsewhere']} by another run"
+    return line
+
+
+def _analyze_with_progress(events: Iterator[AnalyzeEvent], counts: dict[str, int]) -> None:
+    from rich.progress import Progress
+
+    with Progress() as progress:
+        task = progress.add_task("analyzing", total=None)
+        for event in events:
+            progress.update(task, total=event.total, completed=event.done)
+            _count(counts, event)
+            if event.status == "failed":
+                progress.console.print(f"[red]failed[/red] {event.full_name}: {event.error}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -145,16 +147,30 @@ def clone(
     if snapshots:
         _snapshot(config, options, tuple(at or ()), every, since, until)
         return
+    from miner.procs import interruptible
+
+    tally: Counter[str] = Counter()
+
+    def counted(handler: Callable[[CloneEvent], None]) -> Callable[[CloneEvent], None]:
+        def count(event: CloneEvent) -> None:
+            if event.kind == "done" and event.result is not None:
+                tally[event.result.status] += 1
+            handler(event)
+
+        return count
+
     with open_store(config) as store:
         try:
-            if is_tty():
-                summary = _clone_with_progress(store, options)
-            else:
-                summary = clone_all(store, options, _print_line)
+            with interruptible():
+                if is_tty():
+                    summary = _clone_with_progress(store, options, counted)
+                else:
+                    summary = clone_all(store, options, counted(_print_line))
         except KeyboardInterrupt:
-            done = store.query("SELECT COUNT(*) FROM clones WHERE status = 'cloned'")[0][0]
+            done = ", ".join(f"{n} {status}" for status, n in sorted(tally.items())) or "none"
             typer.echo(
-                f"interrupted: {done} checkouts stored; run `miner clone` again to resume",
+                f"interrupted: {sum(tally.values())} repositories done by this run ({done}), all"
+                " stored; run `miner clone` again to resume",
                 err=True,
             )
             raise typer.Exit(130) from None
@@ -198,9 +214,15 @@ def _snapshot(
 def _print_line(event: CloneEvent) -> None:
     if event.kind == "done" and event.result is not None:
         typer.echo(result_line(event.result))
+    elif event.kind == "elsewhere":
+        typer.echo(f"{'elsewhere':<8} {event.full_name}  (another run on this store has it)")
 
 
-def _clone_with_progress(store: Store, options: CloneOptions) -> CloneSummary:
+def _clone_with_progress(
+    store: Store,
+    options: CloneOptions,
+    counted: Callable[[Callable[[CloneEvent], None]], Callable[[CloneEvent], None]],
+) -> CloneSummary:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.text import Text
@@ -225,6 +247,8 @@ def _clone_with_progress(store: Store, options: CloneOptions) -> CloneSummary:
                 progress.update(task, total=event.total)
             elif event.kind == "start" and event.full_name:
                 running.append(event.full_name)
+            elif event.kind == "elsewhere":
+                progress.update(task, completed=event.done)
             elif event.kind == "done" and event.result is not None:
                 if event.full_name in running:
                     running.remove(event.full_name)
@@ -234,4 +258,4 @@ def _clone_with_progress(store: Store, options: CloneOptions) -> CloneSummary:
             label = ", ".join(running[:3]) + (f" +{len(running) - 3}" if len(running) > 3 else "")
             progress.update(task, running=label)
 
-        return clone_all(store, options, show)
+        return clone_all(store, options, counted(show))

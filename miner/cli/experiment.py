@@ -148,9 +148,11 @@ def _run_one(
     retry_failed: bool,
     keep_workdir: bool,
 ) -> int:
-    """Run one manifest's experiment with progress lines; how many runs were not ok."""
+    """Run one manifest's experiment with progress lines; how many runs were not ok (a Ctrl-C
+    is one line and exit code 130)."""
     from miner.experiment.pinning import usable_cpus
-    from miner.experiment.run import plan, run_experiment
+    from miner.experiment.run import finished_runs, plan, run_experiment
+    from miner.procs import interruptible
 
     total = len(plan(counts, settings_, runs, devices))
     cpus = len(usable_cpus())
@@ -166,11 +168,20 @@ def _run_one(
         retry_failed=retry_failed, keep_workdir=keep_workdir,
     )  # fmt: skip
     ran = skipped = failed = 0
-    for event in _progress(events, total):
-        record = event.record
-        skipped += event.skipped
-        ran += not event.skipped
-        failed += record.status != "ok"
+    try:
+        with interruptible():
+            for event in _progress(events, total):
+                record = event.record
+                skipped += event.skipped
+                ran += not event.skipped
+                failed += record.status != "ok"
+    except KeyboardInterrupt:
+        typer.echo(
+            f"interrupted: {ran} runs recorded by this run ({finished_runs(folder)} of {total} in"
+            f" all, the one in progress stopped and removed); run the same command to resume",
+            err=True,
+        )
+        raise typer.Exit(130) from None
     typer.echo(f"ran {ran}, skipped {skipped} finished earlier, {failed} not ok; {folder}/runs.csv")
     return failed
 

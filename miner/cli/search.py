@@ -10,7 +10,8 @@ from rich.table import Table
 
 from miner.cli import app
 from miner.cli.common import DbOption, StudyOption, is_tty, open_store, settings
-from miner.config import DEFAULT_API_URL
+from miner.config import DEFAULT_API_URL, Settings
+from miner.procs import interruptible
 from miner.search.crawl import (
     PageFetched,
     SearchFinished,
@@ -18,6 +19,7 @@ from miner.search.crawl import (
     SearchSummary,
     SliceFinished,
     SliceStarted,
+    StoreWaiting,
     run_search,
 )
 from miner.search.github import Waiting
@@ -45,6 +47,8 @@ class LineProgress:
     @staticmethod
     def line(event: object) -> str | None:
         """The line for `event`, or None for events too frequent to print (pages, ticks)."""
+        if isinstance(event, StoreWaiting):
+            return event.message
         if isinstance(event, SearchStarted):
             if event.complete:
                 return f"search {event.keyword!r}: already complete ({event.fetched:,} stored)"
@@ -96,7 +100,9 @@ class LiveProgress:
 
     def __call__(self, event: object) -> None:
         progress = self.progress
-        if isinstance(event, SearchStarted):
+        if isinstance(event, StoreWaiting):
+            progress.console.print(event.message, highlight=False)
+        elif isinstance(event, SearchStarted):
             self.slices = self.pages = 0
             self.task = progress.add_task(
                 event.keyword, total=None, completed=event.fetched, detail="starting"
@@ -152,6 +158,13 @@ def _summary_table(summary: SearchSummary) -> Table:
             status,
         )
     return table
+
+
+def _repo_count(config: Settings) -> int:
+    if not config.db.exists():
+        return 0
+    with open_store(config) as store:
+        return store.repo_count()
 
 
 @app.command("search")
@@ -230,6 +243,10 @@ def search_command(
             show_default=False,
         ),
     ] = None,
+    wait: Annotated[
+        bool,
+        typer.Option("--wait", help="If another search holds the store, wait for it to finish."),
+    ] = False,
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
@@ -249,17 +266,24 @@ def search_command(
     )
     config = settings(study, db, api_url=api_url, token=token)
     tty = is_tty()
+    before = _repo_count(config)
     try:
-        if tty:
-            with LiveProgress(Console(stderr=True)) as live:
-                summary = run_search(config, keywords, filters, on_event=live, refresh=refresh)
-        else:
-            summary = run_search(
-                config, keywords, filters, on_event=LineProgress(), refresh=refresh
-            )
+        with interruptible():
+            if tty:
+                with LiveProgress(Console(stderr=True)) as live:
+                    summary = run_search(
+                        config, keywords, filters, on_event=live, refresh=refresh, wait=wait
+                    )
+            else:
+                summary = run_search(
+                    config, keywords, filters, on_event=LineProgress(), refresh=refresh, wait=wait
+                )
     except KeyboardInterrupt:
+        after = _repo_count(config)
         typer.echo(
-            "interrupted: what was fetched is stored; run the same command to resume", err=True
+            f"interrupted: {after - before:,} new repositories stored by this run ({after:,} in"
+            " the store); run the same command to resume",
+            err=True,
         )
         raise typer.Exit(130) from None
     console = Console(width=None if tty else 120, force_terminal=tty)

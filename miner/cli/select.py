@@ -89,7 +89,8 @@ def select_cmd(
     Ranking uses static evidence, and with --smoke what a real install and a bounded training
     run showed; each manifest runs with `miner experiment run MANIFEST` (or the whole folder).
     """
-    from miner.cli.smoke import echo_smoke, render_outcomes, smoke_options
+    from miner.cli.smoke import SMOKE_INTERRUPTED, echo_smoke, render_outcomes, smoke_options
+    from miner.procs import interruptible
     from miner.select.rank import DIVERSITY_KEYS, REQUIREMENTS, parse_names
     from miner.select.selection import SelectOptions, select_candidates
 
@@ -109,8 +110,12 @@ def select_cmd(
         smoke=smoking,
         smoke_again=smoke_again,
     )
-    with open_store(config) as store:
-        result = select_candidates(store, options, on_smoke=echo_smoke)
+    try:
+        with interruptible(), open_store(config) as store:
+            result = select_candidates(store, options, on_smoke=echo_smoke)
+    except KeyboardInterrupt:
+        typer.echo(SMOKE_INTERRUPTED + ", and the same command goes on from there", err=True)
+        raise typer.Exit(130) from None
     if smoking is not None:
         render_outcomes(result.smoke_rows)
     _render(result)

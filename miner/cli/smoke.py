@@ -43,6 +43,12 @@ AsOfOption = Annotated[
 ]
 
 
+SMOKE_INTERRUPTED = (
+    "interrupted: the smoke run in progress was stopped and its copy removed; those finished are "
+    "stored"
+)
+
+
 def smoke_options(
     config: Settings,
     timeout: float,
@@ -119,11 +125,16 @@ def smoke_cmd(
     no credentials, memory and time limits, no network while training. Outcomes go to the store
     (`miner report smoke`) and to each manifest (`runnable`).
     """
+    from miner.procs import interruptible
     from miner.select.selected import smoke_selected
 
     config = settings(study, db)
     options = smoke_options(config, timeout, install_timeout, memory, python, as_of_commit)
     folder = manifests or config.runs / "manifests"
-    with store_if_present(config) as store:
-        results = smoke_selected(folder, options, tuple(names or ()), store, echo_smoke)
+    try:
+        with interruptible(), store_if_present(config) as store:
+            results = smoke_selected(folder, options, tuple(names or ()), store, echo_smoke)
+    except KeyboardInterrupt:
+        typer.echo(SMOKE_INTERRUPTED, err=True)
+        raise typer.Exit(130) from None
     render_outcomes([result_row(r) for r in results])

@@ -26,6 +26,7 @@ from miner.clone.options import CloneOptions, human_bytes
 from miner.errors import CloneError, ConfigError
 from miner.models import CloneResult
 from miner.store import Store
+from miner.store.claims import TAKEN, Claims
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,8 @@ class CloneJob:
 
 @dataclass(frozen=True)
 class CloneEvent:
-    """Progress of a batch: 'plan' (the total is known), 'start' and 'done' per repository."""
+    """Progress of a batch: 'plan' (the total is known), then per repository 'start' and 'done',
+    or 'elsewhere' (another run on the same store has it)."""
 
     kind: str
     total: int
@@ -63,6 +65,7 @@ class CloneSummary:
     bytes_on_disk: int
     seconds: float
     results: tuple[CloneResult, ...] = field(repr=False)
+    elsewhere: int = 0  # cloned (or being cloned) by another run on the same store
 
     @property
     def failed_total(self) -> int:
@@ -74,6 +77,8 @@ class CloneSummary:
         failed = f"failed {self.failed_total}"
         if self.failed:
             failed += " (" + ", ".join(f"{k} {v}" for k, v in sorted(self.failed.items())) + ")"
+        if self.elsewhere:
+            failed += f", {self.elsewhere} by another run"
         return (
             f"cloned {self.cloned}, skipped {self.skipped}, {failed}; received "
             f"{human_bytes(self.bytes_received)}, {human_bytes(self.bytes_on_disk)} on disk, "
@@ -260,23 +265,34 @@ def iter_clones(store: Store, options: CloneOptions) -> Generator[CloneEvent, No
 
     Yields a 'plan' event, then 'start' and 'done' per repository; returns the summary. Safe to
     interrupt at any point: finished repositories are stored, and the next run redoes the rest.
+    Batches started at the same time on one store share the work: each repository is claimed
+    in the store just before it is cloned, and one claimed by another live batch is left to it.
     """
     started = time.monotonic()
     jobs = plan_jobs(store, options)
     results: list[CloneResult] = []
-    with CloneRoot(options.root) as root:
+    elsewhere = 0
+    with CloneRoot(options.root) as root, Claims(store, "clone") as claims:
         yield CloneEvent("plan", len(jobs), 0)
-        for event in _run_pool(jobs, options, root):
+        work = claims.each(jobs, lambda job: job.repo_id, lambda job: False)
+        for event in _run_pool(work, options, root):
             if event.outcome is not None:
                 outcome = event.outcome
                 results.append(outcome.result)
                 if outcome.record is not None:
                     store.save_clone(outcome.result, **outcome.record)
+                claims.finish(event.job.repo_id)
                 yield CloneEvent(
-                    "done", len(jobs), len(results), outcome.result.full_name, outcome.result
+                    "done", len(jobs), len(results) + elsewhere, outcome.result.full_name,
+                    outcome.result,
+                )  # fmt: skip
+            elif event.elsewhere:
+                elsewhere += 1
+                yield CloneEvent(
+                    "elsewhere", len(jobs), len(results) + elsewhere, event.job.full_name
                 )
             else:
-                yield CloneEvent("start", len(jobs), len(results), event.job.full_name)
+                yield CloneEvent("start", len(jobs), len(results) + elsewhere, event.job.full_name)
     failed = Counter(r.error_class or "other" for r in results if r.status == "failed")
     return CloneSummary(
         cloned=sum(r.status == "cloned" for r in results),
@@ -286,6 +302,7 @@ def iter_clones(store: Store, options: CloneOptions) -> Generator[CloneEvent, No
         bytes_on_disk=sum(r.bytes_on_disk for r in results if r.status != "failed"),
         seconds=time.monotonic() - started,
         results=tuple(results),
+        elsewhere=elsewhere,
     )
 
 
@@ -294,16 +311,18 @@ class _PoolEvent:
     job: CloneJob
     outcome: _Outcome | None = None
     error: BaseException | None = None
+    elsewhere: bool = False
 
 
-def _run_pool(jobs: list[CloneJob], options: CloneOptions, root: CloneRoot) -> Iterator[_PoolEvent]:
-    """Run the jobs on at most `options.workers` threads; events arrive in the caller's thread."""
-    if not jobs:
-        return
+def _run_pool(
+    work: Iterator[tuple[CloneJob, str]], options: CloneOptions, root: CloneRoot
+) -> Iterator[_PoolEvent]:
+    """Run the claimed jobs on at most `options.workers` threads, taking the next job only when
+    a thread is free (so batches side by side split the work); events arrive in this thread."""
     events: queue.Queue[_PoolEvent] = queue.Queue()
     cancel = threading.Event()
 
-    def work(job: CloneJob) -> None:
+    def run(job: CloneJob) -> None:
         if cancel.is_set():
             return
         events.put(_PoolEvent(job))
@@ -314,19 +333,24 @@ def _run_pool(jobs: list[CloneJob], options: CloneOptions, root: CloneRoot) -> I
         except BaseException as exc:  # a bug: re-raised in the caller's thread
             events.put(_PoolEvent(job, error=exc))
 
-    pool = ThreadPoolExecutor(
-        max_workers=min(options.workers, len(jobs)), thread_name_prefix="clone"
-    )
+    pool = ThreadPoolExecutor(max_workers=options.workers, thread_name_prefix="clone")
+    running = 0
     try:
-        for job in jobs:
-            pool.submit(work, job)
-        finished = 0
-        while finished < len(jobs):
+        while True:
+            while running < options.workers and (item := next(work, None)) is not None:
+                job, state = item
+                if state == TAKEN:
+                    pool.submit(run, job)
+                    running += 1
+                else:
+                    yield _PoolEvent(job, elsewhere=True)
+            if not running:
+                return
             event = events.get()
             if event.error is not None:
                 raise event.error
             if event.outcome is not None:
-                finished += 1
+                running -= 1
             yield event
     finally:
         cancel.set()  # running git processes stop within a poll interval

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from miner.clone.options import human_bytes
 from miner.errors import CloneError
+from miner.procs import child_preexec, end_group, guardian, kill_group, starting_child
 
 POLL_SECONDS = 0.1
 ONLINE_PROTOCOLS = "https:http:file"
@@ -191,13 +192,25 @@ class GitSession:
         self._check(None)
         cwd = work_tree if work_tree is not None else git_dir.parent
         command = [Git.GIT_PYTHON_GIT_EXECUTABLE or "git", *args]
-        handle = Git(str(cwd)).execute(
-            command,
-            as_process=True,
-            env=self.env(git_dir, work_tree, online),
-            istream=subprocess.PIPE if stdin is not None else None,
-        )
-        proc = cast("subprocess.Popen[bytes]", handle.proc)
+        proc = None
+        try:
+            with starting_child():
+                handle = Git(str(cwd)).execute(
+                    command,
+                    as_process=True,
+                    env=self.env(git_dir, work_tree, online),
+                    istream=subprocess.PIPE if stdin is not None else None,
+                    # Its own process group (git starts helpers: remote-https, index-pack...),
+                    # ended whole on a cancel, a timeout, or by the guardian should this die.
+                    start_new_session=True,
+                    preexec_fn=child_preexec(),
+                )
+                proc = cast("subprocess.Popen[bytes]", handle.proc)
+                guardian().watch(proc.pid, group=True)
+        except BaseException:
+            if proc is not None:
+                end_group(proc)
+            raise
         pending = stdin
         try:
             while True:
@@ -209,8 +222,9 @@ class GitSession:
                     self._check(watch)
         finally:
             if proc.poll() is None:
-                kill_tree(proc.pid)
+                kill_group(proc.pid)
                 proc.communicate()
+            guardian().forget(proc.pid)
         self.last_stderr = err.decode("utf-8", "replace")
         if proc.returncode != 0:
             raise CloneError(self.message(self.last_stderr, args[0]), classify(self.last_stderr))
@@ -235,28 +249,6 @@ class GitSession:
         parts = dict.fromkeys(PREFIX.sub("", ln).strip() for ln in useful)  # ordered, no repeats
         text = "; ".join(p for p in parts if p)[:400] or f"git {step} failed"
         return text.replace(self.secret, "***") if self.secret else text
-
-
-def kill_tree(pid: int) -> None:
-    """Kill a git process and every process it started (index-pack, remote helpers...)."""
-    import psutil
-
-    try:
-        parent = psutil.Process(pid)
-        parent.suspend()  # stop it spawning more children while they are enumerated
-        children = parent.children(recursive=True)
-    except psutil.Error:
-        children, parent = [], None
-    for proc in children:
-        try:
-            proc.kill()
-        except psutil.Error:
-            pass
-    if parent is not None:
-        try:
-            parent.kill()
-        except psutil.Error:
-            pass
 
 
 def pack_bytes(git_dir: Path, partial: bool = False) -> int:

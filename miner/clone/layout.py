@@ -1,14 +1,15 @@
-"""The clone root on disk: safe paths, the batch lock, half-written clones and the marker.
+"""The clone root on disk: safe paths, batches side by side, half-written clones and the marker.
 
-A clone is built in `<root>/.partial/` and renamed into `<root>/<owner>/<name>` only once it is
-complete, with a marker file (`.git/miner-clone.json`) written last. So a folder under the root
-either holds a complete checkout with its marker, or it is half-written and is redone; whatever
-a killed batch left in `.partial/` is swept by the next one.
+A clone is built in the batch's own folder `<root>/.partial/batch-*/` and renamed into
+`<root>/<owner>/<name>` only once it is complete, with a marker file (`.git/miner-clone.json`)
+written last. So a folder under the root either holds a complete checkout with its marker, or it
+is half-written and is redone. Batches running at the same time (sharing the work through claims
+in the store) each hold a lock on their own folder; the folder of a batch that is gone is swept.
 
 Clones are not flushed to disk one by one (that stalls the pool): a batch flushes once when it
-ends, and `.running` marks a batch in progress. A batch that finds `.running` knows the one
-before it was killed, or the machine went down, so it checks each checkout against its index
-before trusting it.
+ends, and removes its folder only then. A batch that finds the folder of a dead batch knows that
+batch was killed, or the machine went down, so it checks each checkout against its index before
+trusting it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from miner.errors import ConfigError
 MARKER = "miner-clone.json"
 PARTIAL = ".partial"
 LOCK = ".lock"
+OWNER = ".owner"  # in a batch's folder, locked while the batch runs
 RUNNING = ".running"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _MAX_PART = 100
@@ -89,53 +91,76 @@ def remove_tree(path: Path) -> None:
 
 
 class CloneRoot:
-    """The clone root held by one batch: locked, swept of half-written clones, with temp dirs."""
+    """The clone root as one batch uses it: its own folder for temp dirs, the dead swept."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.partial = root / PARTIAL
-        self._lock: IO[str] | None = None
+        self._owner: IO[str] | None = None
+        self.unclean = False
 
     def __enter__(self) -> CloneRoot:
         import fcntl
 
         self.root.mkdir(parents=True, exist_ok=True)
-        self._lock = open(self.root / LOCK, "w", encoding="utf-8")  # noqa: SIM115
-        try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            self._lock.close()
-            raise ConfigError(f"another `miner clone` is writing to {self.root}") from None
-        remove_tree(self.partial)  # whatever a killed batch was writing
-        self.partial.mkdir(exist_ok=True)
-        self.hooks = Path(tempfile.mkdtemp(prefix="hooks-", dir=self.partial))
-        running = self.root / RUNNING
-        self.unclean = running.exists()  # the last batch never reached its flush
-        with open(running, "w", encoding="utf-8") as handle:
-            handle.write(f"{os.getpid()}\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        # Held only while sweeping and setting up, so no batch sweeps one still starting.
+        with open(self.root / LOCK, "w", encoding="utf-8") as setup:
+            fcntl.flock(setup, fcntl.LOCK_EX)
+            self.partial.mkdir(exist_ok=True)
+            for entry in self.partial.iterdir():
+                if not _batch_alive(entry):  # whatever a killed batch was writing
+                    self.unclean = True
+                    remove_tree(entry)
+            self.unclean |= (self.root / RUNNING).exists()  # left by an older miner
+            self.batch = Path(tempfile.mkdtemp(prefix="batch-", dir=self.partial))
+            self._owner = open(self.batch / OWNER, "w", encoding="utf-8")  # noqa: SIM115
+            fcntl.flock(self._owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self._owner.write(f"{os.getpid()}\n")
+            self._owner.flush()
+        self.hooks = Path(tempfile.mkdtemp(prefix="hooks-", dir=self.batch))
         return self
 
     def __exit__(self, *exc: object) -> None:
-        remove_tree(self.partial)
-        os.sync()  # every checkout of this batch is on disk before the flag goes
-        (self.root / RUNNING).unlink(missing_ok=True)
-        if self._lock is not None:
-            self._lock.close()
+        import fcntl
+
+        os.sync()  # every checkout of this batch is on disk before its folder goes
+        if self.unclean:
+            (self.root / RUNNING).unlink(missing_ok=True)
+        remove_tree(self.batch)
+        if self._owner is not None:
+            self._owner.close()
+        with open(self.root / LOCK, "w", encoding="utf-8") as setup:
+            fcntl.flock(setup, fcntl.LOCK_EX)
+            try:
+                self.partial.rmdir()  # the last batch out leaves no trace
+            except OSError:
+                pass  # another batch's folder is still there
 
     def workspace(self, dest: Path) -> Path:
         """A fresh folder in `.partial/` on the same file system as `dest`, for one attempt."""
         label = f"{dest.parent.name}+{dest.name}"[:150]
-        return Path(tempfile.mkdtemp(prefix=f"{label}.", dir=self.partial))
+        return Path(tempfile.mkdtemp(prefix=f"{label}.", dir=self.batch))
 
     def install(self, built: Path, dest: Path) -> None:
         """Move a complete checkout into place atomically, replacing what was there."""
         dest.parent.mkdir(parents=True, exist_ok=True)
         old = None
         if dest.exists() or dest.is_symlink():
-            old = Path(tempfile.mkdtemp(prefix="old.", dir=self.partial)) / "tree"
+            old = Path(tempfile.mkdtemp(prefix="old.", dir=self.batch)) / "tree"
             os.rename(dest, old)
         os.rename(built, dest)
         if old is not None:
             remove_tree(old.parent)
+
+
+def _batch_alive(folder: Path) -> bool:
+    """True when `folder` belongs to a batch still running (it holds the lock on its owner
+    file; the kernel drops the lock when the process dies, however it dies)."""
+    import fcntl
+
+    try:
+        with open(folder / OWNER, "r+", encoding="utf-8") as owner:
+            fcntl.flock(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # locked (alive), or no owner file (not a batch folder: a leftover)
+        return (folder / OWNER).exists()
+    return False

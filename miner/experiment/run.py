@@ -16,7 +16,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -48,6 +47,7 @@ from miner.experiment.settings import (
     draw_seeds,
     parse_setting,
 )
+from miner.procs import end_group, guardian, kill_group, spawn_group
 from miner.select.manifest import Manifest, RunSpec, example_dir
 
 PLACEHOLDER = re.compile(r"\{(python|example_dir|source|workdir|run_dir|seed|threads|device)\}")
@@ -136,7 +136,11 @@ def run_experiment(
             yield RunEvent(earlier, skipped=True)
             continue
         run_dir = out_dir / config.key / f"run-{index:03d}"
-        record = run_once(context, config, index, run_dir)
+        try:
+            record = run_once(context, config, index, run_dir)
+        except BaseException:  # interrupted: no half-written run is left behind
+            shutil.rmtree(run_dir, ignore_errors=True)
+            raise
         write_record(record, run_dir)
         write_runs_csv(out_dir)
         yield RunEvent(record, skipped=False)
@@ -286,18 +290,18 @@ def _execute(
     with (run_dir / "stdout.log").open("wb") as out, (run_dir / "stderr.log").open("wb") as err:
         start = time.perf_counter()
         try:
-            proc = subprocess.Popen(
-                argv, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                start_new_session=True,
-            )  # fmt: skip
+            # Its own process group, killed whole on a timeout or an interruption, and by a
+            # guardian process should this one die: nothing of a run outlives it.
+            proc = spawn_group(
+                argv, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err
+            )
         except OSError as exc:
             return Outcome(None, "error", 0.0, None, None, None, f"cannot start: {exc}")
         status, error = "ok", None
         try:
             while True:
-                # wait4 rather than Popen.wait: it also returns the child's CPU time and memory.
-                pid, wait_status, rusage = os.wait4(proc.pid, os.WNOHANG)
-                if pid:
+                if (ended := _reap(proc.pid)) is not None:
+                    wait_status, rusage = ended
                     break
                 sample = read_proc_status(proc.pid)
                 if sample and (run_dir / "launch.json").exists():  # pinned by now: safe to read
@@ -307,12 +311,12 @@ def _execute(
                         threads_max = max(threads_max or 0, threads)
                 if timeout and status == "ok" and time.perf_counter() - start > timeout:
                     status, error = "timeout", f"killed after {timeout:g} s"
-                    _kill_group(proc.pid)
+                    kill_group(proc.pid)  # the whole group: workers too
                 time.sleep(POLL_SECONDS)
-        except BaseException:  # interrupted (Ctrl-C, SIGTERM turned into an exception): no orphans
-            _kill_group(proc.pid)
-            proc.wait()
+        except BaseException:  # interrupted: end the run's whole group before going on
+            end_group(proc)
             raise
+        guardian().forget(proc.pid)
         wall = time.perf_counter() - start
     code = os.waitstatus_to_exitcode(wait_status)
     proc.returncode = code  # already reaped above
@@ -321,12 +325,19 @@ def _execute(
     return Outcome(code, status, wall, rusage, observed, threads_max, error)
 
 
-def _kill_group(pid: int) -> None:
-    """SIGKILL a run's whole process group (the training command and any workers it started)."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+def _reap(pid: int) -> tuple[int, Any] | None:
+    """(wait status, rusage) once child `pid` has exited, else None. Where the platform can
+    look without reaping, what the run left running in its group is killed first, while the
+    unreaped leader keeps the group's id from being reused."""
+    if hasattr(os, "waitid"):
+        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            return None
+        kill_group(pid)
+        _, wait_status, rusage = os.wait4(pid, 0)
+        return wait_status, rusage
+    # wait4 rather than Popen.wait: it also gives the child's CPU time and peak memory.
+    reaped, wait_status, rusage = os.wait4(pid, os.WNOHANG)
+    return (wait_status, rusage) if reaped else None
 
 
 def finished_runs(out_dir: Path) -> int:

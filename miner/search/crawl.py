@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import shlex
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,7 @@ from miner.search.events import (
     SearchSummary,
     SliceFinished,
     SliceStarted,
+    StoreWaiting,
 )
 from miner.search.github import PER_PAGE, RESULT_CAP, GitHubClient, SearchPage, public_url
 from miner.search.slicing import (
@@ -53,6 +55,7 @@ __all__ = [
     "SearchSummary",
     "SliceFinished",
     "SliceStarted",
+    "StoreWaiting",
     "run_search",
     "search",
 ]
@@ -396,13 +399,22 @@ def run_search(
     *,
     on_event: EventHandler | None = None,
     refresh: bool = False,
+    wait: bool = False,
 ) -> SearchSummary:
-    """`miner search`: open the study's store and GitHub (config.api_url, config.token), search."""
+    """`miner search`: open the study's store and GitHub (config.api_url, config.token), search.
+
+    One search at a time per store: while another holds it, wait (`wait`, announced by a
+    StoreWaiting event) or raise StoreBusy naming the holder."""
     from miner.store import Store
+    from miner.store.claims import StageLock
 
     keywords = _keywords(keywords)
-    with (
-        Store(config.db) as store,
-        GitHubClient(config.api_url, config.token, on_event=on_event) as client,
-    ):
-        return search(store, client, keywords, filters, on_event=on_event, refresh=refresh)
+    emit: EventHandler = on_event or (lambda event: None)
+    with Store(config.db) as store:
+        lock = StageLock(store, "search", "miner search " + shlex.join(keywords))
+        lock.acquire(wait, on_wait=lambda text: emit(StoreWaiting(text)))
+        try:
+            with GitHubClient(config.api_url, config.token, on_event=on_event) as client:
+                return search(store, client, keywords, filters, on_event=on_event, refresh=refresh)
+        finally:
+            lock.release()

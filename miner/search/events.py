@@ -6,6 +6,13 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
+class StoreWaiting:
+    """Another search holds the store; this one waits for it (`--wait`)."""
+
+    message: str
+
+
+@dataclass(frozen=True)
 class SearchStarted:
     """A keyword's search begins (or resumes, or is found already complete)."""
 

@@ -10,7 +10,6 @@ import functools
 import os
 import resource
 import shutil
-import signal
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from miner.errors import ConfigError
+from miner.procs import child_preexec, end_group, guardian, starting_child
 
 # Any variable whose name contains one of these is a credential as far as the child is concerned.
 SECRET_WORDS = ("TOKEN", "SECRET", "KEY", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH")
@@ -117,12 +117,15 @@ def _set_limits(limits: Limits) -> Callable[[], None]:
     return apply
 
 
-def kill_group(pgid: int) -> None:
-    """SIGKILL every process of a group (workers, shells, grandchildren); gone is fine."""
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+def _preexec(limits: Limits) -> Callable[[], None]:
+    """Between fork and exec: die with miner (miner.procs), then lower the limits."""
+    die_with_miner, lower = child_preexec(), _set_limits(limits)
+
+    def run() -> None:
+        die_with_miner()
+        lower()
+
+    return run
 
 
 def run_bounded(
@@ -135,14 +138,17 @@ def run_bounded(
 ) -> Finished:
     """Run `argv` in its own session and process group with `limits`, stdout and stderr appended
     to `log`; past `timeout` seconds the whole group is killed. The group is killed on return
-    too, so nothing the step left running in the background outlives it."""
+    too, so nothing the step left running in the background outlives it, and it dies with miner
+    should miner die first."""
     with log.open("ab") as out:
         start = time.perf_counter()
         try:
-            proc = subprocess.Popen(
-                list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
-                stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_set_limits(limits),
-            )  # fmt: skip
+            with starting_child():
+                proc = subprocess.Popen(
+                    list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
+                    stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_preexec(limits),
+                )  # fmt: skip
+                guardian().watch(proc.pid, group=True)
         except OSError as exc:
             out.write(f"cannot start {argv[0]}: {exc}\n".encode())
             return Finished(None, False, 0.0, f"cannot start {argv[0]}: {exc.strerror}")
@@ -152,8 +158,7 @@ def run_bounded(
         except subprocess.TimeoutExpired:
             timed_out = True
         finally:
-            kill_group(proc.pid)  # the leader's pid is the group id (start_new_session)
-            proc.wait()
+            end_group(proc)  # the leader's pid is the group id (start_new_session)
         seconds = time.perf_counter() - start
     error = f"killed after {timeout:g} s" if timed_out else None
     return Finished(proc.returncode, timed_out, seconds, error)

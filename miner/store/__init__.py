@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from miner.store.claims import ClaimQueries
 from miner.store.clones import CloneQueries
 from miner.store.core import StoreBase
 from miner.store.labels import LabelQueries
@@ -10,7 +11,9 @@ from miner.store.smoke import SmokeQueries
 from miner.store.snapshots import SnapshotQueries
 
 
-class Store(RepoQueries, SnapshotQueries, CloneQueries, LabelQueries, SmokeQueries, StoreBase):
+class Store(
+    RepoQueries, SnapshotQueries, CloneQueries, LabelQueries, ClaimQueries, SmokeQueries, StoreBase
+):
     """All of a study's tables; each stage's queries live in their own mixin module."""
 
     def __enter__(self) -> Store:

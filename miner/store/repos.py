@@ -315,6 +315,10 @@ class RepoQueries(StoreBase):
         )
         return int(row[0][0])
 
+    def repo_count(self) -> int:
+        """Every repository in the store."""
+        return int(self.query("SELECT COUNT(*) FROM repos")[0][0])
+
     def unique_repos(self, search_ids: Sequence[int]) -> int:
         """Distinct repositories over several searches (keywords merged)."""
         if not search_ids:

@@ -6,10 +6,12 @@ import csv
 import json
 from pathlib import Path
 
+import pytest
 from annotate_study import Study, fill_sheet
 from typer.testing import CliRunner
 
 from miner.annotate.layout import Layout
+from miner.annotate.sheets import read_sheet
 from miner.cli import app
 
 BOB = {("alpha/seg-net", "hw_gpu"): "no", ("eps/rl-agent", "network_types"): "mlp"}
@@ -85,3 +87,28 @@ def test_review_runs_in_the_terminal_and_resolve_asks_who(study: Study) -> None:
     assert code == 0 and "stopped: 1 answers saved" in out and "[1/6] alpha/seg-net" in out
     code, _, err = miner(study, "resolve")
     assert code == 1 and "--by NAME" in err
+
+
+def test_ctrl_c_in_the_review_keeps_every_answer_and_exits_130(
+    study: Study, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rich.console import Console
+
+    miner(study, "prepare", "-a", "alice")
+    typed = iter(["yes"])
+    prompts: list[str] = []
+
+    def typing(self: Console, prompt: str = "") -> str:
+        prompts.append(prompt)
+        answer = next(typed, None)
+        if answer is None:
+            raise KeyboardInterrupt  # Ctrl-C at the evidence prompt
+        return answer
+
+    monkeypatch.setattr(Console, "input", typing)
+    code, out, _ = miner(study, "review", "-a", "alice")
+    assert code == 130 and "interrupted: 1 answers saved" in out
+    raw = read_sheet(Layout(study.annotations).sheet("main", "alice"))
+    rows = {cells["full_name"]: cells for _, cells in raw.rows}
+    field = prompts[0].split()[0].removeprefix("[bold]")  # the first field asked
+    assert "evidence" in prompts[1] and rows["alpha/seg-net"][field] == "yes"

@@ -86,6 +86,17 @@ def test_answers_are_saved_as_given_and_the_review_resumes(prepared: Study) -> N
     assert sum(p.startswith("frameworks") for p in second.prompts) == 1
 
 
+def test_an_answer_followed_by_q_at_the_evidence_prompt_is_saved(prepared: Study) -> None:
+    script = Script(["yes", "q"])  # hw_gpu = yes, then quit instead of giving evidence
+    result = run(prepared, script)
+    assert script.prompts[-1].startswith("evidence")
+    assert result.stopped and result.answered == 1
+    assert sheet_rows(prepared)["alpha/seg-net"]["hw_gpu"] == "yes"
+    again = Script(["q"])
+    run(prepared, again)
+    assert again.prompts[0].startswith("frameworks (")  # hw_gpu is not asked again
+
+
 def test_help_and_every_input_field(prepared: Study) -> None:
     script = Script(["?"] + ["unclear"] * len(INPUT_FIELDS) + ["", "q"])
     result = run(prepared, script, fields=INPUT_FIELDS)

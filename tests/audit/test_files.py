@@ -47,6 +47,34 @@ def test_docs_follow_the_codebook_what_is_read(tmp_path: Path) -> None:
     }
 
 
+def test_a_folder_link_is_a_link_to_its_readme(tmp_path: Path) -> None:
+    readme = (
+        "- [NLU](examples/NLU/) and [MoE](./ch04/07_moe)\n"
+        "- [ROS](https://github.com/someone/net/tree/master/ros)\n"
+        "- [upstream](https://github.com/someone/other/tree/main/tools)\n"
+        "- [no readme](src)\n"
+    )
+    tree = RepoTree(
+        _write(
+            tmp_path / "someone__net",
+            {
+                "README.md": readme,
+                "examples/NLU/README.md": "NLU\n",
+                "ch04/07_moe/README.md": "MoE\n",
+                "ros/README.md": "ROS\n",
+                "src/model.py": "x = 1\n",
+                "tools/README.md": "not linked\n",
+            },
+        )
+    )
+    assert set(tree.codebook_docs) == {
+        "README.md",
+        "examples/NLU/README.md",
+        "ch04/07_moe/README.md",
+        "ros/README.md",
+    }
+
+
 def test_dependency_files_are_named_by_source_kind(tmp_path: Path) -> None:
     tree = RepoTree(
         _write(

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -201,3 +204,32 @@ def test_secrets_are_scrubbed():
         {**SECRETS, "PATH": "/bin", "HOME": "/root", "PYTHONPATH": "/x", "SSH_AUTH_SOCK": "/s"}
     )
     assert env == {"PATH": "/bin", "HOME": "/root"}
+
+
+def test_ctrl_c_stops_the_project_and_removes_its_copy(lab, tmp_path):
+    pidfile = lab["@pidfile"]
+    pidfile.unlink(missing_ok=True)
+    script = (
+        "import sys\nfrom pathlib import Path\n"
+        "from miner.select.smoke import SmokeOptions, SmokeTarget, smoke\n"
+        f"target = SmokeTarget('lab/forever', 1, '0' * 40, Path({str(lab['lab/forever'])!r}), "
+        "('{python}', 'train.py'))\n"
+        f"smoke(target, SmokeOptions(out_dir=Path({str(tmp_path / 'smoke')!r}), timeout=120))\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path), "UV_OFFLINE": "1",
+           "UV_CACHE_DIR": str(tmp_path / "uv-cache")}  # fmt: skip
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not pidfile.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pidfile.exists(), "the project never started"
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=30) != 0
+    assert b"KeyboardInterrupt" in proc.stderr.read()  # type: ignore[union-attr]
+    worker = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _alive(worker):
+        time.sleep(0.05)
+    assert not _alive(worker)
+    assert not list(tmp_path.glob("miner-smoke-*")), "the throw-away copy was left behind"

@@ -26,25 +26,58 @@ INFIXES = (
     rf"(?<=[A-Za-z0-9])(?=[{CJK}])",
     r"[()\[\]:=,×+*]",
 )
-# A cheap test that a text may name hardware at all; spaCy only sees texts that pass it. Word
+# Approximate and bound signs against a number ("~24G", "≥16GB") and the "#" of "#GPUs" split off.
+PREFIXES = (r"[~≈≥≤#]",)
+# Cheap tests that a text may hold a pattern of each label; spaCy only sees texts that pass one,
+# and only that label's patterns run on it (the Matcher's cost grows with its patterns). Word
 # lookups in a set are much faster than one large case-insensitive alternation.
-KEYWORDS = frozenset(
-    "gtx rtx gt mx titan titanx titanxp titanv titian tesla quadro radeon geforce nvidia instinct "
-    "dgx gpu gpus xeon core cores ryzen threadripper epyc opteron apple cortex snapdragon kirin "
-    "exynos dimensity helio bionic tpu tpus tpuv jetson xavier raspberry zcu pynq alveo ultra "
-    "zedboard movidius hailo graphcore gaudi compute myriad coral cpu cpus thread threads vcpu "
-    "vcpus gb gib mb tb gigabytes gigabyte".split()
-)
 LETTERS = re.compile(r"[a-z]+")
-NUMBERED = re.compile(
-    r"\d ?(?:gb|g\b|gib|mb|tb|gigabyte)|[vpakmth]\d\d|\d ?ti\b|\bi[3579]\b|\bm[1-4]\b"
-)
+NEVER = re.compile(r"(?!)")
+TRIGGERS: dict[str, tuple[frozenset[str], re.Pattern[str]]] = {
+    "GPU": (
+        frozenset(
+            "gtx rtx gt mx titan titanx titanxp titanv titian tesla quadro radeon geforce nvidia "
+            "instinct dgx gpu gpus card cards graphics".split()
+        ),
+        re.compile(r"[vpakmthlb]\d\d|mi\d\d|\d ?ti\b"),
+    ),
+    "CPU": (
+        frozenset(
+            "intel core xeon ryzen threadripper epyc opteron apple mac macbook imac cortex "
+            "snapdragon kirin exynos dimensity helio bionic graviton altra".split()
+        ),
+        re.compile(r"(?<![a-z])[im][1-9](?![0-9])"),
+    ),
+    "ACCELERATOR": (
+        frozenset(
+            "tpu tpus tpuv jetson xavier raspberry zcu pynq alveo ultra zedboard movidius hailo "
+            "graphcore gaudi compute myriad coral ascend hygon iphone pixel galaxy trainium "
+            "inferentia cerebras ncs arduino esp stm".split()
+        ),
+        NEVER,
+    ),
+    "MEMORY": (
+        frozenset(),
+        re.compile(r"\d ?(?:gb|g\b|gib|mb|mib|tb|tib|gigabyte|megabyte|terabyte|gigs)"),
+    ),
+    "CORES": (frozenset("core cores thread threads vcpu vcpus cpu cpus".split()), NEVER),
+}
+
+
+def labels_to_match(text: str) -> frozenset[str]:
+    """The pattern labels that may match in `text`; empty for most prose, which spaCy skips."""
+    low = text.lower()
+    words = set(LETTERS.findall(low))
+    return frozenset(
+        label
+        for label, (keywords, regex) in TRIGGERS.items()
+        if not keywords.isdisjoint(words) or regex.search(low)
+    )
 
 
 def may_name_hardware(text: str) -> bool:
     """False when `text` cannot contain any pattern below (most prose), so spaCy can skip it."""
-    low = text.lower()
-    return not KEYWORDS.isdisjoint(LETTERS.findall(low)) or bool(NUMBERED.search(low))
+    return bool(labels_to_match(text))
 
 
 def _w(*words: str, op: str | None = None) -> dict[str, Any]:
@@ -74,6 +107,13 @@ GEFORCE_SUFFIX = _re(r"^(ti|super|m\.?)$", op="?")  # 1080 Ti, 2080 Super, 980M
 TITAN = _w("titan", "titian")  # "Titian" is a frequent misspelling
 VENDOR = _w("nvidia", "geforce", op="?")
 GPU_WORD = _w("gpu", "gpus", "card", "cards", "graphics")
+GEFORCE_NUMBERS = r"(?:10[5-8]0|16[56]0|20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0)"
+GEFORCE_NUMBER = _re(rf"^{GEFORCE_NUMBERS}$")
+# A table cell under a "GPU" column that holds only a GeForce number: "3090", "8x 4090", "2080Ti".
+GEFORCE_CELL = re.compile(
+    rf"^\s*(?:(\d{{1,3}})\s*[x×*]\s*)?({GEFORCE_NUMBERS}(?:\s*(?:ti|super))?)\s*$", re.IGNORECASE
+)
+GPU_COLUMN = re.compile(r"\bgpus?\b|graphics|\bcards?\b|\bdevices?\b|hardware", re.IGNORECASE)
 DC_LETTER = ("k", "m", "p", "v", "t", "a", "h", "l")  # Tesla K80, P100, V100, T4, A100, H100, L4
 
 GPU: list[Pattern] = [
@@ -83,6 +123,9 @@ GPU: list[Pattern] = [
     [_w("mx"), _re(r"^(110|130|150|230|250|330|350|450|550)$")],
     [_w("nvidia", "geforce"), _re(r"^\d{3,4}$"), _re(r"^(m\.?|mx|ti|titan)$", op="?")],
     [_re(r"^\d{3,4}$"), _w("ti")],  # "1080Ti", "2080 Ti"
+    # A bare GeForce number beside a GPU word: "3090 GPUs", "4 GPUs (3090)".
+    [GEFORCE_NUMBER, GPU_WORD],
+    [GPU_WORD, _w("("), GEFORCE_NUMBER, {"TEXT": {"REGEX": r"^\)"}}],
     # TITAN family: Titan X/Xp/V/Z/Black/RTX, TitanX, "GTX Titan", "Titan GPU" (and "Titian").
     [VENDOR_GTX, VENDOR_GTX, TITAN, HYPHEN, _re(r"^(x|xp|v|z|black|rtx)\.?$")],
     [VENDOR_GTX, VENDOR_GTX, _re(r"^titan(x|xp|v|z)$")],
@@ -96,6 +139,13 @@ GPU: list[Pattern] = [
     [_glued("v", "p", "a", "h"), _w("100")],
     [_glued("k"), _w("80")],
     [_w("rtx"), _w("a"), _re(r"^\d{4}$")],  # RTX A6000
+    # Today's data-centre cards, unambiguous without a GPU word: A6000, A800, A10G, L40S, H200,
+    # H800, B200, GH200 (short ones such as A10, L4 or T4 need "NVIDIA" or "GPU" beside them).
+    [_glued("a", "l", "h", "b", "gh", "gb"),
+     _re(r"^(?:40|800|2000|4000|4500|5000|5500|6000|200|300)$"), _w("s", op="?")],
+    [_glued("a"), _w("10"), _w("g")],
+    [_w("nvidia"), _glued(*DC_LETTER), _re(r"^\d{1,4}$"), _w("g", "s")],  # NVIDIA A10G
+    [_glued("mi"), _re(r"^(?:50|60|100|210|250|300|325|355)$"), _w("x", "a", op="?")],
     [_w("quadro"), _w("rtx", "gv", "gp", op="?"), _w(*DC_LETTER, op="?"), _re(r"^\d{2,4}$")],
     [_w("amd", op="?"), _w("radeon"), _w("rx", "pro", "hd", "r9", "r7", op="?"),
      _re(r"^(\d{2,4}|vii)$")],
@@ -123,18 +173,24 @@ CPU: list[Pattern] = [
     [_w("threadripper"), _w("pro", op="?"), _re(r"^\d{4}$"), SUFFIX],
     [_w("epyc", "opteron"), _re(r"^\d{3,4}$"), SUFFIX],
     # Apple silicon and other SoCs: Apple M1, M1 Max, M2 chip, Snapdragon 855, Cortex-A72.
-    [_w("apple"), _glued("m"), _re(r"^[1-4]$")],
-    [_glued("m"), _re(r"^[1-4]$"), _w("pro", "max", "ultra", "chip", "mac", "macbook", "soc")],
+    [_w("apple", "mac", "macbook", "imac"), _w("pro", "air", "mini", "studio", op="?"),
+     _glued("m"), _re(r"^[1-5]$")],
+    [_glued("m"), _re(r"^[1-5]$"), _w("pro", "max", "ultra", "chip", "mac", "macbook", "soc")],
     [_w("apple"), _glued("a"), _re(r"^1\d$")],
     [_glued("a"), _re(r"^1\d$"), _w("bionic")],
     [_w("cortex"), HYPHEN, _w("a", "m", "r"), _re(r"^\d{1,3}$")],
     [_w("snapdragon", "kirin", "exynos", "dimensity", "helio"), _re(r"^\d{3,4}$")],
+    [_w("snapdragon"), _re(r"^\d$"), _w("gen"), _re(r"^\d$")],  # Snapdragon 8 Gen 2
+    [_w("graviton"), _re(r"^[2-4]e?$", op="?")],
+    [_w("ampere"), _w("altra")],
+    [_w("core"), _w("ultra"), _re(r"^[579]$"), _re(r"^\d{3}$", op="?"), SUFFIX],  # Core Ultra 7
 ]  # fmt: skip
 
+TPU_KIND = _w("e", "p", "lite", op="?")  # TPU v5e, v5p
 ACCELERATOR: list[Pattern] = [
     # TPUs: TPU v3-8, TPUv2, Cloud TPU v3, v3-8 TPU, Edge TPU, Coral.
-    [_w("tpu"), HYPHEN, _w("v"), _re(r"^[2-5]$"), HYPHEN, _re(r"^\d{1,4}$", op="?")],
-    [_w("tpuv"), _re(r"^[2-5]$"), HYPHEN, _re(r"^\d{1,4}$", op="?")],
+    [_w("tpu"), HYPHEN, _w("v"), _re(r"^[2-6]$"), TPU_KIND, HYPHEN, _re(r"^\d{1,4}$", op="?")],
+    [_w("tpuv"), _re(r"^[2-6]$"), TPU_KIND, HYPHEN, _re(r"^\d{1,4}$", op="?")],
     [_w("v"), _re(r"^[2-5]$"), HYPHEN, _re(r"^\d{1,4}$", op="?"), _w("tpu", "tpus", "pod")],
     [_w("edge"), HYPHEN, _w("tpu", "tpus")],
     [_w("google"), _w("coral")],
@@ -147,9 +203,24 @@ ACCELERATOR: list[Pattern] = [
     [_w("zcu"), _re(r"^\d{3}$")],
     [_w("pynq"), HYPHEN, _w("z"), _re(r"^[12]$")],
     [_w("alveo"), _w("u"), _re(r"^\d{2,3}$")],
-    [_w("ultra96", "zedboard", "movidius", "hailo", "graphcore", "gaudi")],
+    [_glued("ultra"), _w("96")],  # the tokenizer splits "Ultra96"
+    [_w("zedboard", "movidius", "hailo", "graphcore", "gaudi")],
     [_w("neural"), _w("compute"), _w("stick")],
+    [_glued("ncs"), _w("2")],
+    # Microcontroller boards: Arduino Nano 33 BLE, ESP32, STM32F746.
+    [_w("arduino"), _w("nano", "uno", "mega", "portenta", "nicla")],
+    [_glued("esp"), _w("32", "8266")],
+    [_glued("stm"), _w("32")],
     [_w("myriad"), _re(r"^(x\.?|2)$")],
+    # Other vendors' accelerators: Huawei Ascend 910B, Hygon DCU.
+    [_w("ascend"), _re(r"^(310|910)$"), _re(r"^[a-c]$", op="?")],
+    [_w("hygon"), _w("dcu")],
+    [_w("trainium", "inferentia"), _re(r"^[1-3]$", op="?")],
+    [_w("cerebras"), _w("cs"), HYPHEN, _re(r"^[1-3]$")],
+    # Phones by model: iPhone 12 Pro, Pixel 4, Galaxy S21 (a bare "iPhone" or "Android" is not).
+    [_w("iphone"), _re(r"^\d{1,2}$"), _w("pro", "max", "mini", "plus", op="?")],
+    [{"LOWER": "pixel", "SPACY": True}, _re(r"^[1-9]$"), _w("pro", "xl", "a", op="?")],
+    [_w("galaxy"), _w("s", "note"), _re(r"^\d{1,2}$")],
 ]  # fmt: skip
 
 MEMORY_UNITS = {

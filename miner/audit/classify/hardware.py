@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from miner.audit.classify.gazetteer import INFIXES, PATTERNS, may_name_hardware
+from miner.audit.classify.gazetteer import INFIXES, PATTERNS, PREFIXES, labels_to_match
 from miner.audit.classify.hardware_context import (
+    GPU_MEMORY_TALK,
     after_gpu,
     count_before,
     machine_cores,
@@ -27,7 +28,9 @@ from miner.audit.classify.hardware_context import (
     memory_kind,
     not_own,
     number,
+    ram_of_gpu,
 )
+from miner.audit.classify.hardware_tables import table_cells
 from miner.audit.detect import AuditContext
 from miner.audit.docs import Block
 from miner.audit.files import RepoTree
@@ -42,6 +45,10 @@ FRAMEWORK_SOURCES = {
     "mxnet": ("include/mxnet/base.h",),
     "darknet": ("include/darknet.h", "src/darknet.c"),
     "tensorflow": ("tensorflow/core/framework/op.h",),
+    # OpenMMLab toolboxes and Detectron2 copied whole into a project, docs/ included.
+    "mmseg": ("mmseg/version.py", "mmseg/apis/train.py"),
+    "mmdet": ("mmdet/version.py", "mmdet/apis/train.py"),
+    "detectron2": ("detectron2/engine/defaults.py",),
 }
 MAX_EVIDENCE = 6
 SCHEDULER = re.compile(r"^\s*#(?:SBATCH\b|PBS\b|BSUB\b|\$)(.*)$")
@@ -51,7 +58,18 @@ SCHED_MEMORY = re.compile(
     re.I,
 )
 SCHED_GPU = re.compile(r"--gres[= ]gpu:([A-Za-z][\w-]*):(\d+)", re.I)
-SCHED_CPUS = re.compile(r"(?:--cpus-per-task|ncpus|ppn)\s*=\s*(\d+)", re.I)
+SCHED_CPUS = re.compile(r"(?:--cpus-per-task|ncpus|ppn)(?:\s*=\s*|\s+)(\d+)", re.I)
+# A Slurm launch written as a command (srun/sbatch options on continuation lines), whose values
+# may be shell variables given defaults earlier in the same block.
+SCHED_LAUNCH = re.compile(r"^\s*(?:srun|sbatch)\b", re.M)
+SCHED_OPTION = re.compile(r"--(?:cpus-per-task|mem(?:-per-\w+)?|gres)[= ]")
+SHELL_DEFAULT = re.compile(r"^\s*(?:export\s+)?([A-Z_][A-Z0-9_]*)=[\"']?(?:\$\{\1:-)?(\d+)", re.M)
+SHELL_VAR = re.compile(r"\$\{?([A-Z_][A-Z0-9_]*)\}?")
+FOREIGN_PAGE = re.compile(
+    r"\badoption\b|\bused by\b|\bwho uses\b|showcase|in the wild|powered by|"
+    r"\bcommunity\b|\becosystem\b|\bawesome\b",
+    re.IGNORECASE,
+)
 CODE_COMMENT = re.compile(r"^\s*#+\s*(?![!]|include|define|if|endif|pragma|import)(\S.*)$")
 GENERIC_DEVICE_WORDS = {"gpu", "gpus", "card", "cards", "graphics", "chip", "cpu", "processor",
                         "soc", "mac", "macbook"}  # fmt: skip
@@ -67,6 +85,7 @@ class Segment:
     section: str = ""
     header: str = ""
     kind: str = "paragraph"
+    gpu_talk: bool = False
 
 
 @dataclass(frozen=True)
@@ -95,32 +114,57 @@ def _import_spacy() -> Any:
 
 
 @lru_cache(maxsize=1)
-def _pipeline() -> tuple[Any, Any]:
-    """The blank English pipeline and the Matcher, built once per process."""
+def _pipeline() -> tuple[Any, dict[str, Any]]:
+    """The blank English pipeline and one Matcher per pattern label, built once per process."""
     spacy = _import_spacy()
     from spacy.matcher import Matcher
-    from spacy.util import compile_infix_regex
+    from spacy.util import compile_infix_regex, compile_prefix_regex
 
     nlp = spacy.blank("en")
     infixes = [*(nlp.Defaults.infixes or ()), *INFIXES]
     nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    prefixes = [*PREFIXES, *(nlp.Defaults.prefixes or ())]
+    nlp.tokenizer.prefix_search = compile_prefix_regex(prefixes).search
     nlp.add_pipe("sentencizer")
-    matcher = Matcher(nlp.vocab)
+    matchers = {}
     for label, patterns in PATTERNS.items():
-        matcher.add(label, patterns)
-    return nlp, matcher
+        matchers[label] = Matcher(nlp.vocab)
+        matchers[label].add(label, patterns)
+    return nlp, matchers
 
 
 def _segments(blocks: Iterable[Block]) -> Iterator[Segment]:
-    """Prose blocks as they are; from code blocks only comment lines (job scripts aside)."""
+    """Prose blocks as they are; from code blocks only comment lines (job scripts aside).
+
+    Each knows whether its section's prose talks about GPU memory, which decides bare sizes.
+    """
+    blocks = list(blocks)
+    titles: dict[str, str] = {}
     for b in blocks:
+        if b.kind == "heading":
+            titles.setdefault(b.path, b.text)
+    # A page that lists others' uses of the project ("Mamba adoption", "Used by") is not its own.
+    foreign = {path for path, title in titles.items() if FOREIGN_PAGE.search(title)}
+    blocks = [b for b in blocks if b.path not in foreign]
+    gpu_talk = {
+        (b.path, b.section)
+        for b in blocks
+        if b.kind != "code" and GPU_MEMORY_TALK.search(f"{b.text} {b.section}")
+    }
+    for b in blocks:
+        talk = (b.path, b.section) in gpu_talk
         if b.kind != "code":
-            yield Segment(b.path, b.line, b.text, b.section, b.header, b.kind)
+            yield Segment(b.path, b.line, b.text, b.section, b.header, b.kind, talk)
             continue
         for n, raw in enumerate(b.text.splitlines()):
             comment = CODE_COMMENT.match(raw)
             if comment and not SCHEDULER.match(raw):
-                yield Segment(b.path, b.line + n, comment.group(1), b.section, "", "code")
+                yield Segment(b.path, b.line + n, comment.group(1), b.section, "", "code", talk)
+
+
+def _with_defaults(line: str, defaults: Mapping[str, str]) -> str:
+    """`line` with shell variables replaced by their defaults: "--cpus-per-task=${N}" -> "=8"."""
+    return SHELL_VAR.sub(lambda m: defaults.get(m.group(1), m.group(0)), line)
 
 
 def _scheduler_hits(blocks: Iterable[Block]) -> Iterator[Hit]:
@@ -128,34 +172,44 @@ def _scheduler_hits(blocks: Iterable[Block]) -> Iterator[Hit]:
     for b in blocks:
         if b.kind != "code":
             continue
+        launches = SCHED_LAUNCH.search(b.text)
+        defaults = dict(SHELL_DEFAULT.findall(b.text)) if launches and "$" in b.text else {}
         for n, raw in enumerate(b.text.splitlines()):
             line = SCHEDULER.match(raw)
-            if not line:
+            if line:
+                request = line.group(1)
+            elif launches and SCHED_OPTION.search(raw):
+                request = _with_defaults(raw, defaults)
+            else:
                 continue
             source = f"{b.path}:{b.line + n}"
             ev = Evidence(b.path, b.line + n, raw.strip()[:300], "hardware.scheduler_request")
-            if m := SCHED_MEMORY.search(line.group(1)):
+            if m := SCHED_MEMORY.search(request):
                 unit = (m.group(2) or "g").lower()
                 gb = float(m.group(1)) * {"g": 1.0, "m": 1 / 1024, "t": 1024.0}[unit]
                 spec = {"kind": "memory", "device": None, "count": None, "memory_gb": gb}
                 yield Hit("hw_memory", ev, {**spec, "source": source})
-            if m := SCHED_GPU.search(line.group(1)):
+            if m := SCHED_GPU.search(request):
                 spec = {"kind": "gpu", "device": m.group(1), "count": int(m.group(2))}
                 yield Hit("hw_gpu", ev, {**spec, "memory_gb": None, "source": source})
-            if m := SCHED_CPUS.search(line.group(1)):
+            if m := SCHED_CPUS.search(request):
                 spec = {"kind": "cpu", "device": None, "count": int(m.group(1)), "memory_gb": None}
                 yield Hit("hw_cpu", ev, {**spec, "source": source})
 
 
 def _device_name(span: Any) -> str:
     """The device as written, spacing normalised and model codes upper-cased ("Tesla V100")."""
-    end = span.end
-    while end - 1 > span.start and span.doc[end - 1].lower_ in GENERIC_DEVICE_WORDS:
+    start, end = span.start, span.end
+    while start < end - 1 and span.doc[start].lower_ in ("gpu", "gpus", "card", "cards", "("):
+        start += 1  # "GPUs (3090)" -> "3090"
+    while end - 1 > start and span.doc[end - 1].lower_.strip("):") in GENERIC_DEVICE_WORDS | {""}:
         end -= 1  # "V100 GPUs" -> "V100", "M1 chip" -> "M1"
-    name = " ".join(span.doc[span.start : end].text.rstrip(".").split())
+    name = " ".join(span.doc[start:end].text.rstrip(".").split())
     name = re.sub(r"\b(gtx|rtx|gt|mx|tpu|dgx)\b", lambda m: m.group(1).upper(), name, flags=re.I)
     return re.sub(
-        r"(?<!\d )\b([kmpvtahl])(\d{1,4})\b", lambda m: m.group(1).upper() + m.group(2), name
+        r"(?<!\d )\b(gh|gb|mi|[kmpvtahlb])(\d{1,4})([gsx]?)\b",
+        lambda m: m.group(1).upper() + m.group(2) + m.group(3).upper(),
+        name,
     )
 
 
@@ -167,13 +221,14 @@ def _evidence_text(sent: Any, span: Any) -> str:
     return text[at : at + 300]
 
 
-def _judge(doc: Any, seg: Segment) -> Iterator[Hit]:
-    """Accepted hardware statements in one matched text."""
+def _judge(doc: Any, seg: Segment, labels: Iterable[str]) -> Iterator[Hit]:
+    """Accepted hardware statements in one text, matched with the patterns of `labels`."""
     from spacy.util import filter_spans
 
-    _, matcher = _pipeline()
-    spans = filter_spans(matcher(doc, as_spans=True))
+    _, matchers = _pipeline()
+    spans = filter_spans([s for label in labels for s in matchers[label](doc, as_spans=True)])
     gpu_tokens = {i for s in spans if s.label_ == "GPU" for i in range(s.start, s.end)}
+    ram_is_gpu_from = None  # the sentence where the text first called GPU memory "RAM"
     for span in spans:
         label, sent = span.label_, span.sent
         if not_own(sent.text, span.start_char - sent.start_char, seg):
@@ -195,7 +250,10 @@ def _judge(doc: Any, seg: Segment) -> Iterator[Hit]:
                 spec["memory_gb"] = memory_after(doc, span.end)
         elif label == "MEMORY":
             gb = memory_at(doc, span.start)
-            where = memory_kind(doc, span, seg, gpu_tokens)
+            later = ram_is_gpu_from is not None and sent.start > ram_is_gpu_from
+            where = memory_kind(doc, span, seg, gpu_tokens, ram_is_gpu=later)
+            if where == "gpu" and ram_is_gpu_from is None and ram_of_gpu(doc, span):
+                ram_is_gpu_from = sent.start
             if (
                 gb is None
                 or where is None
@@ -214,17 +272,29 @@ def _judge(doc: Any, seg: Segment) -> Iterator[Hit]:
         yield Hit(field, Evidence(seg.path, line, _evidence_text(sent, span), rule), spec)
 
 
+def _table_hits(seg: Segment) -> Iterator[Hit]:
+    """GPU models and memory sizes a table row gives only through its column's header."""
+    if seg.kind != "table_row" or not seg.header or seg.header == seg.text:
+        return
+    if not_own(seg.text, 0, seg):
+        return
+    for field, rule, spec in table_cells(seg.header, seg.text):
+        ev = Evidence(seg.path, seg.line, seg.text[:300], rule)
+        yield Hit(field, ev, {**spec, "source": f"{seg.path}:{seg.line}"})
+
+
 def find_hardware(blocks: Iterable[Block]) -> list[Hit]:
     """Every hardware statement in the documentation blocks, in reading order."""
     blocks = list(blocks)
-    segments = [s for s in _segments(blocks) if may_name_hardware(s.text)]
+    segments = list(_segments(blocks))
     hits = list(_scheduler_hits(blocks))
-    if segments:
+    hits.extend(hit for seg in segments for hit in _table_hits(seg))
+    labelled = [(s, labels) for s in segments if (labels := labels_to_match(s.text))]
+    if labelled:
         nlp, _ = _pipeline()
-        for seg, doc in zip(
-            segments, nlp.pipe((s.text for s in segments), batch_size=64), strict=True
-        ):
-            hits.extend(_judge(doc, seg))
+        texts = (s.text for s, _ in labelled)
+        for (seg, labels), doc in zip(labelled, nlp.pipe(texts, batch_size=64), strict=True):
+            hits.extend(_judge(doc, seg, sorted(labels)))
     order = {path: i for i, path in enumerate(dict.fromkeys(b.path for b in blocks))}
     return sorted(hits, key=lambda h: (order.get(h.evidence.path, 0), h.evidence.line))
 
@@ -232,16 +302,21 @@ def find_hardware(blocks: Iterable[Block]) -> list[Hit]:
 def bundled_framework_docs(tree: RepoTree) -> set[str]:
     """docs/ pages of a framework whose source the repository bundles (a Caffe fork's docs).
 
-    Their benchmarks and tested hardware are the framework's, not this project's.
+    Their benchmarks and tested hardware are the framework's, not this project's. A page
+    naming the framework twice is its; when most pages do, docs/ is the framework's copy and
+    every page in it is.
     """
     bundled = {fw for fw, files in FRAMEWORK_SOURCES.items() if tree.paths.intersection(files)}
+    docs = [
+        p for p in (tree.codebook_docs if bundled else ())
+        if p.split("/", 1)[0].lower() in ("docs", "doc")
+    ]  # fmt: skip
     pages = set()
-    for path in tree.codebook_docs if bundled else ():
-        if path.split("/", 1)[0].lower() in ("docs", "doc"):
-            text = (tree.read_text(path) or "").lower()
-            if any(text.count(fw) >= 2 for fw in bundled):
-                pages.add(path)
-    return pages
+    for path in docs:
+        text = (tree.read_text(path) or "").lower()
+        if any(text.count(fw) >= 2 for fw in bundled):
+            pages.add(path)
+    return set(docs) if len(pages) * 2 > len(docs) else pages
 
 
 def classify_hardware(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterable[Label]:

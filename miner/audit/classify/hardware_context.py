@@ -26,6 +26,18 @@ class Where(Protocol):
     def header(self) -> str:
         """The table's header row, for a table row."""
 
+    @property
+    def text(self) -> str:
+        """The text matched."""
+
+    @property
+    def kind(self) -> str:
+        """The block kind ("table_row", "paragraph", ...)."""
+
+    @property
+    def gpu_talk(self) -> bool:
+        """True when the section's prose talks about GPU memory (VRAM, "GPU memory", OOM)."""
+
 
 FIRST_PERSON = re.compile(
     r"\b(we|our|ours|us|i|my|me|this (?:repo|repository|code|project|implementation|work|"
@@ -35,10 +47,13 @@ FIRST_PERSON = re.compile(
 # "Caffe can process 40M images a day on a K40", "TensorRT now supports Jetson Nano": a tool's
 # own claim, not this project's hardware.
 OTHER_SUBJECT = re.compile(
-    r"^\W*(?:\[[^\]]*\]\W*)?(?:caffe2?|tensorflow|pytorch|torch|theano|mxnet|keras|cudnn|cuda|"
+    r"^\W*(?:\[[^\]]*\]\W*)?(?:(?:nvidia|google|microsoft|meta|intel|amd|apple|hugging ?face)\s+)?"
+    r"(?:caffe2?|tensorflow|pytorch|torch|theano|mxnet|keras|cudnn|cuda|"
     r"tensorrt|onnx(?:runtime)?|openvino|tvm|darknet|detectron2?|mmdetection|jax|paddle\w*|"
-    r"chainer|horovod|deepspeed|apex|digits)\b[^.]{0,40}?\b(?:can|is|was|runs?|achieves?|"
-    r"processes|reaches|supports?|delivers|takes|trains?|has|now)\b",
+    r"chainer|horovod|deepspeed|apex|digits|vllm|sglang|llama\.cpp|ollama|tensorrt-llm|mlx|"
+    r"lmdeploy|ggml|xformers|flash-?attention|bitsandbytes|te|transformer engine)\b[^.]{0,40}?"
+    r"\b(?:can|is|was|runs?|achieves?|processes|reaches|supports?|delivers|takes|trains?|has|now|"
+    r"provides|offers|enables)\b",
     re.IGNORECASE,
 )
 OTHER_WORK = re.compile(
@@ -50,7 +65,8 @@ OTHER_WORK = re.compile(
 )
 FOREIGN_SECTION = re.compile(
     r"related (?:work|project)|other (?:implementation|project|repo|work|method)|third[- ]party|"
-    r"see also|comparison with|alternatives|external",
+    r"see also|comparison with|alternatives|external|community|ecosystem|extensions|"
+    r"projects? (?:using|based on|built)|built (?:on|upon|with) |awesome",
     re.IGNORECASE,
 )
 REPORTED = re.compile(r"\breported (?:in|by)\b|\baccording to\b|\bas reported\b", re.I)
@@ -59,6 +75,12 @@ POSSIBLE = re.compile(r"\b(?:deploy\w*|embedded|could|can be|may|might|possible|
 USED = re.compile(
     r"\b(?:test(?:s|ed|ing)?|train(?:s|ed|ing)?|use[sd]?|using|ran|run(?:s|ning)?|measured|"
     r"benchmarked|evaluated|takes|took)\b",
+    re.IGNORECASE,
+)
+# "faiss did not well support Nvidia Ampere GPUs (3090 and A100)": hardware ruled out, not used.
+UNSUPPORTED = re.compile(
+    r"\b(?:not|n't|never)\b(?:\s+\w+){0,2}?\s+(?:support|work|run|compatible)|\bunsupported\b|"
+    r"\bincompatible\b",
     re.IGNORECASE,
 )
 DISK = re.compile(r"\b(?:disk|storage|ssd|hdd|hard drive|free space|download)", re.I)
@@ -75,16 +97,50 @@ GPU_WORDS = {"gpu", "gpus", "card", "cards", "graphics"}
 MEM_WORDS = {"memory", "mem", "dram"}  # GPU or system memory by context ("GPUs with 11GB of DRAM")
 SYSTEM_HINTS = {"main", "system", "host", "physical"}
 SKIP_AFTER = {"of", "the", "ecc", "total", "onboard", "dedicated", "installed", "available",
-              "free", "or", "more", "at", "least"} | SYSTEM_HINTS  # fmt: skip
+              "free", "or", "more", "at", "least", "+", "unified"} | SYSTEM_HINTS  # fmt: skip
 NOT_MEMORY = {"disk", "disks", "storage", "ssd", "ssds", "hdd", "hdds", "space", "drive", "drives",
               "dataset", "datasets", "data", "file", "files", "download", "downloads", "zip",
               "tar", "archive", "image", "images", "model", "models", "checkpoint", "checkpoints",
               "weights", "videos", "size", "swap", "network", "lte", "bandwidth", "/s"}  # fmt: skip
-GPU_CUES = {"gpu", "gpus", "vram", "cuda", "card", "cards", "graphics", "nvidia", "video"}
+# "Reserved / allocated memory" are the CUDA allocator's figures.
+GPU_CUES = {"gpu", "gpus", "vram", "cuda", "card", "cards", "graphics", "nvidia", "video",
+            "reserved", "allocated"}  # fmt: skip
 SYSTEM_CUES = {"cpu", "cpus", "ram", "system", "host", "machine", "server", "computer", "pc",
                "workstation", "laptop", "desktop", "node", "processor"}  # fmt: skip
 MACHINE_WORDS = SYSTEM_CUES | {"processors", "machines", "nodes", "instance", "intel", "amd",
                                "xeon", "ryzen", "epyc", "vcpus", "vcpu"}  # fmt: skip
+
+
+# Prose about GPU memory: a bare size in the same section ("the footprint drops from 112GB to
+# 28GB", a profiling table of "6.7G" cells) is then GPU memory too.
+GPU_MEMORY_TALK = re.compile(
+    r"vram|\bgpu (?:memory|ram|mem)\b|memory (?:of|on|per|in) (?:the |each |a |one |your )?"
+    r"(?:gpu|card|graphics)|\boom\b|out of memory|cuda memory|graphics memory|video memory",
+    re.IGNORECASE,
+)
+# Table columns whose sizes are not memory at all, and memory columns said to be system RAM.
+NOT_MEMORY_COLUMN = re.compile(
+    r"flop|\bmacs?\b|mult-?adds|param|size|disk|storage|download|checkpoint|weights|\bfile|"
+    r"token|data|\bvocab",
+    re.IGNORECASE,
+)
+MEMORY_COLUMN = re.compile(r"mem|\bram\b|vram", re.IGNORECASE)
+SYSTEM_COLUMN = re.compile(r"\b(?:cpu|host|system|main)\b|(?<!v)\bram\b", re.IGNORECASE)
+
+
+# A CUDA out-of-memory error quoted in the docs: its sizes are the reader's failed run.
+OOM_ERROR = re.compile(
+    r"tried to allocate|total capacity|already allocated|reserved in total", re.IGNORECASE
+)
+
+
+def column_header(seg: Where, at: int) -> str | None:
+    """The header of the table column holding offset `at` of a table row; None off tables."""
+    if seg.kind != "table_row" or not seg.header or seg.header == seg.text:
+        return None
+    columns = seg.header.split(" | ")
+    index = seg.text.count(" | ", 0, at)
+    return columns[index] if index < len(columns) else ""
 
 
 def _nearest(pattern: re.Pattern[str], text: str, at: int) -> int:
@@ -98,14 +154,15 @@ def not_own(sentence: str, at: int, seg: Where) -> bool:
     That is another project's or tool's hardware, or devices offered only as examples of
     where the model might go ("easier to deploy to embedded systems (Raspberry Pi, etc.)"):
     there the nearest verb to the device is a possibility, not a use. Likewise a device
-    nearer to "reported in the paper" than to a verb of use is the compared work's.
+    nearer to "reported in the paper" than to a verb of use is the compared work's, and one
+    nearer to "does not support" is ruled out rather than used.
     """
     if FOREIGN_SECTION.search(seg.section):
         return True
     used = _nearest(USED, sentence, at)
     if EXAMPLES.search(sentence) and _nearest(POSSIBLE, sentence, at) < used:
         return True
-    if _nearest(REPORTED, sentence, at) < used:
+    if _nearest(REPORTED, sentence, at) < used or _nearest(UNSUPPORTED, sentence, at) < used:
         return True
     if FIRST_PERSON.search(sentence):
         return False
@@ -185,14 +242,35 @@ def _cue_kind(tokens: Iterable[Any], gpu_tokens: set[int]) -> str | None:
     return None
 
 
+def _paragraph_cue(doc: Any, span: Any, gpu_tokens: set[int]) -> str | None:
+    """The kind of the device word nearest to the size anywhere in its paragraph."""
+    best: tuple[int, str] | None = None
+    for t in doc:
+        if span.start <= t.i < span.end or t.lower_ in RAM_WORDS:
+            continue  # "RAM" names the memory, not whose it is
+        kind = _cue_kind((t,), gpu_tokens)
+        distance = span.start - t.i if t.i < span.start else t.i - span.end
+        if kind and (best is None or distance < best[0]):
+            best = (distance, kind)
+    return best[1] if best else None
+
+
 def _context_kind(doc: Any, span: Any, seg: Where, gpu_tokens: set[int]) -> str:
     """GPU memory or RAM for "N GB of memory", by the nearest device word in the sentence."""
-    sent = span.sent
-    before = reversed(doc[sent.start : span.start])
-    kind = _cue_kind(before, gpu_tokens) or _cue_kind(doc[span.end : sent.end], gpu_tokens)
+    if seg.gpu_talk and seg.kind in ("table_row", "html"):
+        return "gpu"  # a table's cells are no prose: the section says what its sizes are
+    sent = span.sent  # words near the size only: a flattened table is one long "sentence"
+    before = reversed(doc[max(sent.start, span.start - 10) : span.start])
+    after = doc[span.end : min(sent.end, span.end + 6)]
+    kind = _cue_kind(before, gpu_tokens) or _cue_kind(after, gpu_tokens)
     if kind:
         return kind
-    return "gpu" if re.search(r"gpu|vram", f"{seg.section} {seg.header}", re.I) else "system"
+    if seg.kind not in ("table_row", "html") and (kind := _paragraph_cue(doc, span, gpu_tokens)):
+        return kind  # "Training on a V100 takes 2 days. It needs 20 GB of memory."
+    where = f"{seg.section} {column_header(seg, span.start_char) or seg.header}"
+    if seg.gpu_talk or re.search(r"gpu|vram", where, re.I) or GPU_MEMORY_TALK.search(where):
+        return "gpu"
+    return "system"
 
 
 def _gpu_has(doc: Any, span: Any) -> bool:
@@ -204,8 +282,40 @@ def _gpu_has(doc: Any, span: Any) -> bool:
     return False
 
 
-def memory_kind(doc: Any, span: Any, seg: Where, gpu_tokens: set[int]) -> str | None:
-    """'gpu', 'system' or None (disk, data, bandwidth ...) for a memory-size match."""
+def _on_gpu(doc: Any, i: int) -> bool:
+    """True for "... RAM on your GPU", "... RAM of the graphics card": memory the GPU has."""
+    words = [t.lower_ for t in doc[i : min(i + 4, doc[i - 1].sent.end)]]
+    return bool(words) and words[0] in ("on", "of", "in") and bool(set(words[1:]) & GPU_WORDS)
+
+
+def _on_gpu_after(doc: Any, span: Any) -> bool:
+    """True for a size followed closely by "on / per / of the GPU": "needs 14 GB on the GPU"."""
+    words = [t.lower_ for t in doc[span.end : min(span.sent.end, span.end + 6)]]
+    return any(
+        w in ("on", "per", "of") and set(words[i + 1 : i + 3]) & GPU_WORDS
+        for i, w in enumerate(words)
+    )
+
+
+def ram_of_gpu(doc: Any, span: Any) -> bool:
+    """True for "N GB of RAM on your GPU" / "a GPU with N GB of RAM": RAM meaning GPU memory."""
+    j = span.end
+    while j < len(doc) and j < span.end + 4 and doc[j].lower_ in SKIP_AFTER:
+        j += 1
+    if j >= len(doc) or doc[j].lower_ not in RAM_WORDS:
+        return False
+    return _gpu_has(doc, span) or _on_gpu(doc, j + 1)
+
+
+def memory_kind(
+    doc: Any, span: Any, seg: Where, gpu_tokens: set[int], ram_is_gpu: bool = False
+) -> str | None:
+    """'gpu', 'system' or None (disk, data, bandwidth ...) for a memory-size match.
+
+    `ram_is_gpu`: an earlier sentence of the same text called the GPU's memory "RAM".
+    """
+    if OOM_ERROR.search(span.sent.text):
+        return None
     j, hint = span.end, None
     while (
         j < len(doc)
@@ -220,26 +330,47 @@ def memory_kind(doc: Any, span: Any, seg: Where, gpu_tokens: set[int]) -> str | 
         return "gpu"
     if nxt in NOT_MEMORY:
         return None
-    if nxt in GPU_MEM_WORDS:
-        return "gpu"
+    if nxt in GPU_MEM_WORDS or (nxt == "per" and nxt2 in GPU_WORDS):
+        return "gpu"  # "8GB VRAM", "12GB (GPU)", "60 GB per GPU"
+    if nxt in ("cpu", "cpus", "host") or (nxt == "per" and nxt2 in ("node", "machine")):
+        return "system"  # "32GB (CPU)", "512 GB per node"
     if nxt in RAM_WORDS:  # "16GB RAM", but "a GPU with 12GB of RAM" is the GPU's
-        return "gpu" if _gpu_has(doc, span) else "system"
+        if _gpu_has(doc, span) or _on_gpu(doc, j + 1):
+            return "gpu"
+        system_said = hint or {t.lower_ for t in span.sent} & (SYSTEM_CUES - RAM_WORDS)
+        # "... 3GB of RAM on your GPU. However, about 7GB of RAM will be required ...": the
+        # paragraph already calls the GPU's memory RAM.
+        return "gpu" if ram_is_gpu and not system_said else "system"
     if nxt in MEM_WORDS:
         return hint or _context_kind(doc, span, seg, gpu_tokens)
-    if DISK.search(span.sent.text):
+    column = column_header(seg, span.start_char)
+    if column is not None:
+        if NOT_MEMORY_COLUMN.search(column):
+            return None  # "#FLOPs | 850.6G", "Model size | 1.2GB"
+        if MEMORY_COLUMN.search(column):
+            # A results table's "Testing memory" / "Training Mem" is the GPU's unless it says RAM.
+            return "system" if SYSTEM_COLUMN.search(column) else "gpu"
+    if _nearest(DISK, span.sent.text, span.start_char - span.sent.start_char) < 60:
         return None  # "enough disk space on your server (120GB recommended)"
+    if _on_gpu_after(doc, span):
+        return "gpu"  # "14 GB in fp16 on the GPU"
+    # The cells of a table in a section about GPU memory are no prose: "#GPUs per node | 6.7G".
+    table_of_gpu_memory = seg.gpu_talk and seg.kind in ("table_row", "html")
+    machine_words = set() if table_of_gpu_memory else SYSTEM_CUES - {"cpu", "cpus"}
     i = span.start - 1
     while i >= max(span.sent.start, span.start - 4):
         word = doc[i].lower_
         if word in MEM_WORDS:
             return _context_kind(doc, span, seg, gpu_tokens)
-        if word in RAM_WORDS or word in SYSTEM_CUES - {"cpu", "cpus"}:
+        if word in RAM_WORDS and (ram_is_gpu or (i > 0 and doc[i - 1].lower_ in GPU_WORDS)):
+            return "gpu"  # "GPU RAM: 24GB"; "smaller RAM such as 2GB" after "RAM on your GPU"
+        if word in RAM_WORDS or word in machine_words:
             return "system"
         if word in GPU_MEM_WORDS or i in gpu_tokens:
             return "gpu"
         if word in NOT_MEMORY:
             return None
         i -= 1
-    if MEMORY_CONTEXT.search(f"{seg.section} | {seg.header}"):
+    if MEMORY_CONTEXT.search(f"{seg.section} | {column or seg.header}"):
         return _context_kind(doc, span, seg, gpu_tokens)  # "16 GB" under "## Hardware"
     return None

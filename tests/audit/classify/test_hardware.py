@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from miner.audit.classify.gazetteer import labels_to_match
 from miner.audit.classify.hardware import _pipeline, classify_hardware, find_hardware
 from miner.audit.detect import AuditContext
 from miner.audit.docs import Block, Documents, parse_markdown
@@ -95,6 +96,99 @@ POSITIVE = {
     "Edge TPU": ("It runs at 30 FPS on the Edge TPU.", {"hw_other"}),
     "Jetson": ("We deployed it on a Jetson TX2.", {"hw_other"}),
     "Raspberry Pi": ("Tested on a Raspberry Pi 3.", {"hw_other"}),
+    # Approximate sizes, memory said to be the GPU's, today's devices.
+    "approximate vram": ("Inference usually requires ~13GB VRAM.", {"hw_gpu"}),
+    "approximate gpu memory": ("It requires ~24G GPU memory.", {"hw_gpu"}),
+    "ram on the gpu": ("You will need at least 3GB of RAM on your GPU.", {"hw_gpu"}),
+    "host ram": ("GenCast needs ~250GB of Host RAM (System Memory).", {"hw_memory"}),
+    "mac with chip": ("Inference runs on a Mac M2 with 16GB RAM.", {"hw_cpu", "hw_memory"}),
+    "geforce number in brackets": ("With 4 GPUs (3090): bash train.sh", {"hw_gpu"}),
+    "geforce number before gpus": ("We use Nvidia 3090 GPUs with CUDA 11.", {"hw_gpu"}),
+    "ascend and hygon": ("It also supports inference on Ascend 910 and Hygon DCU.", {"hw_other"}),
+    "phone model": ("Latency of all models measured on iPhone 12 Pro.", {"hw_other"}),
+    # Today's spellings and devices.
+    "count glued to a card with memory": ("Our model was trained on 8×A100-80G.", {"hw_gpu"}),
+    "card with memory suffix": ("Training uses V100-32GB GPUs.", {"hw_gpu"}),
+    "rtx 4090": ("It runs within hours on a single RTX 4090.", {"hw_gpu"}),
+    "h100 sxm": ("Benchmarks on H100 SXM.", {"hw_gpu"}),
+    "tpu slice": ("Pretrained on a TPU v4-32 pod slice.", {"hw_other"}),
+    "bare data-centre models": ("We used 8 A6000 cards, an L40S and an H200.", {"hw_gpu"}),
+    "amd instinct": ("Trained on AMD MI250X GPUs.", {"hw_gpu"}),
+    "superchip": ("Trained on 16 NVIDIA GH200 superchips.", {"hw_gpu"}),
+    "snapdragon generation": ("Runs at 20 FPS on a Snapdragon 8 Gen 2.", {"hw_cpu"}),
+    "core ultra": ("Tested on Intel Core Ultra 7 155H.", {"hw_cpu"}),
+    "ram with plus": ("Preprocessing needs 96GB+ of RAM.", {"hw_memory"}),
+    "allocator figures": ("Allocated memory: 2.5 GB\n\nReserved memory: 26.3 GB\n", {"hw_gpu"}),
+    "used beside unsupported": (
+        "Mixed precision does not work on a GTX 1080, so we trained on a V100 in fp32.",
+        {"hw_gpu"},
+    ),
+    "geforce number under a gpu column": (
+        "| Setting | Hardware | Time |\n|---|---|---|\n| Training | 8x 4090 | 2d |\n",
+        {"hw_gpu"},
+    ),
+    "macbook model with chip": ("It takes 5 s on a MacBook Pro M1.", {"hw_cpu"}),
+    "faq answer about gpu memory": (
+        "## FAQ\n**Q: How much GPU memory do I need?**\n\nA: At least 16GB.\n",
+        {"hw_gpu"},
+    ),
+    "memory after a gpu sentence": (
+        "Training on a V100 takes 2 days. It needs 20 GB of memory.",
+        {"hw_gpu"},
+    ),
+    "memory after a server sentence": (
+        "We preprocess on a 32-core server. The script needs 200 GB of memory.",
+        {"hw_cpu", "hw_memory"},
+    ),
+    "per gpu": ("Training needs roughly 60 GB per GPU.", {"hw_gpu"}),
+    "on the gpu after": ("The model needs 14 GB in fp16 on the GPU.", {"hw_gpu"}),
+    "unified memory": ("At least 32GB of unified memory on a Mac.", {"hw_memory"}),
+    "bracketed owners": ("Memory requirement: 12GB (GPU), 32GB (CPU)", {"hw_gpu", "hw_memory"}),
+    "gpu ram label": ("CPU RAM: 64GB; GPU RAM: 24GB", {"hw_gpu", "hw_memory"}),
+    "per node": ("The cluster has 512 GB per node.", {"hw_memory"}),
+    "trainium": ("Trained using AWS Trainium (trn1.32xlarge).", {"hw_other"}),
+    "tpu generation kind": ("Trained on TPU v5p-512 and served on TPUv5e.", {"hw_other"}),
+    "fpga board": ("We deploy it on an Ultra96 board.", {"hw_other"}),
+    "graviton": ("Benchmarked on AWS Graviton3.", {"hw_cpu"}),
+    "microcontrollers": ("Deployed on an ESP32 and an STM32F746 board.", {"hw_other"}),
+    "arduino": ("Runs on the Arduino Nano 33 BLE Sense.", {"hw_other"}),
+    "compute stick": ("Tested with an Intel NCS2.", {"hw_other"}),
+    # Memory sizes read by their table column, their paragraph and their section.
+    "size far from a download": (
+        "On 2 nodes with 8 GPUs with 32GB each for 300 epochs (make sure the teacher weights "
+        "have been downloaded before to the correct location).",
+        {"hw_gpu"},
+    ),
+    "testing memory column": (
+        "| Method | #FLOPs | Testing memory |\n|---|---|---|\n| Ours | 788.6G | 9.8G |\n",
+        {"hw_gpu"},
+    ),
+    "ram column": ("| Device | RAM |\n|---|---|\n| Laptop | 16 GB |\n", {"hw_memory"}),
+    "ram meaning gpu memory later": (
+        "You will need at least 3GB of RAM on your GPU. However, about 7GB of RAM will be "
+        "required with the default arguments; users with smaller RAM such as 2GB can lower it.",
+        {"hw_gpu"},
+    ),
+    "host ram after gpu ram": (
+        "Training needs 24GB of RAM on the GPU. Preprocessing on the host needs 64GB of RAM.",
+        {"hw_gpu", "hw_memory"},
+    ),
+    "section about gpu memory": (
+        "## Addressing OOM\nFine-tuning needs about 112 GB of VRAM.\n\n"
+        "- LoRA reduces the total memory footprint from 112GB to about 28GB.\n",
+        {"hw_gpu"},
+    ),
+    "profiling table": (
+        "## Profiling of memory\nWe profile the GPU memory of fine-tuning.\n\n"
+        "<table><tr><th>#GPUs per node</th><th>256</th></tr>"
+        "<tr><td>1</td><td>6.7G / 1.0s/it</td></tr></table>\n",
+        {"hw_gpu"},
+    ),
+    "srun with shell defaults": (
+        "```bash\nCPUS_PER_TASK=${CPUS_PER_TASK:-8}\nsrun -p $PARTITION \\\n"
+        "    --cpus-per-task=${CPUS_PER_TASK} \\\n    python train.py\n```\n",
+        {"hw_cpu"},
+    ),
     # A job script in the docs requesting resources for this repository's run.
     "scheduler memory": (
         "```\n#!/bin/bash\n#$ -l tmem=10G   # virtual mem used\n```\n", {"hw_memory"}
@@ -140,6 +234,38 @@ NEGATIVE = {
     "article a": "Launch a 4 GPU job.",
     "bandwidth": "It streams at 1 GB/s.",
     "size under another heading": "## Data\n- 16 GB\n",
+    "brackets after gpus": "We use 8 GPUs (1080 images per batch).",
+    "pixel in a name": "This code borrows heavily from pixel2style2pixel.",
+    "phone family": "A demo app runs on iPhone and Android.",
+    "unsupported devices": (
+        "WARNING: We have found that faiss did not well support Nvidia AMPERE GPUs (3090 and A100)."
+    ),
+    "gpu count column": "| Setting | GPUs |\n|---|---|\n| Training | 8 |\n",
+    "year column": "| Model | Year |\n|---|---|\n| Ours | 2080 |\n",
+    "gpu column of related work": (
+        "## Related projects\n| Setting | GPU |\n|---|---|\n| X | 3090 |\n"
+    ),
+    "download beside a gpu": "The download is 14 GB, so make sure the GPU has room.",
+    "serving engine news": "[2024/05] vLLM now supports the model on H100 GPUs.",
+    "vendor tool news": "🔥 NVIDIA TensorRT-LLM now supports the model on H100 GPUs.",
+    "kernel library claim": "TE provides very efficient kernels for both A100 and H100 GPUs.",
+    "spaced board name": "The Ultra 96 times faster claim is wrong.",
+    "letters of other words": "The ESP loss and the STM module.",
+    "flops in prose": "The model has 1.8G FLOPs.",
+    "model size": "Model size: 2.3GB",
+    "out of memory advice": "If you run out of memory, reduce the batch size to 8.",
+    "cuda error message": (
+        "RuntimeError: CUDA out of memory. Tried to allocate 150.00 MiB (GPU 0; 23.70 GiB total "
+        "capacity; 21.31 GiB already allocated)"
+    ),
+    "section number": "See Section A10 of the paper.",
+    "flops beside a memory column": (
+        "| Model | FLOPs | Memory |\n|---|---|---|\n| Ours | 1.8G | - |\n"
+    ),
+    "community section": (
+        "## Community Support\n- Our model on NVIDIA Jetson Orin: https://github.com/x/jetson\n"
+    ),
+    "cpus option outside a job script": "```\npython train.py --cpus-per-task=8\n```\n",
     "code not comment": "```\npython train.py --gpu 0  # 16 GB\nnvidia-smi\n```\n",
 }
 
@@ -246,6 +372,19 @@ def test_only_the_docs_the_codebook_reads(tmp_path: Path) -> None:
     assert [e.path for e in labels["hw_gpu"].evidence] == ["notes/gpu.md"]
 
 
+def test_a_folder_link_reads_that_folders_readme(tmp_path: Path) -> None:
+    files = {
+        "README.md": "# Net\nSee [examples/NLU/](examples/NLU) and "
+        "[ROS](https://github.com/someone/net/tree/master/ros).\n",
+        "examples/NLU/README.md": "We ran it on 4 NVIDIA Tesla V100 GPUs.\n",
+        "ros/README.md": "It runs on a Jetson Nano.\n",
+        "tools/README.md": "Runs on a Tesla K80.\n",  # not linked: not read
+    }
+    labels, _ = _classify(tmp_path / "net", files)
+    assert [e.path for e in labels["hw_gpu"].evidence] == ["examples/NLU/README.md"]
+    assert [e.path for e in labels["hw_other"].evidence] == ["ros/README.md"]
+
+
 def test_a_bundled_frameworks_docs_are_not_this_projects_hardware(tmp_path: Path) -> None:
     files = {
         "README.md": "# Fork\nOur detector.\n",
@@ -260,12 +399,61 @@ def test_a_bundled_frameworks_docs_are_not_this_projects_hardware(tmp_path: Path
     assert [e.path for e in labels["hw_gpu"].evidence] == ["README.md"]
 
 
+def test_a_page_of_others_uses_is_not_this_projects_hardware(tmp_path: Path) -> None:
+    files = {
+        "README.md": "# Net\nSee [who uses it](usage.md).\n",
+        "usage.md": "# Net adoption\n## Hardware\n- [AWS Trainium 2](https://aws.example)\n",
+    }
+    labels, _ = _classify(tmp_path / "adoption", files)
+    assert labels["hardware_req"].value is False
+    files["usage.md"] = "# Usage\n## Hardware\n- Tested on AWS Trainium 2\n"
+    labels, _ = _classify(tmp_path / "usage", files)
+    assert [e.path for e in labels["hw_other"].evidence] == ["usage.md"]
+
+
+def test_a_copied_toolboxs_docs_folder_is_not_this_projects_hardware(tmp_path: Path) -> None:
+    files = {
+        "README.md": "# Seg\nOur segmenter.\n",
+        "mmseg/version.py": "__version__ = '0.11.0'\n",
+        "docs/get_started.md": "Install mmsegmentation; mmsegmentation needs mmcv.\n",
+        "docs/train.md": "Train with mmsegmentation tools; see mmsegmentation configs.\n",
+        "docs/inference.md": "It used 2.25GB CPU memory with efficient_test=True.\n",
+    }
+    labels, _ = _classify(tmp_path / "copy", files)
+    assert labels["hardware_req"].value is False
+    del files["mmseg/version.py"]
+    labels, _ = _classify(tmp_path / "own", files)
+    assert [e.path for e in labels["hw_memory"].evidence] == ["docs/inference.md"]
+
+
+def test_a_copied_toolboxs_model_zoo_is_not_this_projects_hardware(tmp_path: Path) -> None:
+    files = {
+        "README.md": "# Seg\nOur segmenter.\n",
+        "mmseg/version.py": "__version__ = '0.11.0'\n",
+        "docs/model_zoo.md": "# Model zoo\nSee mmsegmentation configs; mmsegmentation is fast.\n"
+        "### Hardware\n* 8 NVIDIA Tesla V100 (32G) GPUs\n",
+    }
+    labels, _ = _classify(tmp_path / "copy", files)
+    assert labels["hardware_req"].value is False
+    del files["mmseg/version.py"]
+    labels, _ = _classify(tmp_path / "own", files)
+    assert [e.path for e in labels["hw_gpu"].evidence] == ["docs/model_zoo.md"]
+
+
 def test_spacy_pipeline_is_built_once_and_needs_no_model() -> None:
-    nlp, matcher = _pipeline()
+    nlp, matchers = _pipeline()
     assert _pipeline() is _pipeline()
     assert nlp.pipe_names == ["sentencizer"]
     assert [t.text for t in nlp("GTX1080Ti")] == ["GTX", "1080", "Ti"]
-    assert len(matcher) > 0
+    assert set(matchers) == {"GPU", "CPU", "ACCELERATOR", "MEMORY", "CORES"}
+    assert all(len(m) > 0 for m in matchers.values())
+
+
+def test_only_the_labels_a_text_may_hold_are_matched() -> None:
+    assert labels_to_match("We describe the method in detail.") == frozenset()
+    assert labels_to_match("Trained on 8xA100 with 80GB") == {"GPU", "MEMORY"}
+    assert labels_to_match("An i7-8700K with 16 cores") == {"CPU", "CORES"}
+    assert labels_to_match("Runs on a Jetson Nano") == {"ACCELERATOR"}
 
 
 def test_hostile_text_never_raises() -> None:
