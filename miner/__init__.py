@@ -30,6 +30,8 @@ _ENTRY_POINTS = {
     "ReportOptions": "miner.report",
     "select_candidates": "miner.select.selection",
     "SelectOptions": "miner.select.selection",
+    "smoke_selected": "miner.select.selected",
+    "SmokeOptions": "miner.select.smoke",
     "run_experiment": "miner.experiment.run",
 }
 

@@ -9,6 +9,9 @@ from typing import Any
 
 from miner.codebook import FIELD_NAMES, Evidence, LabelValue, format_value
 
+# What a smoke run of a selected project showed (miner.select.outcomes classifies its logs).
+SMOKE_OUTCOMES = ("ok", "install", "import", "data", "gpu_only", "runtime", "timeout")
+
 
 @dataclass(frozen=True)
 class RepoMeta:

@@ -59,7 +59,9 @@ def _register() -> None:
     # The order is the pipeline's, which is the order `miner --help` lists the commands in.
     import importlib
 
-    for name in ("search", "clone", "audit", "lint", "annotate", "report", "select", "experiment"):
+    for name in (
+        "search", "clone", "audit", "lint", "annotate", "report", "select", "smoke", "experiment",
+    ):  # fmt: skip
         importlib.import_module(f"miner.cli.{name}")
     importlib.import_module("miner.cli.export")
     importlib.import_module("miner.cli.codebook")

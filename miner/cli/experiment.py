@@ -13,6 +13,8 @@ from miner.cli.common import StudyOption, is_tty, settings, write_text
 
 if TYPE_CHECKING:
     from miner.experiment.run import RunEvent
+    from miner.experiment.settings import NoiseSetting
+    from miner.select.manifest import Manifest
 
 experiment_app = typer.Typer(
     help="Run a training command N times per noise setting, thread count and device, then "
@@ -43,7 +45,10 @@ def example_manifest_cmd(
 def run_cmd(
     manifest: Annotated[
         Path | None,
-        typer.Argument(help="Manifest from `miner select` (YAML/JSON); omit with --example."),
+        typer.Argument(
+            help="Manifest from `miner select` (YAML/JSON), or its folder to run every selected "
+            "manifest a smoke run did not fail; omit with --example."
+        ),
     ] = None,
     example: Annotated[
         str | None,
@@ -79,7 +84,11 @@ def run_cmd(
     runs: Annotated[int, typer.Option("--runs", "-n", help="Runs per configuration.")] = 5,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Experiment folder (default: data/runs/<manifest name>)."),
+        typer.Option(
+            "--out",
+            help="Experiment folder (default: data/runs/<manifest name>); for a folder of "
+            "manifests, each runs in <out>/<manifest name>.",
+        ),
     ] = None,
     python: Annotated[
         str | None, typer.Option("--python", help="Interpreter for {python} (default: this one).")
@@ -96,20 +105,55 @@ def run_cmd(
     from miner.errors import ExperimentError
     from miner.experiment.device import parse_devices
     from miner.experiment.examples import load_example
-    from miner.experiment.pinning import parse_threads, usable_cpus
-    from miner.experiment.run import finished_runs, plan, run_experiment
+    from miner.experiment.pinning import parse_threads
     from miner.experiment.settings import parse_seed_modes, parse_settings
-    from miner.procs import interruptible
     from miner.select.manifest import load_manifest
+    from miner.select.selected import load_selected
 
     if (manifest is None) == (example is None):
         raise ExperimentError("give a MANIFEST or --example NAME (not both)")
     if setting and seed_mode:
         raise ExperimentError("give --setting or --seed-mode (its aliases), not both")
-    loaded = load_manifest(manifest) if manifest is not None else load_example(str(example))
     settings_ = parse_seed_modes(seed_mode) if seed_mode else parse_settings(setting or "impl")
     counts, devices = parse_threads(threads), parse_devices(device)
+    factors = (counts, settings_, runs, devices, python, retry_failed, keep_workdir)
+    if manifest is not None and manifest.is_dir():
+        failed = ran = 0
+        for loaded in load_selected(manifest):
+            if loaded.document.get("runnable") is False:
+                typer.echo(f"{loaded.name}: skipped, its smoke run failed", err=True)
+                continue
+            ran += 1
+            folder = (out / loaded.slug) if out else settings(study).runs / loaded.slug
+            failed += _run_one(loaded, folder.resolve(), *factors)
+        if not ran:
+            raise ExperimentError(f"{manifest}: no selected manifest passed its smoke run")
+        if failed:
+            raise typer.Exit(1)
+        return
+    loaded = load_manifest(manifest) if manifest is not None else load_example(str(example))
     folder = (out or settings(study).runs / loaded.slug).resolve()
+    if _run_one(loaded, folder, *factors):
+        raise typer.Exit(1)
+
+
+def _run_one(
+    loaded: Manifest,
+    folder: Path,
+    counts: tuple[int, ...],
+    settings_: tuple[NoiseSetting, ...],
+    runs: int,
+    devices: tuple[str, ...],
+    python: str | None,
+    retry_failed: bool,
+    keep_workdir: bool,
+) -> int:
+    """Run one manifest's experiment with progress lines; how many runs were not ok (a Ctrl-C
+    is one line and exit code 130)."""
+    from miner.experiment.pinning import usable_cpus
+    from miner.experiment.run import finished_runs, plan, run_experiment
+    from miner.procs import interruptible
+
     total = len(plan(counts, settings_, runs, devices))
     cpus = len(usable_cpus())
     over = [t for t in counts if t > cpus]
@@ -139,8 +183,7 @@ def run_cmd(
         )
         raise typer.Exit(130) from None
     typer.echo(f"ran {ran}, skipped {skipped} finished earlier, {failed} not ok; {folder}/runs.csv")
-    if failed:
-        raise typer.Exit(1)
+    return failed
 
 
 def _progress(events: Iterator[RunEvent], total: int) -> Iterator[RunEvent]:

@@ -22,6 +22,7 @@ class Kind(str, Enum):
     exclusions = "exclusions"
     crosstab = "crosstab"
     trend = "trend"
+    smoke = "smoke"
     all = "all"
 
 
@@ -53,7 +54,7 @@ def report(
         typer.Argument(
             help="coverage (Table X), distribution (Table II), search (Table I), hardware, "
             "exclusions, crosstab (with chi-square tests), trend (requirements over the dates "
-            "of `miner clone --at/--every`) or all."
+            "of `miner clone --at/--every`), smoke (outcome per class of the smoke runs) or all."
         ),
     ] = Kind.all,
     labels: Annotated[

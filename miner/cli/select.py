@@ -13,6 +13,11 @@ from miner.cli.common import DbOption, StudyOption, is_tty, open_store, settings
 if TYPE_CHECKING:
     from miner.select.selection import Selection
 
+SmokeTimeout = Annotated[
+    float,
+    typer.Option("--smoke-timeout", help="Seconds the training step may run in a smoke run."),
+]
+
 
 @app.command("select")
 def select_cmd(
@@ -44,17 +49,57 @@ def select_cmd(
             "--include-excluded", help="Also consider repositories the codebook excludes."
         ),
     ] = False,
+    smoke: Annotated[
+        bool,
+        typer.Option(
+            "--smoke",
+            help="Try every eligible candidate for real first (install and train briefly in a "
+            "sandbox, see `miner smoke`); passing candidates rank first.",
+        ),
+    ] = False,
+    smoke_timeout: SmokeTimeout = 300.0,
+    smoke_again: Annotated[
+        bool,
+        typer.Option(
+            "--smoke-again",
+            help="Smoke-test again the candidates tested before at the same commit (skipped "
+            "otherwise, so an interrupted run resumes).",
+        ),
+    ] = False,
+    smoke_python: Annotated[
+        str | None,
+        typer.Option(
+            "--smoke-python",
+            help="Interpreter(s) of the smoke environments, comma-separated (see "
+            "`miner smoke --python`).",
+        ),
+    ] = None,
+    smoke_as_of_commit: Annotated[
+        bool,
+        typer.Option(
+            "--smoke-as-of-commit",
+            help="Resolve smoke installs as the index was on each commit's date.",
+        ),
+    ] = False,
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
     """Rank analyzed repositories for variance experiments and write a manifest per pick.
 
-    Ranking uses static evidence only; each manifest runs with `miner experiment run MANIFEST`.
+    Ranking uses static evidence, and with --smoke what a real install and a bounded training
+    run showed; each manifest runs with `miner experiment run MANIFEST` (or the whole folder).
     """
+    from miner.cli.smoke import SMOKE_INTERRUPTED, echo_smoke, render_outcomes, smoke_options
+    from miner.procs import interruptible
     from miner.select.rank import DIVERSITY_KEYS, REQUIREMENTS, parse_names
     from miner.select.selection import SelectOptions, select_candidates
 
     config = settings(study, db)
+    smoking = None
+    if smoke:
+        smoking = smoke_options(
+            config, smoke_timeout, python=smoke_python, as_of_commit=smoke_as_of_commit
+        )
     options = SelectOptions(
         out_dir=out or config.runs / "manifests",
         n=n,
@@ -62,10 +107,17 @@ def select_cmd(
         diversify=parse_names(diversify, DIVERSITY_KEYS, "--diversify"),
         fmt=fmt,
         include_excluded=include_excluded,
-        base_dir=config.study_dir,
+        smoke=smoking,
+        smoke_again=smoke_again,
     )
-    with open_store(config) as store:
-        result = select_candidates(store, options)
+    try:
+        with interruptible(), open_store(config) as store:
+            result = select_candidates(store, options, on_smoke=echo_smoke)
+    except KeyboardInterrupt:
+        typer.echo(SMOKE_INTERRUPTED + ", and the same command goes on from there", err=True)
+        raise typer.Exit(130) from None
+    if smoking is not None:
+        render_outcomes(result.smoke_rows)
     _render(result)
 
 
@@ -76,8 +128,10 @@ def _render(result: Selection) -> None:
         entry = c.scan.entry_points[0].script if c.scan.entry_points else "-"
         version = c.version.split(" ", 1)[1]
         rows.append((str(i), c.full_name, f"{c.score:g}", c.framework, version, c.domain,
-                     c.cpu["level"], c.cost["level"], entry))  # fmt: skip
-    headers = ("#", "repository", "score", "framework", "version", "domain", "cpu", "cost", "entry")
+                     c.cpu["level"], c.cost["level"], result.outcomes.get(c.full_name, "-"),
+                     entry))  # fmt: skip
+    headers = ("#", "repository", "score", "framework", "version", "domain", "cpu", "cost",
+               "smoke", "entry")  # fmt: skip
     if is_tty():
         from rich.console import Console
         from rich.table import Table

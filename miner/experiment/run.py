@@ -116,7 +116,7 @@ def run_experiment(
         check_narrowing(setting, tuple(spec.seed_sources), manifest.name)
     jobs = plan(threads, settings, runs, devices)
     out_dir.mkdir(parents=True, exist_ok=True)
-    python = python or sys.executable
+    python = python or spec.python or sys.executable
     # The probes see what the runs will see (the manifest's env without run placeholders).
     probe_env = {**os.environ, **{k: v for k, v in spec.env.items() if "{" not in v}}
     environment = probe_environment(python, probe_env, out_dir)

@@ -32,6 +32,7 @@ from miner.report.records import (
     ReportTable,
 )
 from miner.report.render import render
+from miner.report.smoke import smoke_tables
 from miner.report.tables import Population, coverage, coverage_detail, distribution, hardware
 from miner.report.tables import distribution_detail as distribution_detail_table
 from miner.report.trend import trend_chart, trend_tables
@@ -85,6 +86,8 @@ def build_tables(
             tables += crosstab_tables(pop, frames["repos"], options.star_bands)
         elif kind == "trend":
             tables += trend_tables(store, options.include_excluded)
+        elif kind == "smoke":
+            tables += smoke_tables([dict(row) for row in store.smoke_runs()])
     return tables
 
 
@@ -167,6 +170,12 @@ def write_report(store: Store, options: ReportOptions) -> ReportResult:
         raise ConfigError(
             "the trend report reads the store's labels of each snapshot: use --labels auto"
         )
+    if "smoke" in kinds and not store.smoke_runs():
+        if options.kind != "all":
+            raise MinerError(
+                f"no smoke runs in {store.path}: run `miner select --smoke` or `miner smoke` first"
+            )
+        kinds = tuple(k for k in kinds if k != "smoke")  # a study need not smoke-test anything
 
     tables = build_tables(kinds, store, frames, labels, options)
     folder = options.output_dir

@@ -26,6 +26,7 @@ KIND_TABLES: dict[str, tuple[str, ...]] = {
         "crosstab_tests",
     ),
     "trend": ("trend", "trend_transitions", "trend_changes"),
+    "smoke": ("smoke_outcomes", "smoke"),
 }
 KINDS: tuple[str, ...] = (*KIND_TABLES, "all")
 FORMATS: tuple[str, ...] = ("markdown", "csv", "latex", "json")

@@ -59,8 +59,15 @@ HEADERS = {
     "p_value": "p",
     "cramers_v": "Cramer's V",
     "note": "Note",
+    "meaning": "Meaning",
+    "repository": "Repository",
+    "commit": "Commit",
+    "evidence": "Evidence",
+    "install_s": "Install (s)",
+    "train_s": "Train (s)",
+    "total_s": "Total (s)",
 }
-WIDE_TEXT = {"note"}  # long text columns wrap in LaTeX
+WIDE_TEXT = {"note", "meaning", "evidence"}  # long text columns wrap in LaTeX
 
 
 def cell(value: Any) -> str:

@@ -73,6 +73,7 @@ def manifest_document(candidate: Candidate, rank: int) -> dict[str, Any]:
             "commit_sha": candidate.commit_sha,
             "url": f"https://github.com/{owner_repo}/tree/{candidate.commit_sha}",
             "checkout": candidate.checkout,
+            "commit_date": candidate.commit_date,
         },
         "selection_reasons": [r.as_dict() for r in candidate.reasons],
         "framework": {

@@ -19,6 +19,8 @@ evidence, seed and thread hooks, cost); the `run` section is what the runner nee
       labels: "{workdir}/labels.npy"                         # the test set's true classes
       weights: ["*.pt", "checkpoints/**/*.pth"]               # globs under the workdir
       timeout: 3600
+      python: /path/to/env/bin/python                         # optional: the interpreter for
+                                                              # {python} (a smoke run's env)
 
 Placeholders: {python} {example_dir} {source} {workdir} {run_dir} {seed} {threads} {device}.
 `seed_sources` maps `init`, `data`, `dropout` to the arguments that seed that source alone
@@ -67,6 +69,7 @@ class RunSpec:
     epochs_file: str | None = None
     predictions: str | None = None
     labels: str | None = None
+    python: str | None = None  # the environment a smoke run built and passed in
 
     def as_dict(self) -> dict[str, Any]:
         """The `run` section as written to a manifest."""
@@ -88,6 +91,7 @@ class RunSpec:
             "epochs_file": self.epochs_file,
             "predictions": self.predictions,
             "labels": self.labels,
+            "python": self.python,
         }
 
 
@@ -181,6 +185,7 @@ def run_spec(data: dict[str, Any], where: str = "run") -> RunSpec:
         epochs_file=_optional(data, "epochs_file"),
         predictions=_optional(data, "predictions"),
         labels=_optional(data, "labels"),
+        python=str(data["python"]) if data.get("python") else None,
     )
 
 

@@ -67,6 +67,7 @@ class Candidate:
     cost: dict[str, Any]
     exclusions: tuple[str, ...] = ()
     label_evidence: dict[str, tuple[Evidence, ...]] = field(default_factory=dict)
+    commit_date: str | None = None  # of the checked-out commit, from the clone stage
 
     @property
     def score(self) -> float:

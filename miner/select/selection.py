@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from miner.errors import ConfigError
 from miner.select.build import manifest_document
 from miner.select.evidence import scan_checkout
 from miner.select.manifest import slugify, write_manifest
 from miner.select.rank import Candidate, assess, diversify, meets, rank
+from miner.select.selected import mark_manifest, smoke_section
+from miner.select.smoke import SmokeOptions, SmokeResult, SmokeTarget, smoke
 
 if TYPE_CHECKING:
     from miner.store import Store
@@ -31,7 +33,8 @@ class SelectOptions:
     diversify: tuple[str, ...] = ()
     fmt: str = "yaml"
     include_excluded: bool = False
-    base_dir: Path = Path(".")  # clone paths stored relative are resolved against this
+    smoke: SmokeOptions | None = None  # smoke-test every eligible candidate before picking
+    smoke_again: bool = False  # also those smoke-tested before at the same commit
 
 
 @dataclass(frozen=True)
@@ -53,10 +56,13 @@ class Selection:
     manifests: tuple[Path, ...]
     table: Path | None
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    smoked: tuple[SmokeResult, ...] = ()  # the smoke runs of this call
+    outcomes: dict[str, str] = field(default_factory=dict)  # full name -> latest smoke outcome
+    smoke_rows: tuple[dict[str, Any], ...] = ()  # the stored smoke runs of eligible candidates
 
 
 def assess_store(
-    store: Store, base_dir: Path, progress: Callable[[str], None] | None = None
+    store: Store, progress: Callable[[str], None] | None = None
 ) -> tuple[list[Candidate], list[Skipped]]:
     """Assess every successfully audited repository whose checkout is on disk."""
     from miner.export import table_frame
@@ -78,8 +84,8 @@ def assess_store(
         if clone is None or not clone.get("path"):
             skipped.append(Skipped(name, "not cloned"))
             continue
-        path = Path(str(clone["path"]))
-        path = path if path.is_absolute() else base_dir / path
+        # Relative paths are relative to the store's folder, wherever the command runs from.
+        path = store.checkout_path(str(clone["path"]))
         if not path.is_dir():
             skipped.append(Skipped(name, f"checkout missing at {path}"))
             continue
@@ -90,19 +96,24 @@ def assess_store(
             f: tuple(store.evidence_for(int(row["repo_id"]), str(row["commit_sha"]), f))
             for f in LABEL_EVIDENCE
         }
-        candidates.append(assess(row, str(path.resolve()), scan_checkout(path), evidence))
+        candidate = assess(row, str(path.resolve()), scan_checkout(path), evidence)
+        candidates.append(replace(candidate, commit_date=clone.get("commit_date") or None))
     return candidates, skipped
 
 
 def select_candidates(
-    store: Store, options: SelectOptions, progress: Callable[[str], None] | None = None
+    store: Store,
+    options: SelectOptions,
+    progress: Callable[[str], None] | None = None,
+    on_smoke: Callable[[SmokeResult], None] | None = None,
 ) -> Selection:
-    """Rank the store's candidates, pick `n` (diversely if asked) and write one manifest each."""
+    """Rank the store's candidates, smoke-test them if asked, pick `n` (passing candidates
+    first, diversely if asked) and write one manifest each."""
     if options.n < 1:
         raise ConfigError(f"--n {options.n}: pick at least one candidate")
     if options.fmt not in ("yaml", "json"):
         raise ConfigError(f"--format {options.fmt!r}: choose yaml or json")
-    candidates, skipped = assess_store(store, options.base_dir, progress)
+    candidates, skipped = assess_store(store, progress)
     eligible = []
     for candidate in candidates:
         if candidate.exclusions and not options.include_excluded:
@@ -115,12 +126,22 @@ def select_candidates(
             skipped.append(Skipped(candidate.full_name, f"lacks {', '.join(missing)}"))
             continue
         eligible.append(candidate)
-    picked = diversify(eligible, options.n, options.diversify)
+    smoked = smoke_candidates(store, rank(eligible), options.smoke, on_smoke, options.smoke_again)
+    sections = {c.full_name: _stored_smoke(store, c) for c in eligible}
+    passing = [c for c in eligible if (sections[c.full_name] or {"outcome": ""})["outcome"] == "ok"]
+    picked = diversify(passing, options.n, options.diversify)
+    rest = [c for c in eligible if c not in passing]
+    picked += diversify(rest, options.n - len(picked), options.diversify)
     manifests = []
     for position, candidate in enumerate(picked, start=1):
         path = options.out_dir / f"{slugify(candidate.full_name)}.{options.fmt}"
-        manifests.append(write_manifest(manifest_document(candidate, position), path, options.fmt))
-    table = write_selection_csv(picked, manifests, options.out_dir) if picked else None
+        document = manifest_document(candidate, position)
+        row = sections[candidate.full_name]
+        if row is not None:
+            document = mark_manifest(document, smoke_section(row))
+        manifests.append(write_manifest(document, path, options.fmt))
+    outcomes = {name: str(row["outcome"]) for name, row in sections.items() if row is not None}
+    table = write_selection_csv(picked, manifests, options.out_dir, outcomes) if picked else None
     return Selection(
         picked=tuple(picked),
         assessed=tuple(rank(candidates)),
@@ -128,24 +149,62 @@ def select_candidates(
         skipped=tuple(skipped),
         manifests=tuple(manifests),
         table=table,
+        smoked=tuple(smoked),
+        outcomes=outcomes,
+        smoke_rows=tuple(row for row in sections.values() if row is not None),
     )
 
 
-def write_selection_csv(picked: list[Candidate], manifests: list[Path], out_dir: Path) -> Path:
-    """selection.csv: one row per picked candidate with its score, keys and manifest."""
+def _stored_smoke(store: Store, candidate: Candidate) -> dict[str, Any] | None:
+    row = store.smoke_outcome(candidate.repo_id, candidate.commit_sha)
+    return None if row is None else dict(row)
+
+
+def smoke_candidates(
+    store: Store,
+    ranked: list[Candidate],
+    options: SmokeOptions | None,
+    on_smoke: Callable[[SmokeResult], None] | None = None,
+    again: bool = False,
+) -> list[SmokeResult]:
+    """Smoke-test each candidate in rank order (none without options), storing each outcome;
+    those tested before at the same commit are skipped unless `again`, so a run resumes."""
+    if options is None:
+        return []
+    results = []
+    for candidate in ranked:
+        if not again and store.smoke_outcome(candidate.repo_id, candidate.commit_sha):
+            continue
+        result = smoke(SmokeTarget.of(manifest_document(candidate, 0)), options)
+        store.save_smoke(result.as_row())
+        results.append(result)
+        if on_smoke is not None:
+            on_smoke(result)
+    return results
+
+
+def write_selection_csv(
+    picked: list[Candidate],
+    manifests: list[Path],
+    out_dir: Path,
+    outcomes: dict[str, str] | None = None,
+) -> Path:
+    """selection.csv: one row per picked candidate with its score, keys, smoke outcome and
+    manifest."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "selection.csv"
     with path.open("w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(
             ["rank", "full_name", "commit_sha", "score", "framework", "version", "domain",
-             "cpu", "cost", "entry_point", "criteria_met", "manifest"]
+             "cpu", "cost", "entry_point", "criteria_met", "smoke", "manifest"]
         )  # fmt: skip
         for position, (c, manifest) in enumerate(zip(picked, manifests, strict=True), start=1):
             entry = c.scan.entry_points[0].script if c.scan.entry_points else ""
             met = ";".join(r.criterion for r in c.reasons if r.met)
             writer.writerow(
                 [position, c.full_name, c.commit_sha, c.score, c.framework, c.version, c.domain,
-                 c.cpu["level"], c.cost["level"], entry, met, str(manifest)]
+                 c.cpu["level"], c.cost["level"], entry, met,
+                 (outcomes or {}).get(c.full_name, ""), str(manifest)]
             )  # fmt: skip
     return path

@@ -54,6 +54,7 @@ class FakeRepo:
     readme: str = ""
     pushed_at: datetime | None = None
     updated_at: datetime | None = None
+    clone_url: str | None = None  # where clones come from (default: github.com)
 
     @property
     def full_name(self) -> str:
@@ -104,7 +105,7 @@ class FakeRepo:
             "url": api,
             "git_url": f"git://github.com/{self.full_name}.git",
             "ssh_url": f"git@github.com:{self.full_name}.git",
-            "clone_url": f"https://github.com/{self.full_name}.git",
+            "clone_url": self.clone_url or f"https://github.com/{self.full_name}.git",
             "svn_url": f"https://github.com/{self.full_name}",
             "homepage": None,
             "size": self.size,

@@ -128,6 +128,19 @@ def sheet_row(repo_id: int) -> dict[str, str]:
     return {name: format_value(values[name]) for name in FIELD_NAMES}
 
 
+# Smoke runs: (repo id, outcome, log, line, evidence text, exit code, install s, train s).
+SMOKE = [
+    (1, "ok", "train.log", 12, "epoch 1 loss 0.4213 | acc 0.87", None, 41.5, 300.2),
+    (2, "install", "install.log", 3, "Because torch==0.4.1 has no wheels with a matching Python "
+     "ABI tag, we can conclude that your requirements are unsatisfiable.", 1, 2.1, 0.0),
+    (3, "gpu_only", "train.log", 7, "AssertionError: Torch not compiled with CUDA enabled", 1,
+     60.0, 4.5),
+    (4, "data", "train.log", 9, "FileNotFoundError: [Errno 2] No such file or directory: "
+     "'data/train.csv'", 1, 12.25, 3.0),
+    (5, "ok", "train.log", 40, "Epoch 1/10 step 5 loss: 2.3011", None, 80.0, 300.1),
+]  # fmt: skip
+
+
 def build_store(path: Path) -> Store:
     """Create the test study's store at `path` (search log, repos, clones, audits)."""
     store = Store(path)
@@ -191,6 +204,20 @@ def build_store(path: Path) -> Store:
         )
         store.save_audit(rid, f"{rid:040x}", names[rid], result)
     store.save_audit_failure(14, f"{14:040x}", names[14], "boom", ANALYZED)
+    store.upsert(
+        "smoke_runs",
+        [
+            {"repo_id": rid, "commit_sha": f"{rid:040x}", "full_name": names[rid],
+             "outcome": outcome, "rule": f"smoke.{outcome}", "evidence_path": path,
+             "evidence_line": line, "evidence_text": text, "exit_code": code,
+             "install_seconds": install, "train_seconds": train, "seconds": install + train + 1,
+             "timeout": 300.0, "network_cut": 1, "python": "3.8.18", "requirements": 3,
+             "command": "python train.py", "environment": None, "log_dir": f"smoke/{rid}",
+             "smoked_at": SEEN}
+            for rid, outcome, path, line, text, code, install, train in SMOKE
+        ],
+        key=["repo_id", "commit_sha"],
+    )  # fmt: skip
     return store
 
 

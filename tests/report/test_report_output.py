@@ -148,7 +148,8 @@ def test_no_labels_skips_label_tables_for_all_and_fails_for_one_kind(tmp_path: P
     with build_store(tmp_path / "m.db") as store:
         store.conn.execute("DELETE FROM audits")
         result = write_report(store, ReportOptions(output_dir=tmp_path / "out"))  # type: ignore[arg-type]
-        assert [t.key for t in result.tables] == ["search", "exclusions"]
+        keys = [t.key for t in result.tables]
+        assert keys == ["search", "exclusions", "smoke_outcomes", "smoke"]  # not label tables
         assert "label tables skipped" in result.warnings[0]
         with pytest.raises(MinerError, match="no audited repositories"):
             write_report(store, ReportOptions(kind="coverage", output_dir=tmp_path / "o"))  # type: ignore[arg-type]
@@ -214,3 +215,11 @@ def test_cli_errors_are_one_line(study: Path, args: list[str], message: str) -> 
     result = CliRunner().invoke(app, ["report", "coverage", "--study", str(study), *args])
     assert result.exit_code == 1
     assert result.stderr.startswith(message) and result.stderr.strip().count("\n") == 0
+
+
+def test_all_leaves_out_smoke_tables_when_nothing_was_smoke_tested(tmp_path: Path) -> None:
+    with build_store(tmp_path / "m.db") as store:
+        store.conn.execute("DELETE FROM smoke_runs")
+        result = write_report(store, ReportOptions(output_dir=tmp_path / "out"))  # type: ignore[arg-type]
+        assert not [t for t in result.tables if t.key.startswith("smoke")]
+        assert not result.warnings

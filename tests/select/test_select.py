@@ -157,3 +157,16 @@ def test_bad_options_are_config_errors(study):
         select_candidates(store, SelectOptions(out_dir=root, n=0))
     with pytest.raises(ConfigError):
         select_candidates(store, SelectOptions(out_dir=root, fmt="xml"))
+
+
+def test_relative_clone_paths_resolve_against_the_store_not_the_cwd(study, monkeypatch):
+    store, root = study
+    # `miner clone` stores checkouts under the store's folder as relative paths.
+    store.conn.execute("UPDATE clones SET path = 'repos/' || replace(full_name, '/', '__')")
+    elsewhere = root / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    result = select_candidates(store, SelectOptions(out_dir=root / "m", n=3))
+    assert [c.full_name for c in result.picked][:1] == ["alpha/torch-mnist"]
+    assert not [s for s in result.skipped if s.reason.startswith("checkout missing")]
+    assert result.picked[0].checkout == str(root / "repos" / "alpha__torch-mnist")

@@ -1,0 +1,140 @@
+"""`miner smoke`: try the selected projects for real, in a sandbox, and record the outcomes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from miner.cli import app
+from miner.cli.common import DbOption, StudyOption, settings, store_if_present
+from miner.cli.select import SmokeTimeout
+
+if TYPE_CHECKING:
+    from miner.config import Settings
+    from miner.select.smoke import SmokeOptions, SmokeResult
+
+InstallTimeout = Annotated[
+    float, typer.Option("--install-timeout", help="Seconds the install step may take.")
+]
+MemoryOption = Annotated[
+    float, typer.Option("--memory", help="Address-space limit of the training step, in GiB.")
+]
+
+
+PythonOption = Annotated[
+    str | None,
+    typer.Option(
+        "--python",
+        help="Interpreter(s) of the fresh environments, paths or versions uv finds, "
+        "comma-separated (default: the one running miner). With several, each project gets "
+        "the newest released a year before its commit.",
+    ),
+]
+AsOfOption = Annotated[
+    bool,
+    typer.Option(
+        "--as-of-commit/--newest",
+        help="Resolve dependencies as the package index was on each checkout's commit date "
+        "(uv --exclude-newer), or take the newest that fit.",
+    ),
+]
+
+
+SMOKE_INTERRUPTED = (
+    "interrupted: the smoke run in progress was stopped and its copy removed; those finished are "
+    "stored"
+)
+
+
+def smoke_options(
+    config: Settings,
+    timeout: float,
+    install_timeout: float = 900.0,
+    memory: float = 8.0,
+    python: str | None = None,
+    as_of_commit: bool = False,
+) -> SmokeOptions:
+    """Smoke options from the command line: logs and kept environments under <runs>/smoke."""
+    from miner.select.sandbox import GIB
+    from miner.select.smoke import SmokeOptions
+
+    return SmokeOptions(
+        out_dir=config.runs / "smoke",
+        timeout=timeout,
+        install_timeout=install_timeout,
+        memory_bytes=int(memory * GIB),
+        pythons=tuple(p.strip() for p in (python or "").split(",") if p.strip()),
+        as_of_commit=as_of_commit,
+    )
+
+
+def echo_smoke(result: SmokeResult) -> None:
+    """One line per finished smoke run, on stderr."""
+    ev = result.evidence
+    typer.echo(
+        f"smoke  {result.full_name}  {result.outcome}  {result.seconds:.1f} s "
+        f"(install {result.install_seconds:.1f} s, train {result.train_seconds:.1f} s)  "
+        f"{ev.path}:{ev.line}  {ev.text}",
+        err=True,
+    )
+
+
+def render_outcomes(rows: Sequence[Mapping[str, Any]]) -> None:
+    """The outcome share table of smoke runs (store rows), as Markdown on stdout."""
+    from miner.report.render import to_markdown
+    from miner.report.smoke import outcome_table
+
+    typer.echo(to_markdown(outcome_table(rows)), nl=False)
+
+
+def result_row(result: SmokeResult) -> dict[str, Any]:
+    """The columns of a stored smoke run that the outcome table reads."""
+    return {
+        "outcome": result.outcome, "network_cut": result.network_cut, "timeout": result.timeout,
+        "seconds": result.seconds, "install_seconds": result.install_seconds,
+        "train_seconds": result.train_seconds,
+    }  # fmt: skip
+
+
+@app.command("smoke")
+def smoke_cmd(
+    names: Annotated[
+        list[str] | None,
+        typer.Argument(help="OWNER/NAME of selected projects (default: every selected one)."),
+    ] = None,
+    manifests: Annotated[
+        Path | None,
+        typer.Option(
+            "--manifests", help="Folder of the selected manifests (default: data/runs/manifests)."
+        ),
+    ] = None,
+    timeout: SmokeTimeout = 300.0,
+    install_timeout: InstallTimeout = 900.0,
+    memory: MemoryOption = 8.0,
+    python: PythonOption = None,
+    as_of_commit: AsOfOption = False,
+    study: StudyOption = None,
+    db: DbOption = None,
+) -> None:
+    """Install and briefly train each selected project in a sandbox, and classify the outcome.
+
+    A throw-away copy of the checkout, a fresh environment made by uv, CPU only, threads pinned,
+    no credentials, memory and time limits, no network while training. Outcomes go to the store
+    (`miner report smoke`) and to each manifest (`runnable`).
+    """
+    from miner.procs import interruptible
+    from miner.select.selected import smoke_selected
+
+    config = settings(study, db)
+    options = smoke_options(config, timeout, install_timeout, memory, python, as_of_commit)
+    folder = manifests or config.runs / "manifests"
+    try:
+        with interruptible(), store_if_present(config) as store:
+            results = smoke_selected(folder, options, tuple(names or ()), store, echo_smoke)
+    except KeyboardInterrupt:
+        typer.echo(SMOKE_INTERRUPTED, err=True)
+        raise typer.Exit(130) from None
+    render_outcomes([result_row(r) for r in results])

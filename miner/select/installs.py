@@ -1,0 +1,258 @@
+"""What a smoke run installs: the requirements the project declares, read statically.
+
+Sources, as the manifest lists them: requirements files (nested `-r` files inlined, local paths
+made absolute), the pip section of environment.yml, setup.py/setup.cfg `install_requires`,
+pyproject (PEP 621 and Poetry) and Pipfile dependencies. GPU builds of a framework become its CPU
+build (`tensorflow-gpu` -> `tensorflow`, `+cu101` local versions dropped). The framework is added
+at the manifest's version when one is stated and no dependency file names it.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import tomllib
+
+from miner.audit.files import RepoTree
+from miner.codebook import Evidence
+from miner.select.versions import PACKAGES
+
+KINDS = ("requirements_file", "conda_env", "setup", "pipfile", "poetry")
+SKIP_NAME = re.compile(r"(?i)(?:^|[-_.])(?:dev|test|tests|docs?|lint|ci|gpu|cuda|build)(?:[-_.]|$)")
+NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9_.-]*)(\[[^\]]*\])?\s*(.*)$")
+CPU_BUILDS = {
+    "tensorflow-gpu": "tensorflow", "tensorflow_gpu": "tensorflow", "tf-nightly-gpu": "tf-nightly",
+    "mxnet-cu90": "mxnet", "mxnet-cu92": "mxnet", "mxnet-cu100": "mxnet", "mxnet-cu101": "mxnet",
+    "mxnet-cu102": "mxnet", "mxnet-cu110": "mxnet", "paddlepaddle-gpu": "paddlepaddle",
+    "onnxruntime-gpu": "onnxruntime",
+}  # fmt: skip
+PIP_NAMES = {"pytorch": "torch", "pytorch-cpu": "torch", "jaxlib": "jax"}
+LOCAL_CUDA = re.compile(r"\+cu\d+|\+cpu")
+MAX_NESTING = 3
+
+
+@dataclass(frozen=True)
+class InstallPlan:
+    """The requirement lines a smoke run installs, where each came from, and what was changed."""
+
+    lines: tuple[str, ...]
+    sources: tuple[Evidence, ...]
+    notes: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        """The plan as one requirements file."""
+        return "".join(f"{line}\n" for line in self.lines)
+
+
+def chosen_files(environment_files: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
+    """The dependency files to install from: the shallowest of each kind, without dev, test,
+    docs or GPU variants (a CPU variant wins when there is one)."""
+    chosen: list[tuple[str, str]] = []
+    for kind in KINDS:
+        files = [p for p, k in environment_files if k == kind]
+        files = [p for p in files if not SKIP_NAME.search(PurePosixPath(p).stem)] or [
+            p for p in files if "gpu" not in p.lower() and "cuda" not in p.lower()
+        ]
+        if not files:
+            continue
+        depth = min(p.count("/") for p in files)
+        top = [p for p in files if p.count("/") == depth]
+        cpu = [p for p in top if "cpu" in PurePosixPath(p).name.lower()]
+        plain = [p for p in top if PurePosixPath(p).name.lower() in ("requirements.txt",)]
+        chosen += [(p, kind) for p in (cpu or plain or top)]
+    return chosen
+
+
+def install_plan(
+    root: Path,
+    environment_files: tuple[tuple[str, str], ...],
+    framework: str | None = None,
+    version_spec: str | None = None,
+) -> InstallPlan:
+    """The install plan of the checkout (or copy) at `root`."""
+    tree = RepoTree(root)
+    lines: list[str] = []
+    sources: list[Evidence] = []
+    notes: list[str] = []
+    for path, kind in chosen_files(environment_files):
+        text = tree.read_text(path)
+        if text is None:
+            continue
+        name = PurePosixPath(path).name
+        if kind == "requirements_file":
+            found = _requirements(tree, root, path, text, 0)
+        elif kind == "conda_env":
+            found = _conda_pip(tree, root, path, text)
+        elif name == "setup.py":
+            found = _setup_py(path, text)
+        elif name == "setup.cfg":
+            found = _setup_cfg(path, text)
+        else:
+            found = _toml(path, text)
+        for line, evidence in found:
+            fixed, note = cpu_build(line)
+            if note:
+                notes.append(note)
+            if fixed not in lines:
+                lines.append(fixed)
+                sources.append(evidence)
+    addition = framework_requirement(framework, version_spec, lines)
+    if addition is not None:
+        lines.append(addition)
+        sources.append(Evidence("manifest", 0, addition, "smoke.framework_version"))
+        notes.append(f"added {addition}: the framework version the manifest states")
+    return InstallPlan(tuple(lines), tuple(sources), tuple(notes))
+
+
+def cpu_build(line: str) -> tuple[str, str | None]:
+    """A requirement line with a GPU build renamed to its CPU build (and the note saying so)."""
+    match = NAME.match(line)
+    if not match or line.lstrip().startswith("-"):
+        return line, None
+    stripped, name = line.strip(), match.group(1)
+    fixed = LOCAL_CUDA.sub("", CPU_BUILDS.get(name.lower(), name) + stripped[len(name) :])
+    if fixed == stripped:
+        return line.strip(), None
+    return fixed, f"{line.strip()} -> {fixed} (CPU build)"
+
+
+def framework_requirement(framework: str | None, spec: str | None, lines: list[str]) -> str | None:
+    """`torch==1.4.0` when the manifest states a framework version no dependency file names."""
+    if not spec:
+        return None
+    match = NAME.match(spec)
+    if not match:
+        return None
+    package, version = match.group(1).lower(), match.group(3).strip()
+    target = PACKAGES.get(package) or framework
+    for line in lines:
+        named = NAME.match(line)
+        if named and PACKAGES.get(named.group(1).lower().replace("_", "-")) == target:
+            return None
+    if version.startswith("=") and not version.startswith("=="):
+        version = "=" + version  # conda's single `=` is pip's `==`
+    pip_name = CPU_BUILDS.get(package, PIP_NAMES.get(package, package))
+    return f"{pip_name}{LOCAL_CUDA.sub('', version)}"
+
+
+def _clean(line: str) -> str:
+    return re.sub(r"\s+#.*$", "", line).strip()
+
+
+def _requirements(
+    tree: RepoTree, root: Path, path: str, text: str, depth: int
+) -> list[tuple[str, Evidence]]:
+    """Requirement lines; `-r` files inlined, `-e .` and other local paths made absolute."""
+    out: list[tuple[str, Evidence]] = []
+    folder = PurePosixPath(path).parent
+    for no, raw in enumerate(text.splitlines(), start=1):
+        line = _clean(raw)
+        if not line or line.startswith("#"):
+            continue
+        evidence = Evidence(path, no, raw.strip()[:160], "smoke.requirement")
+        nested = re.match(r"^(?:-r|--requirement)\s*=?\s*(\S+)$", line)
+        if nested:
+            rel = (folder / nested.group(1)).as_posix()
+            inner = tree.read_text(rel) if depth < MAX_NESTING else None
+            if inner is not None:
+                out += _requirements(tree, root, rel, inner, depth + 1)
+            continue
+        if line.startswith(("-c ", "--constraint")):
+            continue  # constraint files rarely travel with research code
+        local = re.match(r"^(-e\s+|--editable\s+)?(\.{1,2}(?:/\S*)?|\S+/)$", line)
+        if local and "://" not in line:
+            target = (root / folder / local.group(2)).resolve()
+            if not target.is_relative_to(root.resolve()):
+                continue  # never install anything from outside the copy
+            line = f"{local.group(1) or ''}{target}"
+        out.append((line, evidence))
+    return out
+
+
+def _conda_pip(tree: RepoTree, root: Path, path: str, text: str) -> list[tuple[str, Evidence]]:
+    """The `pip:` section of a conda environment file."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return []
+    deps = data.get("dependencies") if isinstance(data, dict) else None
+    pip: list[str] = []
+    for item in deps or []:
+        if isinstance(item, dict) and isinstance(item.get("pip"), list):
+            pip += [str(p) for p in item["pip"]]
+    lines = text.splitlines()
+    out = []
+    for entry in pip:
+        no = next((i for i, ln in enumerate(lines, 1) if entry in ln), 0)
+        for line, _ in _requirements(tree, root, path, entry, 0):
+            out.append((line, Evidence(path, no, entry[:160], "smoke.conda_pip")))
+    return out
+
+
+def _setup_py(path: str, text: str) -> list[tuple[str, Evidence]]:
+    """`install_requires=[...]` string literals of setup.py, read with ast (never run)."""
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    out = []
+    for node in ast.walk(module):
+        if not isinstance(node, ast.keyword) or node.arg != "install_requires":
+            continue
+        if isinstance(node.value, ast.List | ast.Tuple):
+            for item in node.value.elts:
+                if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                    ev = Evidence(path, item.lineno, item.value[:160], "smoke.install_requires")
+                    out.append((item.value, ev))
+    return out
+
+
+def _setup_cfg(path: str, text: str) -> list[tuple[str, Evidence]]:
+    parser = configparser.ConfigParser()
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return []
+    value = parser.get("options", "install_requires", fallback="")
+    return [
+        (line.strip(), Evidence(path, 0, line.strip()[:160], "smoke.install_requires"))
+        for line in value.splitlines()
+        if line.strip()
+    ]
+
+
+def _toml(path: str, text: str) -> list[tuple[str, Evidence]]:
+    """PEP 621 `dependencies`, Poetry dependencies and Pipfile `[packages]`."""
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return []
+    entries = [d for d in data.get("project", {}).get("dependencies", []) if isinstance(d, str)]
+    poetry = data.get("tool", {}).get("poetry", {}).get("dependencies", {})
+    for table in (poetry, data.get("packages", {})):
+        for name, value in table.items():
+            if name.lower() == "python":
+                continue
+            spec = value if isinstance(value, str) else (value or {}).get("version", "")
+            spec = spec if isinstance(spec, str) else ""
+            if spec in ("", "*"):
+                entries.append(name)
+            elif spec[0] in "=<>~!":
+                entries.append(f"{name}{spec}")
+            elif spec[0] == "^":  # Poetry's caret: at least this version
+                entries.append(f"{name}>={spec[1:]}")
+            else:
+                entries.append(f"{name}=={spec}")
+    lines = text.splitlines()
+    out = []
+    for entry in entries:
+        word = NAME.match(entry)
+        no = next((i for i, ln in enumerate(lines, 1) if word and word.group(1) in ln), 0)
+        out.append((entry, Evidence(path, no, entry[:160], "smoke.dependency")))
+    return out

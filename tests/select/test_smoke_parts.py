@@ -1,0 +1,134 @@
+"""The parts of a smoke run: what gets installed, which Python, how a log is classified."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from miner.select.installs import chosen_files, install_plan
+from miner.select.outcomes import classify_training, install_failure
+from miner.select.pythons import python_for, pythons_in_order
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_install_plan_reads_every_kind_of_dependency_file(tmp_path):
+    root = write(
+        tmp_path / "repo",
+        {
+            "requirements.txt": "# deps\nnumpy>=1.16  # arrays\n-r extra.txt\n-e .\n",
+            "extra.txt": "tensorflow-gpu==1.15.0\ntorch==1.4.0+cu101\n",
+            "requirements-dev.txt": "pytest\n",
+            "environment.yml": "dependencies:\n  - python=3.7\n  - pip:\n    - tqdm==4.40\n",
+            "setup.py": "from setuptools import setup\nsetup(install_requires=['scipy>=1.2'])\n",
+            "pyproject.toml": '[tool.poetry.dependencies]\npython = "^3.7"\nrich = "^10.1"\n',
+        },
+    )
+    files = (
+        ("requirements.txt", "requirements_file"), ("requirements-dev.txt", "requirements_file"),
+        ("environment.yml", "conda_env"), ("setup.py", "setup"), ("pyproject.toml", "poetry"),
+    )  # fmt: skip
+    assert ("requirements-dev.txt", "requirements_file") not in chosen_files(files)
+    plan = install_plan(root, files, "tensorflow", "tensorflow-gpu==1.15.0")
+    assert plan.lines == (
+        "numpy>=1.16", "tensorflow==1.15.0", "torch==1.4.0", f"-e {root.resolve()}",
+        "tqdm==4.40", "scipy>=1.2", "rich>=10.1",
+    )  # fmt: skip
+    assert [(e.path, e.line) for e in plan.sources][:3] == [
+        ("requirements.txt", 2), ("extra.txt", 1), ("extra.txt", 2)
+    ]  # fmt: skip
+    assert any("tensorflow-gpu==1.15.0 -> tensorflow==1.15.0" in n for n in plan.notes)
+
+
+def test_the_stated_framework_version_is_added_when_no_file_names_it(tmp_path):
+    root = write(tmp_path / "repo", {"requirements.txt": "numpy\n../outside\n"})
+    plan = install_plan(
+        root, (("requirements.txt", "requirements_file"),), "pytorch", "pytorch=1.7.1"
+    )
+    assert plan.lines == ("numpy", "torch==1.7.1")  # nothing is installed from outside the copy
+    assert plan.sources[-1].rule == "smoke.framework_version"
+    assert install_plan(root, (), "pytorch", None).lines == ()
+
+
+def test_a_python_of_the_commits_time(tmp_path):
+    this = sys.executable
+    assert python_for((), "2019-01-01") is None
+    assert python_for((this,), "2015-01-01") == this
+    assert python_for((this, "/no/such/python"), None) == this
+    # Only one interpreter runs: it is the one, whatever the date.
+    assert python_for(("/no/such/python", this), "2016-01-01") == this
+
+
+def log(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "train.log"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_logs_are_classified_by_the_exception_line(tmp_path):
+    traceback = 'Traceback (most recent call last):\n  File "train.py", line 3\n'
+    cases = {
+        "ImportError: libcudart.so.10.0: cannot open shared object file": "gpu_only",
+        "OSError: libgfortran.so.3: cannot open shared object file: No such file": "import",
+        "ModuleNotFoundError: No module named 'cv2'": "import",
+        "FileNotFoundError: [Errno 2] No such file or directory: 'data/train.csv'": "data",
+        "urllib.error.URLError: <urlopen error [Errno 101] Network is unreachable>": "data",
+        "AssertionError: Torch not compiled with CUDA enabled": "gpu_only",
+        "ValueError: operands could not be broadcast together": "runtime",
+    }
+    for line, outcome in cases.items():
+        got, evidence = classify_training(
+            log(tmp_path, traceback + line + "\n"), 1, False, 60, None
+        )
+        assert (got, evidence.text, evidence.line) == (outcome, line[:200], 3), line
+    missing = "python: can't open file 'train.py': [Errno 2] No such file or directory\n"
+    assert classify_training(log(tmp_path, missing), 2, False, 60, None)[0] == "runtime"
+
+
+def test_progress_decides_ok_and_timeout(tmp_path):
+    trained = log(tmp_path, "loading\nEpoch 1/10\n12/50 [=====>....] - loss: 0.6931\n")
+    outcome, evidence = classify_training(trained, None, True, 60, None)
+    assert (outcome, evidence.line) == ("ok", 3)
+    silent = log(tmp_path, "loading data\n")
+    assert classify_training(silent, None, True, 60, None)[0] == "timeout"
+    assert classify_training(silent, 0, False, 60, None)[0] == "runtime"
+    assert classify_training(silent, 0, False, 60, "model.pt")[0] == "ok"
+    assert classify_training(silent, -9, False, 60, None)[1].text.startswith("killed by signal 9")
+
+
+def test_install_failures_name_the_reason(tmp_path):
+    path = tmp_path / "install.log"
+    path.write_text(
+        "error: No solution found when resolving dependencies:\n"
+        "  ╰─▶ Because torch==1.4.0 has no wheels with a matching Python ABI tag and you require "
+        "torch==1.4.0, we can conclude that your requirements are unsatisfiable.\n"
+    )
+    evidence = install_failure(path, False, 60)
+    assert evidence.rule == "smoke.install.no_wheel" and evidence.line == 2
+    path.write_text("   Updating https://github.com/a/b\nerror: Git operation failed\n"
+                    "  fatal: unable to access: Could not resolve host: github.com\n")  # fmt: skip
+    assert install_failure(path, False, 60).rule == "smoke.install.unreachable"
+    assert install_failure(path, True, 60).text == "install killed after 60 s"
+
+
+def fake_python(folder: Path, major: int, minor: int) -> str:
+    """A stand-in interpreter that only answers the version query."""
+    path = folder / f"python{major}.{minor}"
+    path.write_text(f"#!/bin/sh\necho {major} {minor}\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_interpreters_are_tried_from_the_commits_time_then_older_then_newer(tmp_path):
+    py36, py37, py38, py311 = (fake_python(tmp_path, 3, m) for m in (6, 7, 8, 11))
+    choices = (py311, py36, py38, py37)
+    assert python_for(choices, "2016-05-01T00:00:00Z") == py36  # none a year old: the oldest
+    assert python_for(choices, "2019-08-01T00:00:00+02:00") == py37
+    assert python_for(choices, "2021-02-16T16:03:23+02:00") == py38
+    assert pythons_in_order(choices, "2021-02-16") == [py38, py37, py36, py311]
+    assert pythons_in_order(choices, None) == [py311, py38, py37, py36]
