@@ -191,6 +191,8 @@ def _snapshot(
     typer.echo(f"{len(dates)} dates: {', '.join(d.date().isoformat() for d in dates)}")
 
     def show(event: SnapshotEvent) -> None:
+        if event.kind == "elsewhere":
+            typer.echo(f"{event.done}/{event.total} {event.full_name}  (taken by another run)")
         if event.kind == "done":
             cells = [
                 f"{r['as_of'][:10]}={(r.get('commit_sha') or r['status'])[:10]}" for r in event.rows

@@ -13,7 +13,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -25,6 +25,7 @@ from miner.clone.layout import CloneRoot, disk_bytes, read_marker, remove_tree, 
 from miner.clone.options import CloneOptions, iso_utc, parse_as_of
 from miner.errors import CloneError, ConfigError
 from miner.store import Store
+from miner.store.claims import TAKEN, Claims
 
 EVERY = re.compile(r"^(\d+)\s*([ymwd])$")
 
@@ -69,7 +70,8 @@ def _shift(start: datetime, amount: int, unit: str) -> datetime:
 
 @dataclass(frozen=True)
 class SnapshotEvent:
-    """Progress: 'plan' (the total is known), then 'done' per repository with its rows."""
+    """Progress: 'plan' (the total is known), then 'done' per repository with its rows, or
+    'elsewhere' for one another batch holds."""
 
     kind: str
     total: int
@@ -91,6 +93,7 @@ class SnapshotSummary:
     bytes_received: int
     seconds: float
     rows: tuple[dict[str, Any], ...] = field(repr=False, default=())
+    elsewhere: int = 0  # repositories another batch took
 
     def line(self) -> str:
         """One line: repositories, dates, snapshots, distinct checkouts, absent, failed, bytes."""
@@ -100,6 +103,7 @@ class SnapshotSummary:
             f"{self.repositories} repositories x {self.dates} dates: {self.snapshots} snapshots "
             f"in {self.checkouts} checkouts, {self.absent} absent, {self.failed} failed; "
             f"received {human_bytes(self.bytes_received)}, {self.seconds:.1f} s"
+            + (f"; {self.elsewhere} repositories by another run" if self.elsewhere else "")
         )
 
 
@@ -210,29 +214,47 @@ def _checkout(
 def iter_snapshots(
     store: Store, options: CloneOptions, dates: tuple[datetime, ...]
 ) -> Iterator[SnapshotEvent]:
-    """Snapshot every candidate on a bounded thread pool, storing each repository's rows."""
+    """Snapshot every candidate on a bounded thread pool, storing each repository's rows.
+
+    Batches started at the same time on one store share the work: each repository is claimed
+    just before it is started, and one another live batch holds is left to it ('elsewhere').
+    """
     jobs = plan_jobs(store, options)
     yield SnapshotEvent("plan", len(jobs), 0)
     if not jobs:
         return
     cancel = threading.Event()
     done = 0
+    workers = min(options.workers, len(jobs))
     with (
         CloneRoot(options.root) as root,
-        ThreadPoolExecutor(
-            max_workers=min(options.workers, len(jobs)), thread_name_prefix="snapshot"
-        ) as pool,
+        Claims(store, "snapshot") as claims,
+        ThreadPoolExecutor(max_workers=workers, thread_name_prefix="snapshot") as pool,
     ):
-        pending = {
-            pool.submit(snapshot_one, job, dates, options, root, cancel): job for job in jobs
-        }
+        # Claimed one at a time as a worker frees up, so concurrent batches split the work.
+        work = claims.each(jobs, lambda job: job.repo_id, lambda job: False)
+        pending: dict[Future[list[dict[str, Any]]], CloneJob] = {}
         try:
-            while pending:
+            while True:
+                while len(pending) < workers:
+                    item = next(work, None)
+                    if item is None:
+                        break
+                    job, state = item
+                    if state == TAKEN:
+                        future = pool.submit(snapshot_one, job, dates, options, root, cancel)
+                        pending[future] = job
+                    else:  # held or finished by another batch
+                        done += 1
+                        yield SnapshotEvent("elsewhere", len(jobs), done, job.full_name)
+                if not pending:
+                    break
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in finished:
                     job = pending.pop(future)
                     rows = future.result()
                     store.save_snapshots(rows)
+                    claims.finish(job.repo_id)
                     done += 1
                     yield SnapshotEvent("done", len(jobs), done, job.full_name, tuple(rows))
         finally:
@@ -250,13 +272,14 @@ def snapshot_all(
     """Run a whole snapshot batch, passing each event to `on_event`; return the summary."""
     started = time.monotonic()
     rows: list[dict[str, Any]] = []
-    repositories = 0
+    repositories = elsewhere = 0
     for event in iter_snapshots(store, options, dates):
         if on_event is not None:
             on_event(event)
         if event.kind == "done":
             repositories += 1
             rows += event.rows
+        elsewhere += event.kind == "elsewhere"
     ok = [r for r in rows if r["status"] == "ok"]
     return SnapshotSummary(
         repositories=repositories,
@@ -268,4 +291,5 @@ def snapshot_all(
         bytes_received=sum(int(r.get("bytes_received") or 0) for r in ok),
         seconds=time.monotonic() - started,
         rows=tuple(rows),
+        elsewhere=elsewhere,
     )

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from dated_repos import build_dated_repos, store_dated_repos
+from dated_repos import NAMES, build_dated_repos, store_dated_repos
 
 from miner.clone import CloneOptions
 from miner.clone.snapshots import snapshot_all, snapshot_dates
@@ -117,3 +117,32 @@ def test_a_missing_origin_fails_every_date_of_that_repository_only(
     gone = [r for r in store.snapshot_rows() if r["full_name"] == "lab/gone"]
     assert [r["status"] for r in gone] == ["failed", "failed"]
     assert summary.failed == 1 and summary.snapshots == 7
+
+
+def test_two_batches_at_once_snapshot_each_repository_once(tmp_path: Path) -> None:
+    """Two runs on one store share the work through claims: no repository is done twice."""
+    import threading
+
+    db = tmp_path / "data" / "miner.db"
+    with Store(db) as store:
+        build_dated_repos(tmp_path / "origins")
+        store_dated_repos(store, tmp_path / "origins")
+    options = CloneOptions(root=tmp_path / "data" / "repos", workers=1)
+    dates = tuple(utc(d) for d in DATES)
+    done: list[list[str]] = [[], []]
+    start = threading.Barrier(2)
+
+    def batch(index: int) -> None:
+        with Store(db) as own:
+            start.wait()
+            summary = snapshot_all(own, options, dates)
+            done[index] = sorted({str(r["full_name"]) for r in summary.rows})
+
+    threads = [threading.Thread(target=batch, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert sorted(done[0] + done[1]) == [f"lab/{n}" for n in sorted(NAMES)]  # each once
+    with Store(db) as store:
+        assert len(store.snapshot_rows()) == 4 * 5
