@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from miner.audit.detect.reproducibility import sets_seed, sets_threads
 from miner.audit.files import RepoTree, is_vendored
 from miner.codebook import Evidence
 
@@ -45,15 +46,6 @@ MIXED_PRECISION = re.compile(
 )
 BATCH_SIZE = re.compile(
     r"['\"]--batch[_-]size['\"][^)\n]*default\s*=\s*(\d+)|^\s*batch_size\s*[:=]\s*(\d+)\s*(?:#.*)?$"
-)
-SEED = re.compile(
-    r"\b(?:torch\.(?:cuda\.)?manual_seed(?:_all)?|(?:np|numpy)\.random\.seed|random\.seed"
-    r"|tf\.random\.set_seed|tf\.set_random_seed|set_random_seed|set_seed|seed_everything"
-    r"|mx\.random\.seed|jax\.random\.(?:PRNGKey|key))\(|RandomState\(\s*\d|default_rng\(\s*\d"
-)
-THREADS = re.compile(
-    r"torch\.set_num(?:_interop)?_threads|\b(?:OMP|MKL|OPENBLAS|NUMEXPR)_NUM_THREADS\b"
-    r"|(?:intra|inter)_op_parallelism_threads|tf\.config\.threading\.set_"
 )
 
 
@@ -156,9 +148,9 @@ def _scan_lines(facts: CodeFacts, path: str, lines: list[str], is_python: bool) 
                 facts.hard_cuda.append(_ev(*where, "lint.hard_coded_cuda"))
             if CPU_FALLBACK.search(line):
                 facts.cpu_fallback.append(_ev(*where, "lint.cpu_fallback"))
-            if SEED.search(line):
+            if sets_seed(line):
                 facts.seed.append(_ev(*where, "lint.seed"))
-            if THREADS.search(line):
+            if sets_threads(line):
                 facts.threads.append(_ev(*where, "lint.threads"))
             if MIXED_PRECISION.search(line):
                 facts.mixed_precision.append(_ev(*where, "lint.mixed_precision"))

@@ -12,6 +12,7 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from miner.audit.detect.reproducibility import SEED_PATTERNS, THREAD_PATTERNS
 from miner.audit.files import RepoTree, is_vendored
 from miner.codebook import Evidence
 from miner.select.versions import VersionSpec, version_specs
@@ -19,23 +20,6 @@ from miner.select.versions import VersionSpec, version_specs
 MAX_LINES_PER_FILE = 5000
 CLIP = 160
 
-# (rule, pattern) for seed sites; the rule names the framework the snippet must cover.
-SEED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("python", re.compile(r"\brandom\.seed\s*\(")),
-    ("numpy", re.compile(r"\b(?:np|numpy)\.random\.(?:seed|default_rng|RandomState)\s*\(")),
-    ("pytorch", re.compile(r"\btorch\.(?:cuda\.)?manual_seed(?:_all)?\s*\(")),
-    ("pytorch", re.compile(r"\btorch\.use_deterministic_algorithms\s*\(|cudnn\.deterministic\s*=")),
-    ("tensorflow1", re.compile(r"\btf\.(?:compat\.v1\.)?set_random_seed\s*\(")),
-    ("tensorflow2", re.compile(r"\btf\.random\.set_seed\s*\(")),
-    ("keras", re.compile(r"\bkeras\.utils\.set_random_seed\s*\(")),
-    ("jax", re.compile(r"\bjax\.random\.(?:PRNGKey|key)\s*\(")),
-)  # fmt: skip
-THREAD_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("pytorch", re.compile(r"\btorch\.set_num(?:_interop)?_threads\s*\(")),
-    ("tensorflow2", re.compile(r"\btf\.config\.threading\.set_(?:intra|inter)_op_parallelism")),
-    ("tensorflow1", re.compile(r"\b(?:intra|inter)_op_parallelism_threads\s*=")),
-    ("environment", re.compile(r"\b(?:OMP|MKL|OPENBLAS)_NUM_THREADS\b")),
-)  # fmt: skip
 SEED_ARG = re.compile(r"add_argument\(\s*['\"]--(?:manual_|random_|random-)?seed['\"]")
 ARGPARSE = re.compile(r"\bargparse\b|\bArgumentParser\(|\babsl\.flags\b|\btf\.app\.flags\b")
 MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]")

@@ -163,3 +163,17 @@ def test_requirements_in_a_requirements_folder_are_a_dependency_file(tmp_path: P
     )
     (finding,) = [f for f in lint(unpinned).findings if f.code == "MNR202"]
     assert finding.path == "requirements/base.txt" and "is listed without" in finding.message
+
+
+def test_deterministic_kernels_are_not_a_seed(tmp_path: Path) -> None:
+    train = "\n".join(line for line in TRAIN.splitlines() if "seed(" not in line)
+    kernels = train.replace(
+        "    torch.set_num_threads",
+        "    torch.backends.cudnn.deterministic = True\n    torch.set_num_threads",
+    )
+    assert "MNR401" in codes(write_project(tmp_path / "p", {"train.py": kernels}))
+    seeded = kernels.replace(
+        "    torch.set_num_threads",
+        "    rng = np.random.RandomState(args.seed)\n    torch.set_num_threads",
+    )
+    assert "MNR401" not in codes(write_project(tmp_path / "q", {"train.py": seeded}))

@@ -1,0 +1,45 @@
+"""Where code fixes its randomness and its thread counts: seed calls and thread settings.
+
+Each pattern carries the framework its snippet must cover, so a later stage can say which seed
+call a project is missing. Read by `select` (seed sites and thread hooks of a manifest) and by
+`lint` (a seed never set, threads left to the default).
+"""
+
+from __future__ import annotations
+
+import re
+
+# Deterministic kernels: listed with the seed sites (a run needs both), but they seed nothing.
+DETERMINISM = re.compile(r"\btorch\.use_deterministic_algorithms\s*\(|cudnn\.deterministic\s*=")
+# (framework, pattern) for seed sites.
+SEED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("python", re.compile(r"\brandom\.seed\s*\(")),
+    ("numpy", re.compile(r"\b(?:np|numpy)\.random\.(?:seed|default_rng|RandomState)\s*\(")),
+    ("pytorch", re.compile(r"\btorch\.(?:cuda\.)?manual_seed(?:_all)?\s*\(")),
+    ("pytorch", DETERMINISM),
+    ("tensorflow1", re.compile(r"\btf\.(?:compat\.v1\.)?set_random_seed\s*\(")),
+    ("tensorflow2", re.compile(r"\btf\.random\.set_seed\s*\(")),
+    ("keras", re.compile(r"\bkeras\.utils\.set_random_seed\s*\(")),
+    ("jax", re.compile(r"\bjax\.random\.(?:PRNGKey|key)\s*\(")),
+)  # fmt: skip
+# Seed helpers of training libraries (Lightning, Transformers, MXNet) that set every RNG.
+SEED_HELPERS = re.compile(r"\b(?:set_seed|seed_everything|set_random_seed|mx\.random\.seed)\s*\(")
+# (framework, pattern) for thread settings.
+THREAD_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("pytorch", re.compile(r"\btorch\.set_num(?:_interop)?_threads\s*\(")),
+    ("tensorflow2", re.compile(r"\btf\.config\.threading\.set_(?:intra|inter)_op_parallelism")),
+    ("tensorflow1", re.compile(r"\b(?:intra|inter)_op_parallelism_threads\s*=")),
+    ("environment", re.compile(r"\b(?:OMP|MKL|OPENBLAS)_NUM_THREADS\b")),
+)  # fmt: skip
+
+
+def sets_seed(line: str) -> bool:
+    """Whether a code line seeds a random number generator."""
+    if SEED_HELPERS.search(line):
+        return True
+    return any(p.search(line) for _, p in SEED_PATTERNS if p is not DETERMINISM)
+
+
+def sets_threads(line: str) -> bool:
+    """Whether a code line fixes a thread count."""
+    return any(p.search(line) for _, p in THREAD_PATTERNS)
