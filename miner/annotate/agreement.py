@@ -113,6 +113,8 @@ def field_agreement(name: str, values_a: Sequence[str], values_b: Sequence[str])
         warnings.append(f"few items (n = {n} < {FEW_ITEMS}): the confidence interval is wide")
     if n and stats.kappa is None:
         warnings.append("kappa undefined: both annotators used one category only")
+    if n and not stats.ci_estimable:
+        warnings.append(f"kappa's 95% CI not estimable (n/e): {stats.ci_note}")
     if n and kind == "bool" and stats.kappa is not None:
         rare = [f"{v!r} x{pooled[v]}" for v in ("yes", "no") if pooled[v] < RARE]
         if rare:

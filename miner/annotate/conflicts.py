@@ -25,7 +25,7 @@ from miner.annotate.sheets import (
     write_csv,
 )
 from miner.annotate.validate import manifest_fields
-from miner.codebook import FIELD_BY_NAME
+from miner.codebook import DERIVED_FIELDS, FIELD_BY_NAME
 from miner.errors import SheetError
 
 if TYPE_CHECKING:
@@ -89,6 +89,7 @@ class ConflictsResult:
     path: Path
     consensus_rows: int = 0
     unresolved: int = 0
+    derived: int = 0  # of `compared`: derived values (a Keras project's paper framework)
 
 
 def compared_fields(
@@ -100,6 +101,18 @@ def compared_fields(
     if keras and "paper_framework" in derivable(annotated):
         fields.append("paper_framework")
     return fields
+
+
+def derived_compared(
+    rows_a: list[dict[str, str]], rows_b: list[dict[str, str]], annotated: Sequence[str]
+) -> int:
+    """How many of the compared values are derived fields rather than annotated ones."""
+    by_b = {r["repo_id"]: r for r in rows_b}
+    return sum(
+        name in DERIVED_FIELDS
+        for row_a in rows_a
+        for name in compared_fields(row_a, by_b.get(row_a["repo_id"], {}), annotated)
+    )
 
 
 def is_conflict(value_a: str, value_b: str) -> bool:
@@ -204,6 +217,7 @@ def write_conflicts(
     rows_b = load_layer(root, annotator_b, round_name)
     annotated = manifest_fields(read_manifest(layout, round_name))
     compared, found = find_conflicts(rows_a, rows_b, annotator_a, annotator_b, store, annotated)
+    derived = derived_compared(rows_a, rows_b, annotated)
     decided = current_resolutions(root, round_name)
     path = layout.conflicts(round_name)
     if path.exists():
@@ -244,11 +258,12 @@ def write_conflicts(
         annotator_b=annotator_b,
         conflicts=len(found),
         compared=compared,
+        derived=derived,
         path=str(path.relative_to(root)),
         sha256=sha256_file(path),
     )
     consensus = build_consensus(root)  # agreements are accepted at once
     return ConflictsResult(
         round_name, annotator_a, annotator_b, len(rows_a), compared, tuple(found), path,
-        consensus.rows, consensus.unresolved,
+        consensus.rows, consensus.unresolved, derived,
     )  # fmt: skip

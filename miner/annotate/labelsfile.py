@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -122,14 +122,20 @@ def derive_blanks(values: dict[str, str | None]) -> dict[str, str | None]:
 
 
 def _table(
-    source: str, columns: list[str], records: list[tuple[int, dict[str, str]]]
+    source: str,
+    columns: list[str],
+    records: list[tuple[int, dict[str, str]]],
+    asked: Collection[str] = (),
 ) -> LabelsTable:
     name_col = next((c for c in NAME_COLUMNS if c in columns), None)
     if name_col is None:
         raise SheetError(f"{source}: no full_name (or repo) column")
-    # A column nobody filled in carries no labels (e.g. a field a round did not ask for).
+    # A column nobody filled in carries no labels (e.g. a field a round did not ask for),
+    # unless the source is known to have asked it: an all-blank `exclude` means "all kept".
     fields = tuple(
-        f for f in FIELD_NAMES if f in columns and any(c.get(f, "").strip() for _, c in records)
+        f
+        for f in FIELD_NAMES
+        if f in columns and (f in asked or any(c.get(f, "").strip() for _, c in records))
     )
     if not fields:
         raise SheetError(f"{source}: no codebook field columns")
@@ -167,22 +173,24 @@ def _table(
     return LabelsTable(source, fields, rows, names, extra)
 
 
-def read_labels(path: Path) -> LabelsTable:
-    """Read a labels file: CSV/TSV/XLSX in the sheet or export format, or a `repo` TSV."""
+def read_labels(path: Path, asked: Collection[str] = ()) -> LabelsTable:
+    """Read a labels file: CSV/TSV/XLSX in the sheet or export format, or a `repo` TSV.
+    `asked`: fields the file is known to answer, kept even when every cell is blank."""
     raw = read_sheet(path)
-    return _table(str(path), list(raw.columns), list(raw.rows))
+    return _table(str(path), list(raw.columns), list(raw.rows), asked)
 
 
 def labels_from_frame(
     frame: pd.DataFrame, source: str, evidence: Callable[[str, str], str] | None = None
 ) -> LabelsTable:
-    """A labels table from a DataFrame of sheet-format strings (e.g. the store's labels)."""
+    """A labels table from a DataFrame of sheet-format strings (e.g. the store's labels, which
+    answer every field they have a column for)."""
     columns = [str(c) for c in frame.columns]
     records = [
         (index + 2, {c: "" if v is None else str(v) for c, v in zip(columns, row, strict=True)})
         for index, row in enumerate(frame.itertuples(index=False, name=None))
     ]
-    table = _table(source, columns, records)
+    table = _table(source, columns, records, FIELD_NAMES)
     if evidence is None:
         return table
     return LabelsTable(table.source, table.fields, table.rows, table.names, table.extra, evidence)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import io
 import json
@@ -12,7 +13,8 @@ from typing import Any
 from miner.annotate.agreement import AgreementReport, FieldAgreement
 from miner.latex import latex_escape
 
-FORMATS = ("text", "json", "markdown", "latex")
+FORMATS = ("text", "json", "markdown", "latex", "csv")
+NOT_ESTIMABLE = "n/e"  # kappa is defined, its interval is not (explained in the footnotes)
 HEADER = ("field", "n", "excl.", "p_o", "kappa", "95% CI", "prev.", "PABAK", "AC1", "alpha MASI")
 
 
@@ -23,6 +25,8 @@ def num(value: float | None, digits: int = 3, empty: str = "–") -> str:
 
 def _ci(f: FieldAgreement, empty: str = "–") -> str:
     s = f.stats
+    if not s.ci_estimable:
+        return NOT_ESTIMABLE
     if s.kappa_low is None or s.kappa_high is None:
         return empty
     low, high = (f"{x:.2f}".replace("-0.00", "0.00") for x in (s.kappa_low, s.kappa_high))
@@ -180,6 +184,37 @@ def render_latex(reports: Sequence[AgreementReport]) -> str:
     return "\n".join(out)
 
 
+CSV_COLUMNS = (
+    "round", "annotator_a", "annotator_b", "field", "derived", "n", "excluded", "p_o", "kappa",
+    "kappa_low", "kappa_high", "ci_estimable", "prevalence", "modal", "pabak", "ac1",
+    "alpha_masi", "warnings",
+)  # fmt: skip
+
+
+def render_csv(reports: Sequence[AgreementReport]) -> str:
+    """One row per round and field with every number (empty where undefined)."""
+
+    def cell(value: float | None) -> str:
+        return "" if value is None or math.isnan(value) else f"{value:.4f}"
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for r in reports:
+        for f in r.fields:
+            s = f.stats
+            writer.writerow(
+                [
+                    r.round, r.annotator_a, r.annotator_b, f.field, "yes" if f.derived else "no",
+                    f.n, f.missing, cell(s.observed if f.n else None), cell(s.kappa),
+                    cell(s.kappa_low), cell(s.kappa_high), "yes" if s.ci_estimable else "no",
+                    cell(f.prevalence), f.modal or "", cell(s.pabak), cell(s.ac1),
+                    cell(f.alpha_masi), " | ".join(f.warnings),
+                ]
+            )  # fmt: skip
+    return buffer.getvalue()
+
+
 def render_agreement(reports: Sequence[AgreementReport], fmt: str) -> str:
     """Render in one of FORMATS."""
     renderers = {
@@ -187,6 +222,7 @@ def render_agreement(reports: Sequence[AgreementReport], fmt: str) -> str:
         "json": render_json,
         "markdown": render_markdown,
         "latex": render_latex,
+        "csv": render_csv,
     }
     if fmt not in renderers:
         raise ValueError(f"unknown format {fmt!r}")

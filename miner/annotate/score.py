@@ -101,7 +101,9 @@ def _f1(p: float | None, r: float | None) -> float | None:
 def score_field(name: str, truth: Sequence[str], labels: Sequence[str]) -> dict[str, Any]:
     """Accuracy, P/R/F1, kappa and the confusion table for aligned non-missing values."""
     import numpy as np
-    from sklearn.metrics import cohen_kappa_score, confusion_matrix, precision_recall_fscore_support
+    from sklearn.metrics import cohen_kappa_score, precision_recall_fscore_support
+
+    from miner.annotate.stats import confusion
 
     kind = FIELD_BY_NAME[name].kind
     t = [_shown(kind, v) for v in truth]
@@ -120,7 +122,7 @@ def score_field(name: str, truth: Sequence[str], labels: Sequence[str]) -> dict[
             average="",
         )
         return out
-    matrix = confusion_matrix(t, p, labels=cats)
+    matrix = confusion(t, p, cats)
     out["confusion"] = tuple(tuple(int(x) for x in row) for row in matrix)
     out["accuracy"] = float(np.trace(matrix)) / n
     with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -219,6 +221,31 @@ def score(
     )
 
 
+def asked_fields(root: Path, round_name: str) -> tuple[str, ...]:
+    """The fields a round asked for, with the derived ones they determine."""
+    from miner.annotate.layout import Layout
+    from miner.annotate.prepare import read_manifest
+    from miner.annotate.sheets import study_fields
+    from miner.annotate.validate import manifest_fields
+
+    return study_fields(manifest_fields(read_manifest(Layout(root), round_name)))
+
+
+def consensus_fields(root: Path) -> tuple[str, ...]:
+    """The fields the consensus answers: those asked by every round with listed conflicts."""
+    from miner.annotate.conflicts import round_pair
+    from miner.annotate.layout import Layout
+
+    fields: set[str] = set()
+    for round_name in Layout(root).rounds():
+        try:
+            round_pair(root, round_name)
+        except SheetError:
+            continue
+        fields |= set(asked_fields(root, round_name))
+    return tuple(sorted(fields))
+
+
 def load_source(spec: str, root: Path, store: Callable[[], Store] | None = None) -> LabelsTable:
     """A labels source: `consensus`, `auto` (the store), `<annotator>@<round>`, or a file."""
     from miner.annotate.labelsfile import labels_from_frame, read_labels
@@ -231,7 +258,7 @@ def load_source(spec: str, root: Path, store: Callable[[], Store] | None = None)
                 f"no consensus at {layout.consensus}: run `miner annotate conflicts` and"
                 " `resolve`, or pass --truth FILE"
             )
-        return read_labels(layout.consensus)
+        return read_labels(layout.consensus, consensus_fields(root))
     if spec == "auto":
         if store is None:
             raise SheetError("`auto` labels need the study's store")
@@ -255,5 +282,5 @@ def load_source(spec: str, root: Path, store: Callable[[], Store] | None = None)
         from miner.annotate.layers import load_layer
 
         load_layer(root, annotator, round_name)  # checks the layer's hash
-        return read_labels(layout.layer(annotator, round_name))
+        return read_labels(layout.layer(annotator, round_name), asked_fields(root, round_name))
     return read_labels(Path(spec))

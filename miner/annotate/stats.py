@@ -34,19 +34,41 @@ class PairStats:
     q: int  # categories the chance-corrected statistics assume
     table: tuple[tuple[int, ...], ...]  # rater A (rows) x rater B (columns)
     categories: tuple[str, ...]
+    ci_note: str = ""  # why kappa has no interval although kappa itself is defined
+
+    @property
+    def ci_estimable(self) -> bool:
+        """False when kappa is defined but its interval could not be estimated."""
+        return self.kappa is None or self.kappa_low is not None
+
+
+SINGLE_LABEL = "A single label was found"  # scikit-learn's note; `labels` fixes the shape
+NO_SPREAD = (
+    "its asymptotic standard error is 0 at this table (a rater used one category only, or"
+    " agreement is perfect): that is no certainty, the sample is too uniform to tell"
+)
+
+
+def confusion(a: Sequence[str], b: Sequence[str], categories: Sequence[str]) -> np.ndarray:
+    """scikit-learn's confusion matrix over `categories`, without its single-label warning
+    (the categories are passed, so the shape is right even when one label occurs)."""
+    from sklearn.metrics import confusion_matrix
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=SINGLE_LABEL)
+        return np.asarray(confusion_matrix(list(a), list(b), labels=list(categories)))
 
 
 def contingency(a: Sequence[str], b: Sequence[str], categories: Sequence[str]) -> np.ndarray:
     """Rater A (rows) by rater B (columns) counts over `categories`, via scikit-learn."""
-    from sklearn.metrics import confusion_matrix
-
     if not a:
         return np.zeros((len(categories), len(categories)), dtype=int)
-    return np.asarray(confusion_matrix(list(a), list(b), labels=list(categories)))
+    return confusion(a, b, categories)
 
 
 def kappa_with_ci(table: np.ndarray) -> tuple[float | None, float | None, float | None]:
-    """Cohen's kappa with its 95 % CI (statsmodels); None where kappa is undefined."""
+    """Cohen's kappa with its 95 % CI (statsmodels); None where kappa is undefined, and no
+    interval (None, None) where its standard error is 0, which would read as certainty."""
     from statsmodels.stats.inter_rater import cohens_kappa
 
     total = table.sum()
@@ -60,6 +82,8 @@ def kappa_with_ci(table: np.ndarray) -> tuple[float | None, float | None, float 
         result: Any = cohens_kappa(table)
     kappa = float(result.kappa)
     se = math.sqrt(max(float(result.var_kappa), 0.0))  # rounding can make a 0 variance negative
+    if se < 1e-12:
+        return kappa, None, None
     return (
         kappa,
         max(-1.0, kappa - 1.959963984540054 * se),
@@ -121,6 +145,7 @@ def pair_stats(
         q=q,
         table=tuple(tuple(int(x) for x in row) for row in table),
         categories=tuple(cats),
+        ci_note=NO_SPREAD if kappa is not None and low is None else "",
     )
 
 

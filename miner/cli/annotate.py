@@ -39,6 +39,7 @@ class AgreementFormat(str, Enum):
     json = "json"
     markdown = "markdown"
     latex = "latex"
+    csv = "csv"
 
 
 class ScoreFormat(str, Enum):
@@ -187,7 +188,7 @@ def review_cmd(
 def serve_cmd(
     round_name: RoundOption = "main",
     host: Annotated[str, typer.Option(help="Address to listen on (keep it local).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8765,
+    port: Annotated[int, typer.Option(help="Port to listen on (0: any free port).")] = 8765,
     adjudicator: Annotated[
         str, typer.Option(help="The name decisions are recorded under (editable per decision).")
     ] = "adjudicator",
@@ -195,17 +196,20 @@ def serve_cmd(
     db: DbOption = None,
 ) -> None:
     """Label, adjudicate and follow a round in the browser; prints one link per person."""
-    import uvicorn
-
     from miner.annotate.web import WebConfig, create_app, links
+    from miner.annotate.web.listen import base_url, listening_socket, serve
+    from miner.errors import ConfigError
 
     config = settings(study, db)
     app = create_app(WebConfig(config.annotations, round_name, config.db, adjudicator))
-    shown = f"[{host}]" if ":" in host else host
-    for who, url in links(f"http://{shown}:{port}", app.state.web.access):
+    try:
+        sock = listening_socket(host, port)
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    for who, url in links(base_url(sock), app.state.web.access):
         typer.echo(f"{who}: {url}")
     typer.echo("Ctrl+C stops the server; every answer is already saved.")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    serve(app, sock)
 
 
 @annotate_app.command("agreement")
@@ -251,9 +255,15 @@ def conflicts_cmd(
     with store_if_present(config) as store:
         result = write_conflicts(config.annotations, annotator_a, annotator_b, round_name, store)
     agreed = result.compared - len(result.conflicts)
+    derived = (
+        f"; the {result.compared} count {result.derived} derived values:"
+        " paper_framework where both chose keras"
+        if result.derived
+        else "; all annotated, none derived"
+    )
     typer.echo(
         f"round {result.round}: {len(result.conflicts)} conflicts in {result.compared} values"
-        f" of {result.items} repositories ({agreed} agreed and accepted)"
+        f" of {result.items} repositories ({agreed} agreed and accepted{derived})"
     )
     typer.echo(f"wrote {result.path}")
     typer.echo(
