@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Any
 from miner.annotate.web.app import WebState, not_found, page
 from miner.annotate.web.documents import checkout_view
 from miner.annotate.web.forms import Machine, field_view, posted_answers
-from miner.annotate.web.queue import Sheet, counts, hand_in, load_sheet, save_answers
+from miner.annotate.web.queue import (
+    Sheet,
+    counts,
+    hand_in,
+    hand_in_check,
+    load_sheet,
+    save_answers,
+)
 from miner.errors import MinerError
 
 if TYPE_CHECKING:
@@ -157,17 +164,45 @@ async def save(request: Request) -> Response:
     return RedirectResponse(target, status_code=303)  # relative: /a/<token>/r/<target>
 
 
-def hand_in_sheet(request: Request) -> Response:
-    """Import the finished sheet as the annotator's immutable layer."""
+def hand_in_page(request: Request) -> Response:
+    """What the import would flag (unanswered fields, `yes` without evidence), and a confirm."""
     state, annotator = _who(request)
     if annotator is None:
         return not_found(request)
     config = state.config
+    sheet = load_sheet(config.root, config.round, annotator)
+    context = {
+        "annotator": annotator,
+        "round": config.round,
+        "sheet": sheet,
+        "check": None if sheet.handed_in else hand_in_check(config.root, config.round, annotator),
+        "message": "",
+        "warnings": (),
+    }
+    return page(request, "hand_in.html", context)
+
+
+def hand_in_sheet(request: Request) -> Response:
+    """Import the finished sheet as the annotator's immutable layer, once confirmed."""
+    state, annotator = _who(request)
+    if annotator is None:
+        return not_found(request)
+    config = state.config
+    warnings: tuple[str, ...] = ()
     try:
         with state.log_lock:
             result = hand_in(config.root, config.round, annotator)
         message = f"handed in: layer {result.layer}, {result.rows} repositories"
-        status = 200
+        warnings, status = result.warnings, 200
     except MinerError as exc:
         message, status = str(exc), 422
-    return page(request, "handed_in.html", {"message": message, "annotator": annotator}, status)
+    sheet = load_sheet(config.root, config.round, annotator)
+    context = {
+        "annotator": annotator,
+        "round": config.round,
+        "sheet": sheet,
+        "check": None,
+        "message": message,
+        "warnings": warnings,
+    }
+    return page(request, "hand_in.html", context, status)

@@ -143,11 +143,13 @@ def create_app(config: WebConfig) -> Starlette:
         Route("/a/{token}/", annotator.resume),
         Route("/a/{token}/r/{repo_id}", annotator.repo_page, methods=["GET"]),
         Route("/a/{token}/r/{repo_id}", annotator.save, methods=["POST"]),
+        Route("/a/{token}/hand-in", annotator.hand_in_page, methods=["GET"]),
         Route("/a/{token}/hand-in", annotator.hand_in_sheet, methods=["POST"]),
         Route("/j/{token}/", judge.conflicts_page, methods=["GET"]),
         Route("/j/{token}/conflicts", judge.list_conflicts, methods=["POST"]),
         Route("/j/{token}/decide", judge.decide, methods=["POST"]),
         Route("/j/{token}/status", judge.status_page, methods=["GET"]),
+        Route("/j/{token}/docs/{conflict_id}", judge.conflict_docs, methods=["GET"]),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(

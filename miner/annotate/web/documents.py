@@ -252,6 +252,8 @@ def cited_view(root: Path, cited: list[Citation]) -> Checkout:
             )
             for b in doc.blocks
         )
-        labels = tuple(f"{c.who}: " + (f"line {c.start}" if c.start else "whole file") for c in mine)
+        labels = tuple(
+            f"{c.who}: " + (f"line {c.start}" if c.start else "whole file") for c in mine
+        )
         documents.append(replace(doc, blocks=blocks, cited=labels))
     return Checkout(tuple(documents), tuple(files[:MAX_TREE]), len(files))

@@ -46,8 +46,12 @@ def field_view(
     """The form control of one field, showing what the sheet holds."""
     spec = FIELD_BY_NAME[name]
     value = row.get(name, "").strip()
-    options = ("yes", "no") if spec.kind == "bool" else tuple(v for v in spec.values)
-    specials = ((EMPTY_SET,) if spec.kind == "set" else ()) + SPECIAL_VALUES
+    # the same order in every field: codebook values, `other:`, `none`, `unclear`, `n/a`
+    options = (
+        ("yes", "no") if spec.kind == "bool" else tuple(v for v in spec.values if v != EMPTY_SET)
+    )
+    has_none = spec.kind == "set" or EMPTY_SET in spec.values
+    specials = ((EMPTY_SET,) if has_none else ()) + SPECIAL_VALUES
     chosen = tuple(v for v in value.split(";") if v) if spec.kind == "set" else (value,)
     other = ""
     prefix = spec.open_prefix
@@ -94,8 +98,10 @@ def posted_answers(form: FormData, fields: Sequence[str]) -> dict[str, Answer]:
             picked.append(prefix + other if other else prefix)
         elif prefix and other:
             picked.append(prefix + other)
+        evidence = form.get(evidence_column(name))
         if not picked:
-            continue  # nothing chosen yet: nothing to save
-        evidence = str(form.get(evidence_column(name)) or "")
-        answers[name] = Answer(";".join(picked), evidence)
+            if evidence is not None:  # evidence found before the value: kept on its own
+                answers[name] = Answer("", str(evidence), evidence_only=True)
+            continue
+        answers[name] = Answer(";".join(picked), str(evidence or ""))
     return answers

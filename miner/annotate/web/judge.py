@@ -5,6 +5,7 @@ evidence beside the machine label, decided into the same records and audit log a
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from miner.annotate.auditlog import verify_log
 from miner.annotate.conflicts import shown_machine, shown_value, write_conflicts
@@ -21,6 +22,7 @@ from miner.annotate.render import HEADER, field_cells
 from miner.annotate.review import FIELD_HELP
 from miner.annotate.sheets import choices, read_sheet
 from miner.annotate.web.app import WebState, not_found, page
+from miner.annotate.web.documents import citations, cited_view
 from miner.annotate.web.overview import overview
 from miner.codebook import FIELD_BY_NAME
 from miner.errors import MinerError, SheetError
@@ -28,6 +30,9 @@ from miner.errors import MinerError, SheetError
 if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
+
+
+KEPT = ("conflict_id", "pick", "value", "method", "by", "rationale")  # shown again on error
 
 
 def _state(request: Request) -> WebState | None:
@@ -51,8 +56,11 @@ def _allowed(field: str) -> list[str]:
     return list(choices(field)) if spec.kind != "set" else [*spec.values, "none", "unclear", "n/a"]
 
 
-def conflicts_page(request: Request, error: str = "", status: int = 200) -> Response:
-    """Every conflict of the round, undecided first, with a decision form each."""
+def conflicts_page(
+    request: Request, error: str = "", status: int = 200, kept: dict[str, str] | None = None
+) -> Response:
+    """Every conflict of the round, undecided first, with a decision form each; `kept`: what
+    the adjudicator had entered in a refused decision, shown again in its form."""
     state = _state(request)
     if state is None:
         return not_found(request)
@@ -70,6 +78,7 @@ def conflicts_page(request: Request, error: str = "", status: int = 200) -> Resp
         "error": error,
         "listed": Layout(config.root).conflicts(config.round).exists(),
         "cards": [],
+        "kept": kept or {},
     }
     if context["listed"]:
         with state.store() as store:
@@ -84,6 +93,7 @@ def conflicts_page(request: Request, error: str = "", status: int = 200) -> Resp
                 "decision": decided.get(c.conflict_id),
                 "allowed": _allowed(c.field),
                 "help": FIELD_HELP.get(c.field, ""),
+                "docs": f"docs/{quote(c.conflict_id)}",
             }
             for c in found
         ]
@@ -121,7 +131,8 @@ async def decide(request: Request) -> Response:
     config = state.config
 
     def record() -> None:
-        conflicts, _ = open_conflicts(config.root, config.round)
+        with state.store() as store:  # the machine's value is offered from the store
+            conflicts, _ = open_conflicts(config.root, config.round, store)
         wanted = str(form.get("conflict_id") or "")
         conflict = next((c for c in conflicts if c.conflict_id == wanted), None)
         if conflict is None:
@@ -151,8 +162,42 @@ async def decide(request: Request) -> Response:
     try:
         await run_in_threadpool(record)
     except MinerError as exc:
-        return conflicts_page(request, str(exc), 422)
+        kept = {k: str(form.get(k) or "") for k in KEPT}
+        return conflicts_page(request, str(exc), 422, kept)
     return RedirectResponse(".", status_code=303)
+
+
+def conflict_docs(request: Request) -> Response:
+    """The documents of a conflict's repository with the lines each side cites highlighted
+    (a fragment for the adjudicator's page, or a page of its own)."""
+    state = _state(request)
+    if state is None:
+        return not_found(request)
+    config = state.config
+    wanted = request.path_params["conflict_id"]
+    with state.store() as store:
+        found, _ = open_conflicts(config.root, config.round, store)
+        conflict = next((c for c in found if c.conflict_id == wanted), None)
+        if conflict is None:
+            return not_found(request, "not a conflict of this round")
+        checkout = None
+        if store is not None:
+            paths = [c.path for c in store.checkouts() if c.repo_id == conflict.repo_id]
+            checkout = paths[0] if paths and paths[0].is_dir() else None
+    cited = [
+        *citations(conflict.evidence_a, conflict.annotator_a),
+        *citations(conflict.evidence_b, conflict.annotator_b),
+        *citations(conflict.machine_evidence, "machine"),
+    ]
+    context = {
+        "c": conflict,
+        "cited": cited,
+        "checkout": cited_view(checkout, cited) if checkout else None,
+        "fragment": request.query_params.get("fragment") == "1",
+        "round": config.round,
+        "file_base": "",
+    }
+    return page(request, "conflict_docs.html", context)
 
 
 def status_page(request: Request) -> Response:

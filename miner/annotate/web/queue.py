@@ -40,10 +40,27 @@ def sheet_lock(path: Path) -> threading.Lock:
 
 @dataclass(frozen=True)
 class Answer:
-    """One field's answer as posted: the value (sheet format) and its evidence."""
+    """One field's answer as posted: the value (sheet format) and its evidence; with
+    `evidence_only` the value is left as it is and only the evidence is saved."""
 
     value: str
     evidence: str = ""
+    evidence_only: bool = False
+
+
+@dataclass(frozen=True)
+class HandInCheck:
+    """What `import` would say of a sheet handed in now, shown before the annotator confirms."""
+
+    unanswered: tuple[tuple[str, str, tuple[str, ...]], ...]  # repo_id, full name, fields
+    unevidenced: tuple[tuple[str, str, str], ...]  # repo_id, full name, field: `yes`, no evidence
+    refused: str  # the import's refusal, when it would refuse
+    warnings: tuple[str, ...]  # the import's warnings, as written to the audit log
+
+    @property
+    def ready(self) -> bool:
+        """True when the import would accept the sheet."""
+        return not self.unanswered and not self.refused
 
 
 @dataclass(frozen=True)
@@ -145,6 +162,8 @@ def save_answers(
             if field not in sheet.fields:
                 problems.append(f"{field}: not a field this round asks for")
                 continue
+            if answer.evidence_only:
+                continue
             try:
                 values[field] = canonical_answer(field, answer.value)
             except ValueError as exc:
@@ -155,7 +174,8 @@ def save_answers(
         row = rows[index]
         for field, value in values.items():
             row[field] = value
-            row[evidence_column(field)] = " ".join(answers[field].evidence.split())
+        for field, answer in answers.items():
+            row[evidence_column(field)] = " ".join(answer.evidence.split())
         if note is not None:
             row[NOTE_COLUMN] = " ".join(note.split())
         write_csv(path, rows, sheet.columns)
@@ -180,6 +200,34 @@ def hand_in(root: Path, round_name: str, annotator: str) -> ImportResult:
                 f"{len(left)} repositories still have unanswered fields (first: {left[0]})"
             )
         return import_layer(root, annotator, path, round_name)
+
+
+def hand_in_check(root: Path, round_name: str, annotator: str) -> HandInCheck:
+    """Run the import's checks on the sheet without importing it."""
+    from miner.annotate.validate import EVIDENCE_EXPECTED, validate_sheet
+
+    sheet = load_sheet(root, round_name, annotator)
+    unanswered = tuple(
+        (r["repo_id"], r["full_name"], tuple(f for f in sheet.fields if f not in sheet.answered(r)))
+        for r in sheet.rows
+        if not sheet.complete(r)
+    )
+    unevidenced = tuple(
+        (r["repo_id"], r["full_name"], f)
+        for r in sheet.rows
+        for f in sheet.fields
+        if f in EVIDENCE_EXPECTED
+        and r.get(f, "").strip() == "yes"
+        and not r.get(evidence_column(f), "").strip()
+    )
+    refused, warnings = "", ()
+    if not unanswered:
+        manifest = read_manifest(Layout(root), round_name)
+        try:
+            warnings = validate_sheet(read_sheet(sheet.path), manifest).warnings
+        except SheetError as exc:
+            refused = str(exc)
+    return HandInCheck(unanswered, unevidenced, refused, warnings)
 
 
 def counts(sheet: Sheet) -> tuple[int, int, int, int]:

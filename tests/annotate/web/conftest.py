@@ -6,6 +6,8 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import pytest
 from annotate_study import Study
@@ -24,20 +26,62 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture
-def served(short_round: Round) -> Iterator[tuple[Round, str]]:
-    """The short round served over real HTTP on a free local port: (round, base URL)."""
+@contextmanager
+def serving(r: Round) -> Iterator[str]:
+    """A round's app served over real HTTP on a free local port: its base URL."""
     import uvicorn
 
     port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(short_round.app, host="127.0.0.1", port=port, log_level="warning")
-    )
+    server = uvicorn.Server(uvicorn.Config(r.app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.05)
-    yield short_round, f"http://127.0.0.1:{port}"
+    yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture
+def served(short_round: Round) -> Iterator[tuple[Round, str]]:
+    """The short round served over real HTTP on a free local port: (round, base URL)."""
+    with serving(short_round) as base:
+        yield short_round, base
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless chromium for the module."""
+    from browsing import CHROMIUM
+    from playwright.sync_api import sync_playwright
+
+    if CHROMIUM is None:
+        pytest.skip("no chromium binary: install it with `apt-get install -y chromium`")
+    with sync_playwright() as play:
+        launched = play.chromium.launch(executable_path=CHROMIUM, headless=True)
+        yield launched
+        launched.close()
+
+
+def open_page(browser: Any, width: int = 1400, height: int = 900) -> Iterator[Any]:
+    """A fresh page of the given viewport that fails the test on any script error."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield opened
+    context.close()
+    assert not errors
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A 1400x900 page."""
+    yield from open_page(browser)
+
+
+@pytest.fixture
+def small_page(browser: Any) -> Iterator[Any]:
+    """A 1280x720 page, the smallest screen the form must fit."""
+    yield from open_page(browser, 1280, 720)

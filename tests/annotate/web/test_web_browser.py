@@ -4,12 +4,10 @@ Skipped only when no chromium binary is installed (`apt-get install -y chromium`
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from annotate_study import REPOS
+from browsing import click_words, key, needs_chromium, saving
 from typer.testing import CliRunner
 from web_round import Round
 
@@ -18,44 +16,7 @@ from miner.annotate.reconcile import current_resolutions
 from miner.annotate.sheets import read_sheet
 from miner.cli import app
 
-CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser")) if p), None)
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium binary: install it with `apt-get install -y chromium`"
-)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One headless chromium for the module."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as play:
-        launched = play.chromium.launch(executable_path=CHROMIUM, headless=True)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    """A fresh page that fails the test on any script error."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    opened = context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield opened
-    context.close()
-    assert not errors
-
-
-def saving(page: Any) -> Any:
-    """Wait for the page's next save to be answered."""
-    return page.expect_response(lambda r: r.request.method == "POST")
-
-
-def key(page: Any, name: str) -> None:
-    """Press a shortcut that saves an answer, and wait for the save."""
-    with saving(page):
-        page.keyboard.press(name)
+pytestmark = needs_chromium
 
 
 def test_label_with_clicks_and_keys_then_reload(served: tuple[Round, str], page: Any) -> None:
@@ -72,7 +33,7 @@ def test_label_with_clicks_and_keys_then_reload(served: tuple[Round, str], page:
     page.keyboard.press("k")
     page.keyboard.press("j")
     with saving(page):
-        page.locator(".docs .block", has_text="GTX 1080 Ti").click()
+        click_words(page, "GTX 1080 Ti")
     evidence = "README.md:10 We trained on one NVIDIA GTX 1080 Ti with 11 GB of memory."
     assert page.input_value("input[name=hw_gpu__evidence]") == evidence
     page.reload()
@@ -107,7 +68,10 @@ def label_round(page: Any, base: str, r: Round, who: str) -> None:
             with page.expect_navigation():
                 page.keyboard.press("]")
     with page.expect_navigation():
-        page.get_by_role("button", name="Hand in").click()
+        page.keyboard.press("H")  # the check before handing in
+    assert "Hand in" in page.inner_text("h1")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")  # the confirm button has the focus
     assert f"handed in: layer {who}@main, 6 repositories" in page.inner_text("main")
 
 
