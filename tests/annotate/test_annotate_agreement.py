@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -9,7 +11,12 @@ import pytest
 from annotate_study import Study, fill_sheet
 from sklearn.metrics import cohen_kappa_score
 
-from miner.annotate.agreement import agreement, agreement_from_rows, field_agreement
+from miner.annotate.agreement import (
+    AgreementReport,
+    agreement,
+    agreement_from_rows,
+    field_agreement,
+)
 from miner.annotate.layers import import_layer
 from miner.annotate.layout import Layout
 from miner.annotate.prepare import prepare_sheets
@@ -125,3 +132,23 @@ def test_missing_layer_names_the_command(study: Study, tmp_path: Path) -> None:
         prepare_sheets(store, study.annotations, ["alice", "bob"])
     with pytest.raises(SheetError, match="miner annotate import alice FILE --round main"):
         agreement(study.annotations, "alice", "bob", "main")
+
+
+def test_an_interval_that_cannot_be_estimated_says_so() -> None:
+    f = field_agreement("hw_gpu", ["yes"] * 5, ["yes", "yes", "yes", "yes", "no"])
+    report = AgreementReport("main", "alice", "bob", 5, (f,), ())
+    text = render_agreement([report], "text")
+    assert "[0.00, 0.00]" not in text
+    assert "n/e" in text and "kappa's 95% CI not estimable (n/e)" in text
+    assert "| hw_gpu | 5 | 0 | 0.800 | 0.000 | n/e |" in render_agreement([report], "markdown")
+
+
+def test_agreement_as_csv_has_every_number() -> None:
+    f = field_agreement("hw_gpu", ["yes", "no", "no", "yes"], ["yes", "no", "yes", "yes"])
+    g = field_agreement("hw_cpu", ["yes"] * 5, ["yes", "yes", "yes", "yes", "no"])
+    report = AgreementReport("main", "alice", "bob", 4, (f, g), ())
+    rows = list(csv.DictReader(io.StringIO(render_agreement([report], "csv"))))
+    assert [r["field"] for r in rows] == ["hw_gpu", "hw_cpu"]
+    assert rows[0]["p_o"] == "0.7500" and rows[0]["kappa"] == f"{f.stats.kappa:.4f}"
+    assert rows[0]["ci_estimable"] == "yes" and rows[0]["kappa_low"] != ""
+    assert rows[1]["ci_estimable"] == "no" and rows[1]["kappa_low"] == ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from annotate_study import Study, fill_sheet
@@ -49,8 +50,12 @@ def test_two_annotators_from_prepare_to_score(study: Study, tmp_path: Path) -> N
         str(tmp_path / "agreement.tex"),
     )
     assert code == 0 and r"\begin{tabular}" in (tmp_path / "agreement.tex").read_text()
+    code, out, _ = miner(study, "agreement", "alice", "bob", "--format", "csv", "-f", "hw_gpu")
+    rows = list(csv.DictReader(out.splitlines()))
+    assert code == 0 and [r["field"] for r in rows] == ["hw_gpu"] and rows[0]["p_o"] == "0.8333"
     code, out, _ = miner(study, "conflicts", "alice", "bob")
     assert code == 0 and "2 conflicts in 103 values of 6 repositories (101 agreed" in out
+    assert "the 103 count 1 derived values: paper_framework where both chose keras" in out
     assert "consensus: 6 repositories, 2 values unresolved" in out
     conflicts = layout.conflicts("main")
     rows = list(csv.DictReader(conflicts.open(encoding="utf-8-sig")))
@@ -112,3 +117,22 @@ def test_ctrl_c_in_the_review_keeps_every_answer_and_exits_130(
     rows = {cells["full_name"]: cells for _, cells in raw.rows}
     field = prompts[0].split()[0].removeprefix("[bold]")  # the first field asked
     assert "evidence" in prompts[1] and rows["alpha/seg-net"][field] == "yes"
+
+
+def test_serve_on_port_0_prints_the_port_it_listens_on(
+    study: Study, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import miner.annotate.web.listen as listen
+
+    bound: list[int] = []
+
+    def serve(app: object, sock: Any) -> None:
+        bound.append(sock.getsockname()[1])
+        sock.close()
+
+    monkeypatch.setattr(listen, "serve", serve)
+    miner(study, "prepare", "-a", "alice", "-a", "bob")
+    code, out, _ = miner(study, "serve", "--port", "0")
+    assert code == 0 and bound and bound[0] != 0
+    urls = [line.split(": ", 1)[1] for line in out.splitlines() if "http://" in line]
+    assert len(urls) == 4 and all(u.startswith(f"http://127.0.0.1:{bound[0]}/") for u in urls)

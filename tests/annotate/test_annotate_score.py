@@ -149,3 +149,35 @@ def test_structured_notes_are_cut_to_the_field() -> None:
     assert field_note(note, "hw_gpu") == "hardware_req=yes: README names a V100"
     assert field_note(note, "language") == ""
     assert field_note("free text, no keys", "language") == "free text, no keys"
+
+
+def test_exclude_stays_when_every_consensus_row_is_kept(study: Study) -> None:
+    from annotate_study import fill_sheet
+
+    from miner.annotate.conflicts import write_conflicts
+    from miner.annotate.layers import import_layer
+    from miner.annotate.layout import Layout
+    from miner.annotate.prepare import prepare_sheets
+
+    root = study.annotations
+    with study.store() as store:
+        prepare_sheets(store, root, ["alice", "bob"], "main", fields=["is_dl", "exclude"])
+        layout = Layout(root)
+        for who in ("alice", "bob"):
+            kept = fill_sheet(
+                layout.sheet("main", who), lambda n, f: "none" if f == "exclude" else ""
+            )
+            import_layer(root, who, kept, "main")
+        write_conflicts(root, "alice", "bob", "main", store)
+        consensus = load_source("consensus", root)
+        machine = load_source("auto", root, lambda: store)
+        layer = load_source("alice@main", root)
+        assert "exclude" in consensus.fields and "exclude" in layer.fields
+        report = score(consensus, machine)
+        only = score(consensus, machine, ["exclude"])
+    exclude = next(f for f in report.fields if f.field == "exclude")
+    # every repository kept by both annotators; the machine's `deprecated` is a real miss
+    assert (exclude.n, exclude.missing, len(exclude.misses)) == (6, 0, 1)
+    assert exclude.misses[0].full_name == "zeta/old-caffe"
+    assert exclude.misses[0].labels == "deprecated" and exclude.misses[0].truth == "none"
+    assert [f.field for f in only.fields] == ["exclude"]

@@ -172,3 +172,27 @@ def test_alpha_masi_on_single_values_is_nominal_alpha() -> None:
 
 def test_alpha_masi_undefined_for_one_value() -> None:
     assert alpha_masi([(frozenset({"cnn"}), frozenset({"cnn"}))] * 4) is None
+
+
+def test_an_interval_that_cannot_be_estimated_is_none_not_zero_width() -> None:
+    # rater A says yes five times: kappa is 0, and its asymptotic variance 0 at this table
+    stats = pair_stats(["yes"] * 5, ["yes", "yes", "yes", "yes", "no"], ["yes", "no"])
+    assert stats.kappa == pytest.approx(0.0)
+    assert stats.kappa_low is None and stats.kappa_high is None
+    assert not stats.ci_estimable and "standard error is 0" in stats.ci_note
+    perfect = pair_stats(["yes", "no", "no"], ["yes", "no", "no"], ["yes", "no"])
+    assert perfect.kappa == 1.0 and not perfect.ci_estimable
+    spread = pair_stats(["yes", "yes", "no", "no", "no"], ["yes", "no", "no", "no", "yes"])
+    assert spread.ci_estimable and spread.kappa_low is not None and spread.ci_note == ""
+
+
+def test_one_label_raises_no_scikit_learn_warning() -> None:
+    import warnings
+
+    from miner.annotate.score import score_field
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pair_stats(["python"] * 4, ["python"] * 4)
+        score_field("language", ["python"] * 3, ["python"] * 3)
+        score_field("exclude", [""] * 3, [""] * 3)

@@ -220,7 +220,8 @@ def hand_in_check(root: Path, round_name: str, annotator: str) -> HandInCheck:
         and r.get(f, "").strip() == "yes"
         and not r.get(evidence_column(f), "").strip()
     )
-    refused, warnings = "", ()
+    refused = ""
+    warnings: tuple[str, ...] = ()
     if not unanswered:
         manifest = read_manifest(Layout(root), round_name)
         try:
