@@ -187,7 +187,7 @@ def _absent(root: Path, rel: str) -> str:
         return "not in this checkout"
     if path.is_dir():
         count = sum(1 for p in path.rglob("*") if p.is_file())
-        return f"a folder of {count} files"
+        return f"a folder of {count} file{'' if count == 1 else 's'}"
     size = path.stat().st_size
     if size > MAX_BYTES:
         return f"{size:,} bytes: over {MAX_BYTES // 1024} KiB, not shown"

@@ -12,6 +12,7 @@ from starlette.testclient import TestClient
 from web_round import FIELDS, Round, prepared
 
 from miner.annotate.auditlog import read_log, verify_log
+from miner.annotate.layers import imported_layers
 from miner.annotate.layout import Layout
 from miner.annotate.reconcile import current_resolutions, load_consensus
 from miner.annotate.sheets import read_sheet
@@ -27,7 +28,8 @@ def client(r: Round) -> TestClient:
 
 def answer(c: TestClient, r: Round, who: str, repo_id: int, **values: str) -> Any:
     """Post answers as the page's script does; `x__evidence` keys carry evidence."""
-    data: dict[str, object] = {"field": [k for k in values if "__" not in k and k != "note"]}
+    named = dict.fromkeys(k.split("__")[0] for k in values if k != "note")
+    data: dict[str, object] = {"field": list(named)}
     data.update(values)
     return c.post(f"{r.url(who)}r/{repo_id}", data=data, headers=JSON)
 
@@ -214,3 +216,81 @@ def test_round_from_browser_answers_to_consensus(short_round: Round) -> None:
     consensus = load_consensus(root)
     assert consensus.set_index("full_name").loc["alpha/seg-net", "hw_gpu"] == "yes"
     assert "1 listed, 1 decided" in c.get(f"{judge}status").text
+
+
+def test_evidence_is_saved_on_its_own_with_or_without_a_value(short_round: Round) -> None:
+    r, c = short_round, client(short_round)
+    alone = answer(c, r, "ann", 101, hw_gpu__evidence="README.md:10 We trained on one GTX")
+    assert alone.status_code == 200 and alone.json()["answered"] == []
+    row = sheet_rows(r, "ann")["101"]
+    assert (row["hw_gpu"], row["hw_gpu__evidence"]) == ("", "README.md:10 We trained on one GTX")
+    valued = answer(c, r, "ann", 101, hw_gpu="yes", hw_gpu__evidence=row["hw_gpu__evidence"])
+    assert valued.json()["answered"] == ["hw_gpu"]
+    changed = answer(c, r, "ann", 101, hw_gpu__evidence="README.md:11 Download the dataset")
+    assert changed.json()["answered"] == ["hw_gpu"]  # the value stays, the evidence changes
+    row = sheet_rows(r, "ann")["101"]
+    assert (row["hw_gpu"], row["hw_gpu__evidence"]) == ("yes", "README.md:11 Download the dataset")
+
+
+def finish(c: TestClient, r: Round, who: str, gpu: dict[int, str], evidence: bool = True) -> None:
+    for repo_id, _, _ in REPOS:
+        value = gpu.get(repo_id, "no")
+        extra = {"hw_gpu__evidence": "README.md:10 GTX"} if evidence and value == "yes" else {}
+        saved = answer(c, r, who, repo_id, is_dl="yes", frameworks="pytorch", hw_gpu=value, **extra)
+        assert saved.status_code == 200, saved.text
+
+
+def test_hand_in_shows_what_the_import_would_flag_and_asks_to_confirm(short_round: Round) -> None:
+    r, c = short_round, client(short_round)
+    answer(c, r, "ann", 101, is_dl="yes")
+    check = c.get(f"{r.url('ann')}hand-in").text
+    assert "6 repositories with unanswered fields" in check
+    assert "alpha/seg-net</a>: frameworks, hw_gpu" in check
+    assert '<button type="submit" id="confirm" disabled' in check
+    finish(c, r, "ann", {101: "yes", 102: "yes"}, evidence=False)
+    answer(c, r, "ann", 101, hw_gpu="yes", hw_gpu__evidence="README.md:10 GTX")
+    check = c.get(f"{r.url('ann')}hand-in").text
+    assert "unanswered" not in check and "1 <code>yes</code> without evidence" in check
+    assert "beta/Text-RNN</a>: hw_gpu" in check and "It is final" in check
+    assert '<button type="submit" id="confirm"  autofocus>Hand in (final)</button>' in check
+    assert "ann" not in imported_layers(r.study.annotations, "main")  # nothing imported yet
+    done = c.post(f"{r.url('ann')}hand-in")
+    assert done.status_code == 200 and "handed in: layer ann@main, 6 repositories" in done.text
+    assert "1 `yes` in hw_gpu without evidence" in done.text
+    page = c.get(f"{r.url('ann')}r/101").text
+    assert 'id="save"' not in page and 'class="keys"' not in page and "Hand in" not in page
+    assert "handed in · read only" in page and 'class="annotator readonly"' in page
+    assert "handed in already" in c.get(f"{r.url('ann')}hand-in").text
+
+
+def test_adjudicator_takes_the_machine_value_keeps_input_and_sees_the_files(
+    short_round: Round,
+) -> None:
+    r, c = short_round, client(short_round)
+    finish(c, r, "ann", {})  # ann: no GPU anywhere
+    finish(c, r, "bob", {101: "no", 103: "yes"}, evidence=False)  # bob: a GPU in gamma
+    for who in ("ann", "bob"):
+        assert c.post(f"{r.url(who)}hand-in").status_code == 200
+    judge = r.url("adjudicator")
+    assert c.post(f"{judge}conflicts").status_code == 303
+    page = c.get(judge).text
+    assert "103:hw_gpu" in page and 'name="pick" value="m"' in page  # the machine's is offered
+    wrong = {"conflict_id": "103:hw_gpu", "pick": "own", "value": "maybe", "by": "dan",
+             "method": "tiebreaker", "rationale": "kept on error"}  # fmt: skip
+    refused = c.post(f"{judge}decide", data=wrong)
+    assert refused.status_code == 422 and "103:hw_gpu" in refused.text
+    assert 'value="maybe"' in refused.text and 'value="kept on error"' in refused.text
+    assert 'value="dan"' in refused.text and "<option selected>tiebreaker</option>" in refused.text
+    assert 'value="own" checked' in refused.text
+    machine = {"conflict_id": "103:hw_gpu", "pick": "m", "method": "discussion", "by": "cara",
+               "rationale": "the README names no GPU model"}  # fmt: skip
+    taken = c.post(f"{judge}decide", data=machine)
+    assert taken.status_code == 303
+    assert current_resolutions(r.study.annotations, "main")["103:hw_gpu"]["value"] == "no"
+    fragment = c.get(f"{judge}docs/103:hw_gpu?fragment=1").text
+    assert "<html" not in fragment and 'data-conflict="103:hw_gpu"' in fragment
+    assert "README.md" in fragment and "File tree (3 files)" in fragment
+    whole = c.get(f"{judge}docs/103:hw_gpu").text
+    assert "<html" in whole and "annotate.css" in whole
+    assert c.get(f"{judge}docs/999:hw_gpu").status_code == 404
+    assert c.get(f"{r.url('ann')}../docs/103:hw_gpu").status_code == 404
