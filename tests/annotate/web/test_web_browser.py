@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from annotate_study import REPOS
-from browsing import click_words, key, needs_chromium, saving
+import pytest
+from annotate_study import REPOS, Study
+from browsing import click_words, covered, key, needs_chromium, saving
+from conftest import serving
 from typer.testing import CliRunner
-from web_round import Round
+from web_round import Round, prepared
 
 from miner.annotate.layout import Layout
 from miner.annotate.reconcile import current_resolutions
@@ -105,3 +107,119 @@ def test_round_in_the_browser_read_by_agreement_and_score(
         app, ["annotate", "score", "--format", "csv", "-f", "hw_gpu", "--study", study]
     )
     assert score.exit_code == 0 and "hw_gpu,6,0,1.0000" in score.stdout
+
+
+LONG = "We trained it " + "for many days " * 30 + "on four Tesla V100 GPUs with 32 GB each."
+FOCUS = """() => {
+  const el = document.activeElement;
+  const label = el.closest("label");
+  const style = getComputedStyle(label);
+  return [el.value, el.closest("fieldset").dataset.field, style.boxShadow !== "none"];
+}"""
+
+
+def test_every_choice_of_every_field_is_reached_by_keys(study: Study, page: Any) -> None:
+    wide = ["frameworks", "primary_framework", "language", "hw_gpu"]
+    r = prepared(study, wide)
+    with serving(r) as base:
+        page.goto(base + r.url("ann") + "r/101")
+        page.wait_for_selector("fieldset.current")
+        orders = {}
+        for field in wide:
+            assert page.locator("fieldset.current").get_attribute("data-field") == field
+            boxes = page.locator(f"fieldset.current .choices input[name={field}]")
+            seen = []
+            page.keyboard.press("Home")  # no effect: the focus starts on the first choice
+            for index in range(boxes.count()):
+                if index:
+                    page.keyboard.press("ArrowRight")
+                value, where, ringed = page.evaluate(FOCUS)
+                assert where == field and ringed, (field, value)  # a visible focus, every time
+                seen.append(value)
+            assert seen == [boxes.nth(i).get_attribute("value") for i in range(boxes.count())]
+            assert seen[-2:] == ["unclear", "n/a"]
+            if field in ("frameworks", "primary_framework"):
+                assert seen[-4:] == ["other:", "none", "unclear", "n/a"] and len(seen) == 20
+            orders[field] = seen
+            if field == "language":
+                key(page, "Space")  # the last choice, n/a, picked by keys; on to hw_gpu
+            elif field == "hw_gpu":
+                for _ in range(3):
+                    page.keyboard.press("ArrowLeft")
+                key(page, "Space")  # back to the first choice, yes
+            elif field == "frameworks":
+                for _ in range(3):
+                    page.keyboard.press("ArrowLeft")  # to `other:`: its name box opens
+                key(page, "Space")
+                page.keyboard.type("flax")
+                key(page, "Enter")
+                page.keyboard.press("j")
+            else:
+                page.keyboard.press("ArrowLeft")
+                page.keyboard.press("ArrowLeft")
+                page.keyboard.press("ArrowLeft")  # to `other:`
+                key(page, "Space")
+                page.keyboard.type("mindspore")
+                key(page, "Enter")  # saved, and on to language
+        assert orders["frameworks"] == orders["primary_framework"]  # one order for both
+    row = next(c for _, c in read_sheet(Layout(r.study.annotations).sheet("main", "ann")).rows)
+    assert (row["frameworks"], row["primary_framework"]) == ("other:flax", "other:mindspore")
+    assert (row["language"], row["hw_gpu"]) == ("n/a", "yes")
+
+
+def test_evidence_is_the_clicked_line_or_the_selected_range_uncut(
+    served: tuple[Round, str], page: Any
+) -> None:
+    r, base = served
+    readme = r.study.settings.repos / "alpha__seg-net" / "README.md"
+    lines = readme.read_text(encoding="utf-8").splitlines()
+    readme.write_text("\n".join([*lines, "", LONG, ""]), encoding="utf-8")
+    page.goto(base + r.url("ann") + "r/101")
+    page.wait_for_selector("fieldset.current")
+    page.keyboard.press("j")
+    page.keyboard.press("j")  # hw_gpu, no value yet
+    evidence = "input[name=hw_gpu__evidence]"
+    with saving(page):
+        click_words(page, "Download the dataset")  # the second line of a paragraph
+    assert page.input_value(evidence) == f"README.md:11 {lines[10]}"
+    with saving(page):
+        click_words(page, "PyTorch >= 1.4")  # the second item of a list
+    assert page.input_value(evidence) == "README.md:7 - PyTorch >= 1.4"
+    with saving(page):
+        click_words(page, "Tesla V100")  # at the end of a long line: nothing cut off
+    assert page.input_value(evidence) == f"README.md:13 {LONG}"
+    page.evaluate("""() => {
+      const items = document.querySelectorAll(".docs li");
+      const range = document.createRange();
+      range.setStart(items[0].firstChild, 0);
+      range.setEnd(items[1].firstChild, 7);
+      window.getSelection().removeAllRanges();
+      window.getSelection().addRange(range);
+    }""")
+    with saving(page):
+        page.locator(".docs li").nth(1).click(position={"x": 2, "y": 2})
+    assert page.input_value(evidence) == "README.md:6-7 Python 3.6 PyTorch"
+    page.reload()
+    page.wait_for_selector("fieldset.current")
+    assert page.input_value(evidence) == "README.md:6-7 Python 3.6 PyTorch"  # saved alone
+    assert not page.is_checked("#f-hw_gpu input[value=yes]")
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1440, 900)])
+def test_no_field_is_ever_covered(study: Study, browser: Any, size: tuple[int, int]) -> None:
+    r = prepared(study)  # every field of the codebook: the longest form
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    opened = context.new_page()
+    with serving(r) as base:
+        opened.goto(base + r.url("ann") + "r/101")
+        opened.wait_for_selector("fieldset.current")
+        names = []
+        for _ in range(30):
+            assert covered(opened) == []
+            names.append(opened.locator("fieldset.current").get_attribute("data-field"))
+            opened.keyboard.press("j")
+        for _ in range(30):
+            opened.keyboard.press("k")
+            assert covered(opened) == []
+    context.close()
+    assert names[-1] == names[-2] and "data_available" in names  # the last field reached
