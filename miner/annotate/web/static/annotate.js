@@ -296,8 +296,11 @@ function adjudicatorPage() {
     if (shown !== card) return;
     docs.innerHTML = await response.text(); // rendered and sanitised by the server
     docs.scrollTop = 0;
-    const first = docs.querySelector(".block.cited, .doc.cited");
-    if (first) reveal(docs, first);
+    const first = docs.querySelector(".block.cited") || docs.querySelector(".doc.cited");
+    if (first) { // the first cited line near the top of the pane, the file's name above it
+      const offset = first.getBoundingClientRect().top - docs.getBoundingClientRect().top;
+      docs.scrollTop += Math.max(0, offset - 80);
+    }
   }
 
   function setCurrent(card) {
