@@ -131,11 +131,16 @@ def _table(
     if name_col is None:
         raise SheetError(f"{source}: no full_name (or repo) column")
     # A column nobody filled in carries no labels (e.g. a field a round did not ask for),
-    # unless the source is known to have asked it: an all-blank `exclude` means "all kept".
+    # except a set field the source is known to answer: a blank set is the empty set, so an
+    # all-blank `exclude` means "every repository kept".
     fields = tuple(
         f
         for f in FIELD_NAMES
-        if f in columns and (f in asked or any(c.get(f, "").strip() for _, c in records))
+        if f in columns
+        and (
+            (f in asked and FIELD_BY_NAME[f].kind == "set")
+            or any(c.get(f, "").strip() for _, c in records)
+        )
     )
     if not fields:
         raise SheetError(f"{source}: no codebook field columns")

@@ -232,7 +232,7 @@ def asked_fields(root: Path, round_name: str) -> tuple[str, ...]:
 
 
 def consensus_fields(root: Path) -> tuple[str, ...]:
-    """The fields the consensus answers: those asked by every round with listed conflicts."""
+    """The fields the consensus answers: those asked by any round with listed conflicts."""
     from miner.annotate.conflicts import round_pair
     from miner.annotate.layout import Layout
 
