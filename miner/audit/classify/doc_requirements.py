@@ -38,11 +38,20 @@ KNOWN_PACKAGES = (
 PACKAGE = re.compile(
     r"(?<![A-Za-z0-9_.\-/])("
     + "|".join(re.escape(p).replace(r"\-", r"[-_ ]?") for p in KNOWN_PACKAGES)
-    + r"|scikit[- ]learn|open ?cv|py ?torch|nvidia apex|openai gym)(?![A-Za-z0-9_\-/])",
+    + r"|scikit[- ]learn|open ?cv|py ?torch|nvidia apex|openai gym)"
+    # a version may be glued to the name ("pytorch1.4", "tensorflow2.3"), a word may not
+    r"(?![A-Za-z_\-/])(?!\d+[A-Za-z])(?!\d+(?:[-_]\w+)?\.(?:py|sh|txt|md)\b)",
     re.IGNORECASE,
 )  # fmt: skip
 VERSION_AFTER = re.compile(
-    r"[\s,:(]*(?:version\s*|ver\.?\s*)?(==|>=|<=|~=|=|>|<|≥)?\s*[vr]?(\d+(?:\.\d+)*[a-z]?\d*)\b",
+    r"[\s,:(]*(?:version\s*|ver\.?\s*)?(==|>=|<=|~=|=|>|<|≥)?\s*[vr]?(\d+(?:\.\d+)*[a-z]?\d*)\b"
+    r"(\+|\s*(?:or|and)\s+(?:later|higher|newer|above|greater)\b)?",
+    re.I,
+)
+# "Python 3.6", "python3.7", "Python (>=3.8)", "Python 3.x", "py3.9": the interpreter's version.
+PYTHON_VERSION = re.compile(
+    r"(?<![\w./-])(?:python|py)\s*(?:version\s*)?[(:]?\s*(==|>=|<=|~=|=|>|<|≥)?\s*v?"
+    r"([23](?:\.\d+|\.x)?)(?![\w-]|\.\d*[a-wyz])(\+|\s*(?:or|and)\s+(?:later|higher|newer|above|greater)\b)?",
     re.I,
 )
 LIST_SECTION = re.compile(
@@ -127,9 +136,35 @@ def _packages(
     for m in PACKAGE.finditer(text, start, len(text) if stop is None else stop):
         name = _normal(m.group(1)).replace("py-torch", "pytorch").replace("open-cv", "opencv")
         v = VERSION_AFTER.match(text, m.end())
-        spec = ((v.group(1) or "") + v.group(2)) if v and v.start() <= m.end() + 12 else ""
+        spec = version_spec(v) if v and v.start() <= m.end() + 12 else ""
         line = _line_in(block, base + m.start())
         yield Dependency(name, spec, block.path, line, _snippet(text, m.start(), m.end()))
+
+
+def version_spec(match: re.Match[str]) -> str:
+    """The specifier a version statement gives: "1.4" pins, "1.4+" and "1.4 or later" open."""
+    operator, version, open_end = match.group(1), match.group(2), match.group(3)
+    if open_end and not operator:
+        return ">=" + version
+    return (operator or "") + version
+
+
+def python_statements(blocks: Iterable[Block]) -> list[Dependency]:
+    """Every Python version the documentation states, in reading order ("Python 3.6+",
+    "tested with python3.7", "Python (>=3.8)"); a bare "Python 3" counts, "Python" does not."""
+    found: list[Dependency] = []
+    for block in blocks:
+        if "py" not in block.text.lower():
+            continue
+        for m in PYTHON_VERSION.finditer(block.text):
+            if "." not in m.group(2) and not (m.group(1) or m.group(3)):
+                continue  # "python3 train.py" runs a script, it states no version
+            line = _line_in(block, m.start())
+            found.append(
+                Dependency("python", version_spec(m), block.path, line,
+                           _snippet(block.text, m.start(), m.end()))
+            )  # fmt: skip
+    return found
 
 
 def _sentences(text: str) -> Iterable[tuple[int, str]]:
@@ -215,7 +250,7 @@ def _list_item_dep(block: Block, listing: bool) -> Dependency | None:
     name, spec = words[0], ""
     version = VERSION_AFTER.match(head, len(words[0]))
     if version:
-        spec = (version.group(1) or "") + version.group(2)
+        spec = version_spec(version)
     looks_like_package = re.search(r"[\d_.+\-]|[a-z][A-Z]", name) or "://" in block.text
     if not (listing or spec or looks_like_package):
         return None
