@@ -57,8 +57,8 @@ def main() -> None:
     for folder in _folders(args.root, args.list, args.part):
         report = lint(folder)
         projects += 1
-        kind = getattr(report, "kind", "-")
-        print(f"== {folder.name} {_commit(folder, commits)} kind={kind} findings={len(report.findings)}")
+        head = f"== {folder.name} {_commit(folder, commits)} kind={report.kind}"
+        print(f"{head} findings={len(report.findings)}")
         for f in report.findings:
             per_code[f.code] += 1
             print(f"  {f.code} {f.path}:{f.line} {f.message}")

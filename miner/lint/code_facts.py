@@ -11,11 +11,15 @@ import re
 from dataclasses import dataclass, field
 
 from miner.audit.detect.reproducibility import sets_seed, sets_threads
-from miner.audit.files import RepoTree, is_vendored
+from miner.audit.files import RepoTree
 from miner.codebook import Evidence
+from miner.lint.scope import is_own
 
 CODE_SUFFIXES = (".py", ".ipynb")
-SCRIPT_SUFFIXES = (".sh", ".bash", ".yaml", ".yml", ".cfg", ".slurm", ".sbatch")
+# Lua Torch code and Caffe solvers carry seeds and device choices too (`torch.manualSeed`,
+# `:cuda()`, `random_seed:`, `solver_mode: GPU`).
+SCRIPT_SUFFIXES = (".sh", ".bash", ".yaml", ".yml", ".cfg", ".slurm", ".sbatch", ".lua")
+SOLVER = re.compile(r"solver[^/]*\.prototxt$", re.I)
 SCRIPT_NAMES = ("makefile", "dockerfile", "justfile")
 MAX_FILES = 2000
 MAX_LINES = 20_000
@@ -25,12 +29,17 @@ GPU = re.compile(
     r"\.cuda\(|\.to\(\s*['\"]cuda|device\s*=\s*['\"]cuda|torch\.device\(\s*['\"]cuda"
     r"|(?i:tf\.device\(\s*['\"]/?(?:device:)?gpu)|set_mode_gpu\(|\bmx\.gpu\("
     r"|jax\.devices\(\s*['\"]gpu|\bnum_gpus\b|\bCUDA_VISIBLE_DEVICES\b"
+    r"|:cuda\(\)|require\s*\(?\s*['\"]cunn|^\s*solver_mode\s*:\s*GPU"
 )
 HARD_CUDA = re.compile(r"\.cuda\(\)|torch\.device\(\s*['\"]cuda(?::\d)?['\"]\s*\)")
 CPU_FALLBACK = re.compile(
     r"cuda\.is_available\(\)|is_gpu_available\(|list_physical_devices\(\s*['\"]GPU"
     r"|['\"]--(?:cpu|no[-_]cuda|no[-_]gpu|device)['\"]|\buse_cuda\b|\bargs\.cuda\b"
     r"|device\s*=\s*['\"]cpu['\"]|set_mode_cpu\("
+    # a CPU path behind a GPU-count or GPU-id option: `if args.ngpu > 0`, `opt.gpu >= 0`,
+    # `--gpu_ids -1 for CPU`, Lua's `if opt.gpuid >= 0 then`
+    r"|\b(?:n_?gpus?|num_gpus|gpu_?ids?|gpuid|use_gpu|no_cuda|cuda)\s*(?:>=?|==|!=)\s*-?\d"
+    r"|-1 (?:for|=|means|to use) CPU|\b(?:args|opt|opts|cfg|config)\.(?:cpu|use_cpu|no_cuda)\b"
 )
 DISTRIBUTED = re.compile(
     r"torch\.distributed|DistributedDataParallel|nn\.DataParallel|\btorchrun\b"
@@ -63,6 +72,7 @@ class CodeFacts:
     seed: list[Evidence] = field(default_factory=list)
     threads: list[Evidence] = field(default_factory=list)
     code_lines: dict[str, list[str]] = field(default_factory=dict)  # path -> lines, for APIs
+    scanned: list[str] = field(default_factory=list)  # the files read, for absences
 
     @property
     def gpus(self) -> int | None:
@@ -96,14 +106,15 @@ def _notebook_lines(text: str) -> list[str]:
 
 
 def _scanned_files(tree: RepoTree) -> list[tuple[str, bool]]:
-    """(path, is_python) for the code and scripts to scan, vendored and test folders left out."""
+    """(path, is_python) for the project's own code and scripts (vendored and bundled trees,
+    examples, tests and docs left out)."""
     chosen: list[tuple[str, bool]] = []
     for f in tree.files:
-        if is_vendored(f.path) or re.search(r"(^|/)tests?/", f.path):
+        if not is_own(f.path):
             continue
         if f.suffix in CODE_SUFFIXES:
             chosen.append((f.path, True))
-        elif f.suffix in SCRIPT_SUFFIXES or f.name.lower() in SCRIPT_NAMES:
+        elif f.suffix in SCRIPT_SUFFIXES or f.name.lower() in SCRIPT_NAMES or SOLVER.search(f.name):
             chosen.append((f.path, False))
     return chosen[:MAX_FILES]
 
@@ -126,6 +137,8 @@ def scan_code(tree: RepoTree) -> CodeFacts:
         if text is None:
             continue
         lines = _notebook_lines(text) if path.endswith(".ipynb") else text.splitlines()
+        if path != tree.readme:
+            facts.scanned.append(path)
         if is_python:
             facts.code_lines[path] = lines[:MAX_LINES]
         _scan_lines(facts, path, lines[:MAX_LINES], is_python)

@@ -1,0 +1,55 @@
+"""What kind of project lint is looking at, from the audit's labels, and which code is its own.
+
+Requirement advice fits a project that trains a model it presents as its own: a framework, a
+toolkit, an inference tool or a tutorial has other duties, and a training loop in its examples
+or in a copied-in library is not its model. The kind decides which codes apply (each rule names
+its kinds); `own_code` decides which files the code facts are read from.
+"""
+
+from __future__ import annotations
+
+import re
+
+from miner.audit.detect.sources import role_of
+from miner.audit.files import is_vendored
+from miner.codebook import Evidence
+from miner.models import AuditResult
+
+# Kinds, most specific first: an exclusion the audit found decides before training code does.
+TRAINING = "training"  # trains a model it presents as its own
+INFERENCE = "inference"  # runs models (its own pre-trained ones, or the user's) but trains none
+LIBRARY = "library"  # a framework or toolkit installed and imported by others
+EDUCATIONAL = "educational"  # tutorials, courses, collections of examples
+INACTIVE = "inactive"  # deprecated, or no deep learning at all: nothing to advise
+KINDS = (TRAINING, INFERENCE, LIBRARY, EDUCATIONAL, INACTIVE)
+NOT_OWN_ROLES = frozenset({"example", "test", "doc", "vendored"})
+BUNDLED = re.compile(r"(^|/)(?:site-packages|node_modules|\.eggs)/", re.I)
+
+
+def is_own(path: str) -> bool:
+    """True when `path` is the project's own code: not vendored, bundled, an example or a test."""
+    if is_vendored(path) or BUNDLED.search(path):
+        return False
+    return role_of(path)[0] not in NOT_OWN_ROLES
+
+
+def training_entry(audit: AuditResult) -> tuple[Evidence, ...]:
+    """The audit's training evidence that lies in the project's own code."""
+    label = audit.labels.get("training_code")
+    if label is None or label.value is not True:
+        return ()
+    return tuple(e for e in label.evidence if is_own(e.path))
+
+
+def project_kind(audit: AuditResult) -> str:
+    """The kind of project, from the audit's `is_dl`, `exclude` and training evidence."""
+    exclude = audit.value("exclude") or frozenset()
+    if not audit.value("is_dl") or "not_dl" in exclude or "deprecated" in exclude:
+        return INACTIVE
+    if "educational" in exclude:
+        return EDUCATIONAL
+    if "library" in exclude:
+        return LIBRARY
+    if training_entry(audit):
+        return TRAINING
+    return INFERENCE
