@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from miner.audit.detect.framework_map import module_framework
 from miner.audit.detect.reproducibility import sets_seed, sets_threads
 from miner.audit.files import RepoTree
 from miner.codebook import Evidence
-from miner.lint.scope import is_own
+from miner.lint.scope import bundled_folders, is_own
 
 CODE_SUFFIXES = (".py", ".ipynb")
 # Lua Torch code and Caffe solvers carry seeds and device choices too (`torch.manualSeed`,
@@ -53,6 +54,11 @@ MIXED_PRECISION = re.compile(
     r"torch\.(?:cuda\.)?amp\b|\bautocast\(|GradScaler\(|['\" ]--(?:fp16|bf16|amp)\b"
     r"|mixed_float16|mixed_bfloat16|apex\.amp|precision\s*=\s*['\"]?(?:16|bf16)"
 )
+# A module-level import: the frameworks the project's code runs on (an import inside a function,
+# such as an exporter's `import onnx`, is an optional extra).
+TOP_IMPORT = re.compile(r"(?:import|from)\s+([\w.]+)")
+# A seed in a configuration file the code reads (`manual_seed: 0`, `seed = 42`).
+CONFIG_SEED = re.compile(r"^\s*(?:random_|manual_|global_|rng_)?seed\s*[:=]\s*\d+\s*(?:#.*)?$")
 BATCH_SIZE = re.compile(
     r"['\"]--batch[_-]size['\"][^)\n]*default\s*=\s*(\d+)|^\s*batch_size\s*[:=]\s*(\d+)\s*(?:#.*)?$"
 )
@@ -73,6 +79,9 @@ class CodeFacts:
     threads: list[Evidence] = field(default_factory=list)
     code_lines: dict[str, list[str]] = field(default_factory=dict)  # path -> lines, for APIs
     scanned: list[str] = field(default_factory=list)  # the files read, for absences
+    bundled: tuple[str, ...] = ()  # sub-folders that are copies of other projects
+    frameworks: dict[str, Evidence] = field(default_factory=dict)  # imported at module level
+    local_modules: frozenset[str] = frozenset()  # the checkout's own module names (darknet.py)
 
     @property
     def gpus(self) -> int | None:
@@ -105,12 +114,12 @@ def _notebook_lines(text: str) -> list[str]:
     return lines
 
 
-def _scanned_files(tree: RepoTree) -> list[tuple[str, bool]]:
+def _scanned_files(tree: RepoTree, bundled: tuple[str, ...]) -> list[tuple[str, bool]]:
     """(path, is_python) for the project's own code and scripts (vendored and bundled trees,
     examples, tests and docs left out)."""
     chosen: list[tuple[str, bool]] = []
     for f in tree.files:
-        if not is_own(f.path):
+        if not is_own(f.path, bundled):
             continue
         if f.suffix in CODE_SUFFIXES:
             chosen.append((f.path, True))
@@ -129,7 +138,14 @@ def _count(match: re.Match[str]) -> int:
 def scan_code(tree: RepoTree) -> CodeFacts:
     """Scan code, notebooks, shell scripts and configs (and README code) for requirement facts."""
     facts = CodeFacts()
-    sources = _scanned_files(tree)
+    facts.bundled = bundled_folders(tree)
+    facts.local_modules = frozenset(
+        part.removesuffix(".py")
+        for f in tree.files
+        if f.suffix == ".py"
+        for part in f.path.split("/")
+    )
+    sources = _scanned_files(tree, facts.bundled)
     if tree.readme:
         sources.append((tree.readme, False))
     for path, is_python in sources:
@@ -154,6 +170,13 @@ def _scan_lines(facts: CodeFacts, path: str, lines: list[str], is_python: bool) 
         if is_python and " #" in line:
             line = line.split(" #", 1)[0]
         where = (path, number, raw)
+        if is_python and raw[:1] in ("i", "f") and (module := TOP_IMPORT.match(raw)):
+            top = module.group(1).split(".")[0]
+            framework = (
+                None if top in facts.local_modules else module_framework("python", module.group(1))
+            )
+            if framework and framework not in facts.frameworks:
+                facts.frameworks[framework] = _ev(*where, "lint.framework_import")
         if not is_readme:
             if GPU.search(line):
                 facts.gpu.append(_ev(*where, "lint.gpu_code"))
@@ -161,7 +184,7 @@ def _scan_lines(facts: CodeFacts, path: str, lines: list[str], is_python: bool) 
                 facts.hard_cuda.append(_ev(*where, "lint.hard_coded_cuda"))
             if CPU_FALLBACK.search(line):
                 facts.cpu_fallback.append(_ev(*where, "lint.cpu_fallback"))
-            if sets_seed(line):
+            if sets_seed(line) or (not is_python and CONFIG_SEED.match(line)):
                 facts.seed.append(_ev(*where, "lint.seed"))
             if sets_threads(line):
                 facts.threads.append(_ev(*where, "lint.threads"))

@@ -95,8 +95,9 @@ def lint(path: Path | str, options: LintOptions | None = None) -> LintReport:
     if not any(f.suffix in LINTED_SUFFIXES or "/" not in f.path for f in tree.files):
         return LintReport(root, (), (), source, {}, kind="inactive", empty=True)
     result = audit_tree(tree)
-    kind = project_kind(result)
-    ctx = LintContext(tree, result, scan_code(tree), tuple(tree.codebook_docs), kind)
+    facts = scan_code(tree)
+    kind = project_kind(result, facts.bundled)
+    ctx = LintContext(tree, result, facts, tuple(tree.codebook_docs), kind)
     findings: list[Finding] = []
     for check in CHECKS:
         findings.extend(

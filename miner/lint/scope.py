@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from miner.audit.detect.sources import role_of
-from miner.audit.files import is_vendored
+from miner.audit.files import RepoTree, is_vendored
 from miner.codebook import Evidence
 from miner.models import AuditResult
 
@@ -26,22 +26,34 @@ NOT_OWN_ROLES = frozenset({"example", "test", "doc", "vendored"})
 BUNDLED = re.compile(r"(^|/)(?:site-packages|node_modules|\.eggs)/", re.I)
 
 
-def is_own(path: str) -> bool:
+LICENSE_FILE = re.compile(r"^(?:licen[cs]e|copying)(?:\.\w+)?$", re.I)
+
+
+def bundled_folders(tree: RepoTree) -> tuple[str, ...]:
+    """Sub-folders that carry their own licence: copies of other projects (a detector, a
+    framework, a text front end) the project ships beside its own code."""
+    return tuple(
+        sorted({f.path.rsplit("/", 1)[0] + "/" for f in tree.files
+                if f.depth >= 1 and LICENSE_FILE.match(f.name) and not f.path.startswith(".")})
+    )  # fmt: skip
+
+
+def is_own(path: str, bundled: tuple[str, ...] = ()) -> bool:
     """True when `path` is the project's own code: not vendored, bundled, an example or a test."""
-    if is_vendored(path) or BUNDLED.search(path):
+    if is_vendored(path) or BUNDLED.search(path) or path.startswith(bundled):
         return False
     return role_of(path)[0] not in NOT_OWN_ROLES
 
 
-def training_entry(audit: AuditResult) -> tuple[Evidence, ...]:
+def training_entry(audit: AuditResult, bundled: tuple[str, ...] = ()) -> tuple[Evidence, ...]:
     """The audit's training evidence that lies in the project's own code."""
     label = audit.labels.get("training_code")
     if label is None or label.value is not True:
         return ()
-    return tuple(e for e in label.evidence if is_own(e.path))
+    return tuple(e for e in label.evidence if is_own(e.path, bundled))
 
 
-def project_kind(audit: AuditResult) -> str:
+def project_kind(audit: AuditResult, bundled: tuple[str, ...] = ()) -> str:
     """The kind of project, from the audit's `is_dl`, `exclude` and training evidence."""
     exclude = audit.value("exclude") or frozenset()
     if not audit.value("is_dl") or "not_dl" in exclude or "deprecated" in exclude:
@@ -50,6 +62,6 @@ def project_kind(audit: AuditResult) -> str:
         return EDUCATIONAL
     if "library" in exclude:
         return LIBRARY
-    if training_entry(audit):
+    if training_entry(audit, bundled):
         return TRAINING
     return INFERENCE

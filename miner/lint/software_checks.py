@@ -66,20 +66,21 @@ def framework_deps(ctx: LintContext, framework: str | None = None) -> list[dict[
 
 
 def frameworks_used(ctx: LintContext) -> list[str]:
-    """The frameworks the audit found, the primary one first."""
+    """The primary framework, then the others the project's own code imports at module level
+    (an exporter's `import onnx` inside a function, or a bundled detector's, does not count)."""
     primary = ctx.label("primary_framework")
-    found = ctx.label("frameworks") or frozenset()
     ordered = [primary] if primary and primary != "none" else []
-    return ordered + sorted(f for f in found if f not in ordered)
+    found = ctx.label("frameworks") or frozenset()
+    return ordered + sorted(f for f in ctx.facts.frameworks if f in found and f not in ordered)
 
 
 def _framework_site(ctx: LintContext, framework: str) -> tuple[Evidence, ...]:
+    if framework in ctx.facts.frameworks:
+        return (ctx.facts.frameworks[framework],)
     label = ctx.audit.labels.get("frameworks")
     if label is None:
         return ()
     words = {framework, *_framework_packages(framework), *OTHER_FRAMEWORK_NAMES.get(framework, ())}
-    words |= {"torch"} if framework == "pytorch" else set()
-    words |= {"tf"} if framework in ("tensorflow", "keras") else set()
     for ev in label.evidence:
         if any(re.search(rf"\b{re.escape(w)}\b", ev.text, re.I) for w in words if w):
             return (ev,)

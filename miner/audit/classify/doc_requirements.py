@@ -90,6 +90,12 @@ REQUIRED_AFTER = re.compile(
     r"prerequisites?|dependenc(?:y|ies))\b",
     re.IGNORECASE,
 )
+# A sentence that introduces a list of the versions the project ran with.
+LEAD_IN = re.compile(
+    r"(?i)\b(?:(?:test(?:ed|ing)?|development|working|our|experiment(?:al)?|software|runtime)"
+    r"\s+environments?|tested\s+(?:with|on|under)|environment\s+(?:we|used))\b[^.]{0,40}"
+    r"(?::|\bis|\bare|\bas follows|\bbelow)?\s*$"
+)
 NEGATED = re.compile(r"\b(not|n't|no|without|never)\s+(\w+\s+)?$", re.IGNORECASE)
 CJK_REQUIRE = re.compile(r"(需要|安装|依赖|环境|要求|配置|编译|必须|必要|インストール|必要です)")
 HINT = re.compile(
@@ -141,6 +147,9 @@ def _packages(
         yield Dependency(name, spec, block.path, line, _snippet(text, m.start(), m.end()))
 
 
+RUNS_SCRIPT = re.compile(r"\s+(?:-\w\b|[\w./-]+\.py\b|[\w.-]*/)|\s*`")
+
+
 def version_spec(match: re.Match[str]) -> str:
     """The specifier a version statement gives: "1.4" pins, "1.4+" and "1.4 or later" open."""
     operator, version, open_end = match.group(1), match.group(2), match.group(3)
@@ -157,7 +166,8 @@ def python_statements(blocks: Iterable[Block]) -> list[Dependency]:
         if "py" not in block.text.lower():
             continue
         for m in PYTHON_VERSION.finditer(block.text):
-            if "." not in m.group(2) and not (m.group(1) or m.group(3)):
+            bare = "." not in m.group(2) and not (m.group(1) or m.group(3))
+            if bare and (block.kind == "code" or RUNS_SCRIPT.match(block.text, m.end())):
                 continue  # "python3 train.py" runs a script, it states no version
             line = _line_in(block, m.start())
             found.append(
@@ -298,8 +308,21 @@ def doc_requirements(blocks: Iterable[Block], self_names: frozenset[str]) -> lis
         for b in blocks
         if b.kind != "heading" and LIST_SECTION.search(b.section) and PACKAGE.search(b.text)
     }
+    lead = False  # "The test environment is:" opens a list of versions
     for block in blocks:
         findings.extend(_command_findings(block, self_names))
+        if block.kind == "list_item" and lead:
+            deps = [d for d in _packages(block, block.text, 0) if d.spec]
+            if deps:
+                evidence = Evidence(
+                    block.path, block.line, deps[0].text, "software.readme_tested_with"
+                )
+                findings.append(DocFinding(evidence, tuple(deps)))
+                continue
+        if block.kind in ("paragraph", "list_item") and LEAD_IN.search(block.text):
+            lead = True
+        elif block.kind != "list_item":
+            lead = False
         if block.kind == "code":
             findings.extend(_section_findings(block))
             continue

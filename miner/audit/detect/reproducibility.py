@@ -13,7 +13,7 @@ import re
 DETERMINISM = re.compile(r"\btorch\.use_deterministic_algorithms\s*\(|cudnn\.deterministic\s*=")
 # (framework, pattern) for seed sites.
 SEED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("python", re.compile(r"\brandom\.seed\s*\(")),
+    ("python", re.compile(r"\brandom\.seed\s*\(|\brandom\.Random\s*\(\s*\w")),
     ("numpy", re.compile(r"\b(?:np|numpy)\.random\.(?:seed|default_rng|RandomState)\s*\(")),
     ("pytorch", re.compile(r"\btorch\.(?:cuda\.)?manual_seed(?:_all)?\s*\(")),
     ("pytorch", DETERMINISM),
