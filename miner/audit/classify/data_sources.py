@@ -112,7 +112,6 @@ SCRIPT_RUN = re.compile(
 
 DATA_WORDS = re.compile(
     r"\b(?:data\s*sets?|datasets?|data|corpus|corpora|benchmarks?|annotations?|videos|"
-    r"(?:train|training|test|val)(?:/\w+)* splits?|"
     r"(?:train|training|testing|test|val|validation|eval|evaluation) (?:sets?|images|samples))\b",
     re.I,
 )
@@ -284,15 +283,15 @@ def _references(lines: list[str]) -> dict[str, str]:
 
 def _with_references(raw: str, targets: dict[str, str]) -> str:
     """`raw` with the target of each reference-style link (`[LJ Speech][1]`, `[LJ Speech]`)
-    written after it."""
+    written right after it, in the same sentence."""
     if not targets or "[" not in raw:
         return raw
-    urls = [
-        targets[(m.group(2) or m.group(1)).lower()]
-        for m in REFERENCE_USE.finditer(raw)
-        if (m.group(2) or m.group(1)).lower() in targets
-    ]
-    return raw + "".join(f" ({u})" for u in urls)
+
+    def linked(m: re.Match[str]) -> str:
+        url = targets.get((m.group(2) or m.group(1)).lower())
+        return f"{m.group(0)} ({url})" if url else m.group(0)
+
+    return REFERENCE_USE.sub(linked, raw)
 
 
 def _data_link(raw: str, section: str, models_only: bool) -> bool:
