@@ -290,10 +290,10 @@ def _unreadable_lines(text: str) -> list[tuple[int, str]]:
     bad = []
     for number, raw in enumerate(text.splitlines(), 1):
         line = re.split(r"\s+#|\s+--hash", raw, maxsplit=1)[0].rstrip(" \\")
-        if REQUIREMENT_OPTION.search(line):
-            continue
-        if "@ file://" in raw or "@file://" in raw:
+        if "@ file://" in line or "@file://" in line:
             bad.append((number, raw))  # `pip freeze` in a conda env: a path on the author's disk
+            continue
+        if REQUIREMENT_OPTION.search(line):
             continue
         try:
             Requirement(line.strip())

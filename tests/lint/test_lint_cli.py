@@ -33,7 +33,9 @@ def test_text_output_is_path_line_code_message_with_evidence_and_fix(tmp_path: P
     result = runner.invoke(app, ["lint", str(root)])
     assert result.exit_code == 1, result.output
     lines = result.output.splitlines()
-    assert "README.md:1: MNR101 the code trains on a GPU, but the docs name no GPU model" in lines[0]
+    assert (
+        "README.md:1: MNR101 the code trains on a GPU, but the docs name no GPU model" in lines[0]
+    )
     assert lines[1].startswith("    because model.py:2")
     assert any(line.startswith("    fix: ") for line in lines)
     assert lines[-1].endswith("findings")

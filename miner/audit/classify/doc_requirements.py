@@ -80,8 +80,9 @@ REQUIRE = re.compile(
 )
 TESTED = re.compile(
     r"\b((?:tested|developed|verified|run|ran|runs|runnable|trained|works?|working|compatible|"
-    r"supports?)"
-    r"\s+(?:it\s+|only\s+)?(?:on|with|under|using|in|against))\b",
+    r"supports?|built|implemented)"
+    r"\s+(?:it\s+|only\s+)?(?:on|with|under|using|in|against)|(?:we|i)\s+(?:have\s+)?used|"
+    r"using)\b",
     re.IGNORECASE,
 )
 # "PyTorch is the only requirement", "numpy and scipy are required": the package comes first.
@@ -100,7 +101,8 @@ NEGATED = re.compile(r"\b(not|n't|no|without|never)\s+(\w+\s+)?$", re.IGNORECASE
 CJK_REQUIRE = re.compile(r"(需要|安装|依赖|环境|要求|配置|编译|必须|必要|インストール|必要です)")
 HINT = re.compile(
     r"(?i)requir|need|necessar|install|depend|prerequisite|must|make sure|have to|tested|"
-    r"develop|verified|\brun|\bran\b|trained|work|compatible|support|[\u3040-\u9fff]"
+    r"develop|verified|\brun|\bran\b|trained|work|compatible|support|built|implemented|used|"
+    r"using|[\u3040-\u9fff]"
 )
 SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 NOT_ITEMS = re.compile(
