@@ -133,9 +133,12 @@ SEED_CALLS = {
 }
 
 
+CODE_FIRST = (".py", ".ipynb", ".lua", ".prototxt")
+
+
 def _code_read(ctx: LintContext, what: str) -> Evidence:
     """Evidence of an absence in the code: how many files were read, and the first of them."""
-    read = ctx.facts.scanned
+    read = sorted(ctx.facts.scanned, key=lambda p: (not p.endswith(CODE_FIRST), p))
     shown = ", ".join(read[:4]) + (f" and {len(read) - 4} more" if len(read) > 4 else "")
     return Evidence("", 0, f"{shown or 'no code files'}: {what}", "lint.absent")
 
