@@ -55,7 +55,8 @@ def training_entry(audit: AuditResult, bundled: tuple[str, ...] = ()) -> tuple[E
 
 def project_kind(audit: AuditResult, bundled: tuple[str, ...] = ()) -> str:
     """The kind of project, from the audit's `is_dl`, `exclude` and training evidence."""
-    exclude = audit.value("exclude") or frozenset()
+    value = audit.value("exclude")
+    exclude = value if isinstance(value, frozenset) else frozenset()
     if not audit.value("is_dl") or "not_dl" in exclude or "deprecated" in exclude:
         return INACTIVE
     if "educational" in exclude:

@@ -38,6 +38,11 @@ NOT_A_CLAIM = re.compile(
     r"previous|\[)|branch|repo(?:sitory)?\b|version \d|older versions?)"
     r"|^\W*(?:\*\*)?\[?\d{4}[-/.]\d{1,2}|^\W*(?:news|update)"
 )
+# The docs say the data are the user's own: a tool to train on your data states its data source.
+OWN_DATA = re.compile(
+    r"(?i)\b(?:your|their)\s+own\s+(?:\w+\s+)?(?:data(?:\s*sets?)?|images|corpus|videos|audio|"
+    r"recordings|texts?|annotations)\b|\bcustom\s+data(?:\s*sets?)?\b"
+)
 # Where the docs say training or the reported numbers ran on CPUs.
 CPU_TRAINED = re.compile(
     r"(?i)\b(?:train(?:ed|ing|s)?|results?|experiments?|numbers?|ran|run)\b[^.\n]{0,60}"

@@ -371,3 +371,25 @@ def test_training_only_in_examples_or_bundled_code_is_not_the_projects(tmp_path:
     own = {"README.md": readme, "train.py": unseeded, "prepare_data.py": None}
     report = lint(write_project(tmp_path / "own", own))
     assert report.kind == "training" and {"MNR301", "MNR401"} <= {f.code for f in report.findings}
+
+
+def test_data_stated_to_be_the_users_own(tmp_path: Path) -> None:
+    readme = COMPLETE_README.split("## Data")[0] + (
+        "## Training\n\nMake your own dataset into a json file, then run `python train.py`.\n"
+    )
+    root = write_project(tmp_path / "p", {"README.md": readme, "prepare_data.py": None})
+    assert "MNR301" not in codes(root)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "    random_seed(args.seed, 0)",
+        "    args = TrainingArguments(output_dir='out')",
+        "    g = torch.Generator().manual_seed(args.seed)",
+    ],
+)
+def test_seed_helpers_count_as_seeds(tmp_path: Path, call: str) -> None:
+    train = "\n".join(line for line in TRAIN.splitlines() if "seed(" not in line)
+    train = train.replace("    torch.set_num_threads", f"{call}\n    torch.set_num_threads")
+    assert "MNR401" not in codes(write_project(tmp_path / "p", {"train.py": train}))

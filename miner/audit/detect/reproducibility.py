@@ -31,7 +31,15 @@ SEED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # `random_seed: 1701`; read by lint, which scans Lua code and solver files too.
 OTHER_SEEDS = re.compile(r"\b(?:torch|cutorch)\.manualSeed(?:All)?\s*\(|^\s*random_seed\s*:\s*\d")
 # Seed helpers of training libraries (Lightning, Transformers, MXNet) that set every RNG.
-SEED_HELPERS = re.compile(r"\b(?:set_seed|seed_everything|set_random_seed|mx\.random\.seed)\s*\(")
+SEED_HELPERS = re.compile(
+    r"\b(?:set_seed|seed_everything|set_random_seed|mx\.random\.seed)\s*\("
+    # a project's own helper (`init_seeds(args.seed)`, `random_seed(args.seed, rank)`,
+    # `setup_seed(42)`, `fix_seed(...)`): it is called with a value, which it seeds with
+    r"|\b(?:set|init|fix|setup|seed|random|manual)_?seeds?(?:_\w+)?\s*\(\s*[\w.\[]"
+    r"|\bGenerator\(\)\.manual_seed\s*\("
+    # Hugging Face's Trainer seeds every RNG from TrainingArguments.seed (default 42)
+    r"|\b(?:Seq2Seq)?TrainingArguments\s*\("
+)
 # (framework, pattern) for thread settings.
 THREAD_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("pytorch", re.compile(r"\btorch\.set_num(?:_interop)?_threads\s*\(")),
