@@ -32,6 +32,9 @@ BUNDLED_FRAMEWORK = {
 }
 
 
+UNRELEASED = frozenset({"torch7", "darknet"})
+
+
 def _normal(name: str) -> str:
     return re.sub(r"[-_. ]+", "-", name.strip().lower())
 
@@ -353,6 +356,8 @@ def _framework_unknown(ctx: LintContext) -> list[Finding]:
         stated = [d for d in dependencies(ctx) if _names(d) in names]
         if any(str(d.get("spec", "")).strip() for d in stated):
             continue
+        if stated and framework in UNRELEASED:
+            continue  # Lua Torch and Darknet never had releases: naming them is all one can do
         if stated:
             path, line = source(stated[0])
             message = f"{title} is named without a version"
