@@ -1,8 +1,8 @@
 """Run `miner lint` over materialised checkouts and print every finding, for judging by hand.
 
 Prints one block per project (commit, the project kinds lint saw, each finding with its first
-evidence), then findings per code. With `--judged FILE` (a TSV of repository, commit, code,
-path:line, verdict, reason) it prints judged and right per code as well.
+evidence), then findings per code. With `--judged FILE` (a TSV of part, repository, commit,
+code, location, verdict, reason) it prints judged and right per code for the linted projects.
 
 usage: python benchmarks/lint_sample.py ROOT [--list FILE --part odd|even] [--judged TSV]
        [--commits TSV]
@@ -54,8 +54,10 @@ def main() -> None:
         commits = {r[0]: r[1] for r in rows if len(r) > 1}
     per_code: Counter[str] = Counter()
     projects = 0
+    linted: set[str] = set()
     for folder in _folders(args.root, args.list, args.part):
         report = lint(folder)
+        linted.add(folder.name)
         projects += 1
         head = f"== {folder.name} {_commit(folder, commits)} kind={report.kind}"
         print(f"{head} findings={len(report.findings)}")
@@ -71,6 +73,8 @@ def main() -> None:
     if args.judged:
         with args.judged.open(encoding="utf-8") as fh:
             for row in csv.DictReader(fh, delimiter="\t"):
+                if row["repository"].replace("/", "__") not in linted:
+                    continue  # judged on another part
                 judged[row["code"]] += 1
                 right[row["code"]] += row["verdict"] == "right"
     print("code\tfindings\tjudged\tright")
