@@ -8,6 +8,7 @@ from typing import Any
 from miner.audit.files import RepoTree
 from miner.codebook import Evidence
 from miner.lint.code_facts import CodeFacts
+from miner.lint.scope import OwnCode
 from miner.models import AuditResult
 
 SHOWN_FILES = 6
@@ -57,6 +58,12 @@ class LintContext:
     def label(self, name: str) -> Any:
         """An audit label's value (None when the audit did not decide it)."""
         return self.audit.value(name)
+
+    @property
+    def own_code(self) -> OwnCode:
+        """The project's own code, for the training entry points."""
+        readme = self.tree.read_text(self.tree.readme) if self.tree.readme else ""
+        return OwnCode(self.facts.code_lines, self.facts.bundled, readme or "")
 
     @property
     def dependency_files(self) -> dict[str, str]:

@@ -107,7 +107,7 @@ def _cpu_claim_contradicted(ctx: LintContext) -> list[Finding]:
 def _data_unstated(ctx: LintContext) -> list[Finding]:
     if ctx.label("data_available") is not False or claims(ctx.tree, ctx.docs, OWN_DATA):
         return []  # data stated, or stated to be the user's own ("train on your own dataset")
-    entry = training_entry(ctx.audit, ctx.facts.bundled)[:1]
+    entry = training_entry(ctx.audit, ctx.own_code)[:1]
     return [
         Finding(
             "MNR301",
@@ -151,7 +151,7 @@ def _seed_unset(ctx: LintContext) -> list[Finding]:
         return []
     framework = ctx.label("primary_framework") or ""
     call = SEED_CALLS.get(framework, "every framework RNG's seed function")
-    entry = training_entry(ctx.audit, ctx.facts.bundled)[:1]
+    entry = training_entry(ctx.audit, ctx.own_code)[:1]
     where = "the solver" if framework == "caffe" else "random.seed and numpy.random.seed"
     fix = f"add a --seed option and call {call}, {where} with it"
     if framework == "caffe":

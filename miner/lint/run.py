@@ -79,7 +79,7 @@ def lint(path: Path | str, options: LintOptions | None = None) -> LintReport:
     from miner.audit import audit_tree
     from miner.audit.files import RepoTree
     from miner.lint.code_facts import scan_code
-    from miner.lint.scope import project_kind
+    from miner.lint.scope import OwnCode, project_kind
     from miner.lint.suggest import suggested_sections
 
     root = Path(path)
@@ -96,7 +96,8 @@ def lint(path: Path | str, options: LintOptions | None = None) -> LintReport:
         return LintReport(root, (), (), source, {}, kind="inactive", empty=True)
     result = audit_tree(tree)
     facts = scan_code(tree)
-    kind = project_kind(result, facts.bundled)
+    readme = tree.read_text(tree.readme) if tree.readme else ""
+    kind = project_kind(result, OwnCode(facts.code_lines, facts.bundled, readme or ""))
     ctx = LintContext(tree, result, facts, tuple(tree.codebook_docs), kind)
     findings: list[Finding] = []
     for check in CHECKS:

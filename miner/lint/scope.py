@@ -9,6 +9,8 @@ its kinds); `own_code` decides which files the code facts are read from.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from miner.audit.detect.sources import role_of
 from miner.audit.files import RepoTree, is_vendored
@@ -45,15 +47,63 @@ def is_own(path: str, bundled: tuple[str, ...] = ()) -> bool:
     return role_of(path)[0] not in NOT_OWN_ROLES
 
 
-def training_entry(audit: AuditResult, bundled: tuple[str, ...] = ()) -> tuple[Evidence, ...]:
-    """The audit's training evidence that lies in the project's own code."""
+# A script the user runs: a main guard, a command-line parser, an app runner.
+ENTRY = re.compile(
+    r"__name__\s*==\s*['\"]__main__['\"]|\bargparse\b|\btf\.app\.run\(|\bapp\.run\(main|"
+    r"\bfire\.Fire\(|@hydra\.main|@click\.command|\bflags\.DEFINE_"
+)
+IMPORT_LINE = re.compile(r"^\s*(?:from\s+\S+\s+)?import\s")
+
+
+@dataclass(frozen=True)
+class OwnCode:
+    """The project's own code as lint reads it: its lines, bundled folders and README text."""
+
+    lines: dict[str, list[str]]
+    bundled: tuple[str, ...] = ()
+    readme: str = ""
+
+    def imported_names(self) -> frozenset[str]:
+        """Every name that appears in an import line of the own code."""
+        names: set[str] = set()
+        for lines in self.lines.values():
+            for line in lines:
+                if IMPORT_LINE.match(line):
+                    names.update(re.findall(r"\w+", line))
+        return frozenset(names)
+
+    def reachable(self, path: str, line: int, imported: frozenset[str]) -> bool:
+        """True when the file is run (a script, a notebook, a file the README names, training
+        at module level) or imported by the project's code; a copied-in module nothing uses
+        is not."""
+        if not path.endswith(".py") or path not in self.lines:
+            return True
+        lines = self.lines[path]
+        if any(ENTRY.search(text) for text in lines):
+            return True
+        if 0 < line <= len(lines) and lines[line - 1][:1] not in (" ", "\t", ""):
+            return True  # the training step runs at module level: the file is a script
+        parts = PurePosixPath(path).parts
+        stem = (
+            parts[-2] if parts[-1] == "__init__.py" and len(parts) > 1 else PurePosixPath(path).stem
+        )
+        return stem in imported or PurePosixPath(path).name in self.readme
+
+
+def training_entry(audit: AuditResult, code: OwnCode | None = None) -> tuple[Evidence, ...]:
+    """The audit's training evidence that lies in the project's own code, run or imported."""
     label = audit.labels.get("training_code")
     if label is None or label.value is not True:
         return ()
-    return tuple(e for e in label.evidence if is_own(e.path, bundled))
+    code = code or OwnCode({})
+    own = [e for e in label.evidence if is_own(e.path, code.bundled)]
+    if not own:
+        return ()
+    imported = code.imported_names()
+    return tuple(e for e in own if code.reachable(e.path, e.line, imported))
 
 
-def project_kind(audit: AuditResult, bundled: tuple[str, ...] = ()) -> str:
+def project_kind(audit: AuditResult, code: OwnCode | None = None) -> str:
     """The kind of project, from the audit's `is_dl`, `exclude` and training evidence."""
     value = audit.value("exclude")
     exclude = value if isinstance(value, frozenset) else frozenset()
@@ -63,6 +113,6 @@ def project_kind(audit: AuditResult, bundled: tuple[str, ...] = ()) -> str:
         return EDUCATIONAL
     if "library" in exclude:
         return LIBRARY
-    if training_entry(audit, bundled):
+    if training_entry(audit, code):
         return TRAINING
     return INFERENCE

@@ -90,6 +90,25 @@ def _framework_site(ctx: LintContext, framework: str) -> tuple[Evidence, ...]:
     return ()
 
 
+ENV_FOLDERS = frozenset({"requirements", "requirement", "envs", "env", "environment", "conda"})
+
+
+def _governing(files: list[str], site: Evidence | None) -> list[str]:
+    """The dependency files that speak for the code at `site`: those in one of its folders
+    (a `requirements/` or `envs/` folder speaks for its parent)."""
+    if site is None:
+        return files
+    chosen = []
+    for path in files:
+        parts = path.split("/")[:-1]
+        if parts and parts[-1].lower() in ENV_FOLDERS:
+            parts = parts[:-1]
+        folder = "/".join(parts)
+        if not folder or site.path.startswith(folder + "/"):
+            chosen.append(path)
+    return chosen
+
+
 def _pins(spec: str) -> bool | None:
     """True for a pin or a bounded range, False for a lower bound only, None for no version."""
     parsed = specifier(spec)
@@ -134,14 +153,17 @@ def _framework_unpinned(ctx: LintContext) -> list[Finding]:
         if not listed:
             if any(_pins(str(d.get("spec", ""))) for d in deps):
                 continue  # the docs state the version ("tested with PyTorch 1.4")
+            governing = _governing(files, ctx.facts.frameworks.get(framework))
+            if not governing:
+                continue  # a monorepo: no dependency file speaks for the code that imports it
             absent = Evidence("", 0, f"{', '.join(files[:6])}: no {names[0]}", "lint.absent")
             findings.append(
                 Finding(
                     "MNR202",
-                    files[0],
+                    governing[0],
                     1,
                     f"the code uses {title}, but no dependency file lists it",
-                    f"add {names[0]}==<version> to {files[0]}",
+                    f"add {names[0]}==<version> to {governing[0]}",
                     (*_framework_site(ctx, framework), absent),
                 )
             )

@@ -15,7 +15,11 @@ PYTHON_IN_FILES = (
     (re.compile(r"(^|/)setup\.cfg$"), re.compile(r"^\s*python_requires\s*=")),
     (re.compile(r"(^|/)pyproject\.toml$"), re.compile(r"^\s*(?:requires-python|python)\s*=")),
     (re.compile(r"(^|/)[^/]*environment[^/]*\.ya?ml$"), re.compile(r"^\s*-\s*python\s*[=<>~]")),
-    (re.compile(r"(^|/)Dockerfile[^/]*$"), re.compile(r"^\s*FROM\s+python:\d")),
+    # `FROM python:3.10`, or an image tagged with its Python (`tensorflow:1.12.0-gpu-py3`)
+    (
+        re.compile(r"(^|/)Dockerfile[^/]*$"),
+        re.compile(r"^\s*FROM\s+(?:\S*/)?python:\d|^\s*FROM\s+\S+[-:_]py(?:thon)?3\d*(?:\s|$)"),
+    ),
     (re.compile(r"(^|/)(\.python-version|runtime\.txt)$"), re.compile(r"\d\.\d")),
     (re.compile(r"(^|/)(tox\.ini|\.travis\.yml|noxfile\.py)$"), re.compile(r"\bpy(?:thon)?3\d")),
 )
@@ -37,6 +41,9 @@ NOT_A_CLAIM = re.compile(
     r"|refer to|(?:see|use|check(?: out)?) (?:the |our )?(?:original|official|old|older|other|"
     r"previous|\[)|branch|repo(?:sitory)?\b|version \d|older versions?)"
     r"|^\W*(?:\*\*)?\[?\d{4}[-/.]\d{1,2}|^\W*(?:news|update)"
+    # a link to another repository in the same sentence: the claim is about that code
+    r"|\breproduc\w*\b[^.\n]{0,120}https?://(?:www\.)?github\.com/"
+    r"|https?://(?:www\.)?github\.com/[^.\n]{0,120}\breproduc"
 )
 # The docs say the data are the user's own: a tool to train on your data states its data source.
 OWN_DATA = re.compile(

@@ -393,3 +393,46 @@ def test_seed_helpers_count_as_seeds(tmp_path: Path, call: str) -> None:
     train = "\n".join(line for line in TRAIN.splitlines() if "seed(" not in line)
     train = train.replace("    torch.set_num_threads", f"{call}\n    torch.set_num_threads")
     assert "MNR401" not in codes(write_project(tmp_path / "p", {"train.py": train}))
+
+
+def test_a_python_tagged_base_image_states_python(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace("- Python 3.10\n", "")
+    docker = "FROM tensorflow/tensorflow:1.12.0-gpu-py3\nRUN pip install -r requirements.txt\n"
+    root = write_project(tmp_path / "p", {"README.md": readme, "Dockerfile": docker})
+    assert "MNR204" not in codes(root)
+
+
+def test_a_copied_training_module_nothing_runs_is_not_training(tmp_path: Path) -> None:
+    optimization = (
+        "import torch\n\n\ndef step(model, loss):\n"
+        "    opt = torch.optim.Adam(model.parameters())\n    loss.backward()\n    opt.step()\n"
+    )
+    serve = "import torch\nfrom server.model import Net\n\nnet = Net().cuda()\n"
+    model = "import torch\n\n\nclass Net(torch.nn.Module):\n    pass\n"
+    files = {
+        "train.py": None, "prepare_data.py": None, "server/optimization.py": optimization,
+        "server/model.py": model, "server/app.py": serve,
+    }  # fmt: skip
+    report = lint(write_project(tmp_path / "p", files))
+    assert report.kind == "inference"
+    run = {**files, "server/app.py": serve + "from server.optimization import step\n"}
+    assert lint(write_project(tmp_path / "q", run)).kind == "training"
+
+
+def test_a_framework_of_one_sub_project_is_not_asked_of_another(tmp_path: Path) -> None:
+    files = {
+        "README.md": UNSTATED, "requirements.txt": None,
+        "detector/requirements.txt": "tensorflow==2.12.0\n",
+        "detector/model.py": "import tensorflow as tf\nlayer = tf.keras.layers.Dense(3)\n",
+        "optimizer/opt_torch.py": "import torch\nx = torch.zeros(3)\n",
+    }  # fmt: skip
+    found = [f.message for f in lint(write_project(tmp_path / "p", files)).findings
+             if f.code == "MNR202"]  # fmt: skip
+    assert not any("PyTorch" in m for m in found)
+
+
+def test_a_reproduction_pointer_to_another_repository_claims_nothing(tmp_path: Path) -> None:
+    readme = CPU_README.replace("; we reproduce the paper's accuracy (99.1 %) this way", "")
+    readme += "\n* source code v7 (use to reproduce results): https://github.com/o/other\n"
+    root = write_project(tmp_path / "p", {"README.md": readme, "train.py": CPU_TRAIN})
+    assert "MNR402" not in codes(root)
