@@ -58,7 +58,9 @@ MIXED_PRECISION = re.compile(
 # such as an exporter's `import onnx`, is an optional extra).
 TOP_IMPORT = re.compile(r"(?:import|from)\s+([\w.]+)")
 # A seed in a configuration file the code reads (`manual_seed: 0`, `seed = 42`).
-CONFIG_SEED = re.compile(r"^\s*(?:random_|manual_|global_|rng_)?seed\s*[:=]\s*\d+\s*(?:#.*)?$")
+CONFIG_SEED = re.compile(
+    r"^\s*[\w.]*?(?:random_|manual_|global_|rng_)?seed(?:_everything)?\s*[:=]\s*\d+\s*(?:#.*)?$"
+)
 BATCH_SIZE = re.compile(
     r"['\"]--batch[_-]size['\"][^)\n]*default\s*=\s*(\d+)|^\s*batch_size\s*[:=]\s*(\d+)\s*(?:#.*)?$"
 )

@@ -33,6 +33,14 @@ BUNDLED_FRAMEWORK = {
 
 
 UNRELEASED = frozenset({"torch7", "darknet"})
+# Where a second framework is an optional extra: exporters, converters, one dataset's
+# preprocessing, tools and scripts (`models/tf.py` for TF export, `tools/data_converter/`).
+OPTIONAL_USE = re.compile(
+    r"(?:^|/)(?:tools?|scripts?|converters?|data_converter|datasets?_preprocess\w*|"
+    r"preprocess\w*|export\w*)/|(?:^|/)(?:tf|onnx|tflite|export|convert)\w*\.py$"
+    r"|(?:^|/)\w*(?:export|convert|preprocess)\w*\.py$",
+    re.I,
+)
 
 
 def _normal(name: str) -> str:
@@ -74,7 +82,21 @@ def frameworks_used(ctx: LintContext) -> list[str]:
     primary = ctx.label("primary_framework")
     ordered = [primary] if primary and primary != "none" else []
     found = ctx.label("frameworks") or frozenset()
-    return ordered + sorted(f for f in ctx.facts.frameworks if f in found and f not in ordered)
+    return ordered + sorted(
+        f for f, site in ctx.facts.frameworks.items()
+        if f in found and f not in ordered and not OPTIONAL_USE.search(site.path)
+        and not _commented_out(ctx, f)
+    )  # fmt: skip
+
+
+def _commented_out(ctx: LintContext, framework: str) -> bool:
+    """True when a dependency file lists the framework in a comment (`# tensorflow>=2.4  #
+    TF exports`): the maintainers made it optional on purpose."""
+    names = _framework_packages(framework) or OTHER_FRAMEWORK_NAMES.get(framework, ())
+    pattern = re.compile(rf"^\s*#\s*(?:{'|'.join(map(re.escape, names))})\b", re.I | re.M)
+    return bool(names) and any(
+        pattern.search(ctx.tree.read_text(path) or "") for path in ctx.package_files
+    )
 
 
 def _framework_site(ctx: LintContext, framework: str) -> tuple[Evidence, ...]:
@@ -113,7 +135,7 @@ def _pins(spec: str) -> bool | None:
     """True for a pin or a bounded range, False for a lower bound only, None for no version."""
     parsed = specifier(spec)
     if parsed is None:
-        return None
+        return True if spec.strip() else None  # a syntax lint cannot read: not called unpinned
     operators = {s.operator for s in parsed}  # type: ignore[attr-defined]
     return not operators <= {">=", ">", "!="}
 

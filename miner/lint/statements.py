@@ -188,6 +188,9 @@ def specifier(spec: str) -> object | None:
     text = spec.strip().replace(" ", "")
     if not text:
         return None
+    build = re.fullmatch(r"=?=?(\d[\w.]*)=[\w.*]+", text)  # conda's `pkg=1.12.1=py3.8_cuda11`
+    if build:
+        text = "==" + build.group(1)
     if re.fullmatch(r"=\d[\w.*]*", text):  # conda's `pkg=1.7` means 1.7.*
         text = "=" + text + ("" if text.endswith("*") else ".*")
     elif re.fullmatch(r"\d[\w.*]*", text):

@@ -436,3 +436,39 @@ def test_a_reproduction_pointer_to_another_repository_claims_nothing(tmp_path: P
     readme += "\n* source code v7 (use to reproduce results): https://github.com/o/other\n"
     root = write_project(tmp_path / "p", {"README.md": readme, "train.py": CPU_TRAIN})
     assert "MNR402" not in codes(root)
+
+
+def test_a_conda_pin_with_a_build_string_is_a_pin(tmp_path: Path) -> None:
+    env = "name: t\ndependencies:\n  - python=3.8\n  - pytorch=1.12.1=py3.8_cuda11.3_cudnn8.3.2_0\n"
+    files = {"README.md": UNSTATED, "requirements.txt": None, "docker/environment.yml": env}
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+
+
+@pytest.mark.parametrize(
+    ("path", "requirements"),
+    [
+        ("models/tf.py", "torch==2.1.0\n"),  # an exporter
+        ("tools/data_converter/waymo.py", "torch==2.1.0\n"),  # one dataset's converter
+        ("nets/logging_tf.py", "torch==2.1.0\n# tensorflow>=2.4.1  # TF exports\n"),
+    ],
+)
+def test_an_optional_second_framework_is_not_required(
+    tmp_path: Path, path: str, requirements: str
+) -> None:
+    files = {
+        "README.md": UNSTATED, "requirements.txt": requirements,
+        path: "import tensorflow as tf\nx = tf.constant(1)\n",
+    }  # fmt: skip
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+
+
+def test_a_seed_in_a_lightning_config(tmp_path: Path) -> None:
+    train = "\n".join(line for line in TRAIN.splitlines() if "seed(" not in line)
+    files = {"train.py": train, "configs/pretrain.yaml": "seed_everything: 42\ntrainer:\n"}
+    assert "MNR401" not in codes(write_project(tmp_path / "p", files))
+
+
+def test_a_python_tagged_image_in_the_readme_states_python(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace("- Python 3.10\n", "")
+    readme += "\n    docker run -it nvcr.io/nvidia/pytorch:21.11-py3\n"
+    assert "MNR204" not in codes(write_project(tmp_path / "p", {"README.md": readme}))

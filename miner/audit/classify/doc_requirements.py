@@ -160,6 +160,10 @@ def version_spec(match: re.Match[str]) -> str:
     return (operator or "") + version
 
 
+# An image tagged with its Python: `nvcr.io/nvidia/pytorch:21.11-py3`, `tensorflow:1.12-py3`.
+IMAGE_PYTHON = re.compile(r"[\w./-]+:[\w.]*-py(3\d*)\b")
+
+
 def python_statements(blocks: Iterable[Block]) -> list[Dependency]:
     """Every Python version the documentation states, in reading order ("Python 3.6+",
     "tested with python3.7", "Python (>=3.8)"); a bare "Python 3" counts, "Python" does not."""
@@ -167,6 +171,10 @@ def python_statements(blocks: Iterable[Block]) -> list[Dependency]:
     for block in blocks:
         if "py" not in block.text.lower():
             continue
+        for image in IMAGE_PYTHON.finditer(block.text):
+            spec = image.group(1) if len(image.group(1)) == 1 else f"3.{image.group(1)[1:]}"
+            line = _line_in(block, image.start())
+            found.append(Dependency("python", spec, block.path, line, image.group(0)[:160]))
         for m in PYTHON_VERSION.finditer(block.text):
             bare = "." not in m.group(2) and not (m.group(1) or m.group(3))
             if bare and (block.kind == "code" or RUNS_SCRIPT.match(block.text, m.end())):
