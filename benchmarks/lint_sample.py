@@ -2,7 +2,8 @@
 
 Prints one block per project (commit, the project kinds lint saw, each finding with its first
 evidence), then findings per code. With `--judged FILE` (a TSV of part, repository, commit,
-code, location, verdict, reason) it prints judged and right per code for the linted projects.
+code, location, verdict, reason) it prints judged and right per code for the findings
+of this run that were judged.
 
 usage: python benchmarks/lint_sample.py ROOT [--list FILE --part odd|even] [--judged TSV]
        [--commits TSV]
@@ -54,15 +55,15 @@ def main() -> None:
         commits = {r[0]: r[1] for r in rows if len(r) > 1}
     per_code: Counter[str] = Counter()
     projects = 0
-    linted: set[str] = set()
+    found: set[tuple[str, str, str]] = set()
     for folder in _folders(args.root, args.list, args.part):
         report = lint(folder)
-        linted.add(folder.name)
         projects += 1
         head = f"== {folder.name} {_commit(folder, commits)} kind={report.kind}"
         print(f"{head} findings={len(report.findings)}")
         for f in report.findings:
             per_code[f.code] += 1
+            found.add((folder.name, f.code, f"{f.path}:{f.line}"))
             print(f"  {f.code} {f.path}:{f.line} {f.message}")
             for ev in f.evidence[:2]:
                 where = f"{ev.path}:{ev.line}" if ev.path else "read"
@@ -73,8 +74,9 @@ def main() -> None:
     if args.judged:
         with args.judged.open(encoding="utf-8") as fh:
             for row in csv.DictReader(fh, delimiter="\t"):
-                if row["repository"].replace("/", "__") not in linted:
-                    continue  # judged on another part
+                key = (row["repository"].replace("/", "__"), row["code"], row["location"])
+                if key not in found:
+                    continue  # judged on another part, or under other rules
                 judged[row["code"]] += 1
                 right[row["code"]] += row["verdict"] == "right"
     print("code\tfindings\tjudged\tright")
