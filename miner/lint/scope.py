@@ -25,7 +25,15 @@ EDUCATIONAL = "educational"  # tutorials, courses, collections of examples
 INACTIVE = "inactive"  # deprecated, or no deep learning at all: nothing to advise
 KINDS = (TRAINING, INFERENCE, LIBRARY, EDUCATIONAL, INACTIVE)
 NOT_OWN_ROLES = frozenset({"example", "test", "doc", "vendored"})
-BUNDLED = re.compile(r"(^|/)(?:site-packages|node_modules|\.eggs)/", re.I)
+BUNDLED = re.compile(
+    r"(^|/)(?:site-packages|node_modules|\.eggs|dependencies|third[-_]part(?:y|ies)|"
+    r"3p[-_][\w-]+|submodules?)/",
+    re.I,
+)
+# Folders of recipes and use cases: a cookbook's examples, not the project's model.
+EXAMPLE_FOLDERS = re.compile(
+    r"(^|/)(?:recipes?|use[-_]cases|[\w-]*-use-cases|getting[-_]started|cookbooks?)/", re.I
+)
 
 
 LICENSE_FILE = re.compile(r"^(?:licen[cs]e|copying)(?:\.\w+)?$", re.I)
@@ -42,7 +50,9 @@ def bundled_folders(tree: RepoTree) -> tuple[str, ...]:
 
 def is_own(path: str, bundled: tuple[str, ...] = ()) -> bool:
     """True when `path` is the project's own code: not vendored, bundled, an example or a test."""
-    if is_vendored(path) or BUNDLED.search(path) or path.startswith(bundled):
+    if is_vendored(path) or BUNDLED.search(path) or EXAMPLE_FOLDERS.search(path):
+        return False
+    if path.startswith(bundled):
         return False
     return role_of(path)[0] not in NOT_OWN_ROLES
 

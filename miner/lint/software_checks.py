@@ -81,6 +81,9 @@ def frameworks_used(ctx: LintContext) -> list[str]:
     (an exporter's `import onnx` inside a function, or a bundled detector's, does not count)."""
     primary = ctx.label("primary_framework")
     ordered = [primary] if primary and primary != "none" else []
+    site = ctx.facts.frameworks.get(primary or "")
+    if site is not None and OPTIONAL_USE.search(site.path):
+        ordered = []  # the primary framework only in a helper script (a C++ project's tools)
     found = ctx.label("frameworks") or frozenset()
     return ordered + sorted(
         f for f, site in ctx.facts.frameworks.items()

@@ -47,8 +47,9 @@ NOT_A_CLAIM = re.compile(
 )
 # The docs say the data are the user's own: a tool to train on your data states its data source.
 OWN_DATA = re.compile(
-    r"(?i)\b(?:your|their)\s+own\s+(?:\w+\s+)?(?:data(?:\s*sets?)?|images|corpus|videos|audio|"
-    r"recordings|texts?|annotations)\b|\bcustom\s+data(?:\s*sets?)?\b"
+    r"(?i)\b(?:your|their)\s+(?:own\s+)?(?:\w+\s+)?(?:data(?:\s*sets?)?|images|corpus|videos|"
+    r"audio|recordings|texts?|annotations)\b(?!\s*(?:folder|directory|dir|path|root|/))"
+    r"|\bcustom\s+data(?:\s*sets?)?\b|\btraining\s+data\s*set\s+has\s+been\s+prepared\b"
 )
 # Where the docs say training or the reported numbers ran on CPUs.
 CPU_TRAINED = re.compile(

@@ -472,3 +472,35 @@ def test_a_python_tagged_image_in_the_readme_states_python(tmp_path: Path) -> No
     readme = COMPLETE_README.replace("- Python 3.10\n", "")
     readme += "\n    docker run -it nvcr.io/nvidia/pytorch:21.11-py3\n"
     assert "MNR204" not in codes(write_project(tmp_path / "p", {"README.md": readme}))
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Convert your dataset into the above format and place it under `data`.",
+        "Prerequisites: the training dataset has been prepared (see the dataset guide).",
+    ],
+)
+def test_data_described_as_the_users_dataset(tmp_path: Path, sentence: str) -> None:
+    readme = COMPLETE_README.split("## Data")[0] + f"## Training\n\n{sentence}\n"
+    root = write_project(tmp_path / "p", {"README.md": readme, "prepare_data.py": None})
+    assert "MNR301" not in codes(root)
+    elsewhere = COMPLETE_README.split("## Data")[0] + "## Training\n\nPut it in your data folder.\n"
+    assert "MNR301" in codes(
+        write_project(tmp_path / "q", {"README.md": elsewhere, "prepare_data.py": None})
+    )
+
+
+def test_vendored_dependencies_and_recipes_are_not_own_code(tmp_path: Path) -> None:
+    files = {
+        "README.md": UNSTATED, "requirements.txt": "torch==2.1.0\nnumpy==1.26.0\n",
+        "src/utils/dependencies/insightface/rec.py": "import mxnet as mx\nx = mx.nd.zeros(3)\n",
+        "end-to-end-use-cases/rag/run.py": "import tensorflow as tf\nx = tf.constant(1)\n",
+    }  # fmt: skip
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+
+
+def test_a_version_in_a_test_environment_sentence(tmp_path: Path) -> None:
+    readme = UNSTATED + "\nWe test our models under `python=3.7.3,pytorch=1.9.0,cuda=11.1`.\n"
+    files = {"README.md": readme, "requirements.txt": "torch>=1.5.0\n"}
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))

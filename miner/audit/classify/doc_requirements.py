@@ -82,6 +82,7 @@ TESTED = re.compile(
     r"\b((?:tested|developed|verified|run|ran|runs|runnable|trained|works?|working|compatible|"
     r"supports?|built|implemented)"
     r"\s+(?:it\s+|only\s+)?(?:on|with|under|using|in|against)|(?:we|i)\s+(?:have\s+)?used|"
+    r"test(?:s|ed)?\s+(?:\w+\s+){0,3}?(?:under|with|using)|"
     r"using)\b",
     re.IGNORECASE,
 )
@@ -100,7 +101,7 @@ LEAD_IN = re.compile(
 NEGATED = re.compile(r"\b(not|n't|no|without|never)\s+(\w+\s+)?$", re.IGNORECASE)
 CJK_REQUIRE = re.compile(r"(需要|安装|依赖|环境|要求|配置|编译|必须|必要|インストール|必要です)")
 HINT = re.compile(
-    r"(?i)requir|need|necessar|install|depend|prerequisite|must|make sure|have to|tested|"
+    r"(?i)requir|need|necessar|install|depend|prerequisite|must|make sure|have to|test|"
     r"develop|verified|\brun|\bran\b|trained|work|compatible|support|built|implemented|used|"
     r"using|[\u3040-\u9fff]"
 )
