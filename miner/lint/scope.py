@@ -62,6 +62,10 @@ ENTRY = re.compile(
     r"__name__\s*==\s*['\"]__main__['\"]|\bargparse\b|\btf\.app\.run\(|\bapp\.run\(main|"
     r"\bfire\.Fire\(|@hydra\.main|@click\.command|\bflags\.DEFINE_"
 )
+# A gradient step in inference code optimises an input or a guiding potential, not the model.
+INFERENCE_CODE = re.compile(
+    r"(^|/)(?:inference|infer|predict\w*|sampl\w*|demo\w*)(?:/|\.py$)", re.I
+)
 IMPORT_LINE = re.compile(r"^\s*(?:from\s+\S+\s+)?import\s")
 
 
@@ -106,7 +110,10 @@ def training_entry(audit: AuditResult, code: OwnCode | None = None) -> tuple[Evi
     if label is None or label.value is not True:
         return ()
     code = code or OwnCode({})
-    own = [e for e in label.evidence if is_own(e.path, code.bundled)]
+    own = [
+        e for e in label.evidence
+        if is_own(e.path, code.bundled) and not INFERENCE_CODE.search(e.path)
+    ]  # fmt: skip
     if not own:
         return ()
     imported = code.imported_names()

@@ -295,6 +295,24 @@ def _range_too_open(ctx: LintContext) -> list[Finding]:
     return []
 
 
+GUARD = re.compile(
+    r"^\s*(?:if|elif)\b.*(?:\bargs\b|\bcfg\b|\bconfig\b|\bopt\b|\boptions?\b|hasattr\(|"
+    r"version|__version__|compile|is_available|\bself\.\w+)"
+)
+
+
+def _guarded(lines: list[str], number: int) -> bool:
+    """True when the line runs only behind an option or a version check: an `if` on an
+    option, `hasattr(torch, "compile")` or `torch.__version__` a few lines above, less indented."""
+    indent = len(lines[number - 1]) - len(lines[number - 1].lstrip())
+    for previous in reversed(lines[max(0, number - 4) : number - 1]):
+        if not previous.strip():
+            continue
+        if len(previous) - len(previous.lstrip()) < indent and GUARD.match(previous):
+            return True
+    return False
+
+
 def api_site(ctx: LintContext, api: Any, folder: str) -> Evidence | None:
     """The first call of `api` in code that the dependency file in `folder` governs."""
     for path, lines in ctx.facts.code_lines.items():
@@ -306,7 +324,7 @@ def api_site(ctx: LintContext, api: Any, folder: str) -> Evidence | None:
             code = line.split("#", 1)[0]
             if DEFINITION.match(code) or "compat.v1" in code:
                 continue
-            if api.pattern.search(code):
+            if api.pattern.search(code) and not _guarded(lines, number):
                 return Evidence(path, number, " ".join(line.split())[:160], "lint.api")
     return None
 

@@ -53,9 +53,9 @@ OWN_DATA = re.compile(
 )
 # Where the docs say training or the reported numbers ran on CPUs.
 CPU_TRAINED = re.compile(
-    r"(?i)\b(?:train(?:ed|ing|s)?|results?|experiments?|numbers?|ran|run)\b[^.\n]{0,60}"
+    r"(?i)\b(?:trained|training|train)\b[^.\n]{0,60}"
     r"\bon (?:a |an |the |one |\d+ |our |a single )?(?:\w+ ){0,2}CPUs?\b"
-    r"|\bCPU[- ]only\b[^.\n]{0,60}\b(?:train|results?)"
+    r"|\bCPU[- ]only\b[^.\n]{0,60}\btrain"
 )
 
 # Framework -> the package names its dependency files list it under.

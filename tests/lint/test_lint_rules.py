@@ -504,3 +504,36 @@ def test_a_version_in_a_test_environment_sentence(tmp_path: Path) -> None:
     readme = UNSTATED + "\nWe test our models under `python=3.7.3,pytorch=1.9.0,cuda=11.1`.\n"
     files = {"README.md": readme, "requirements.txt": "torch>=1.5.0\n"}
     assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+
+
+def test_an_api_call_behind_an_option_is_not_required(tmp_path: Path) -> None:
+    guarded = "    if args.compile:\n        model = torch.compile(model)"
+    train = TRAIN.replace("    optimizer = torch.optim", f"{guarded}\n    optimizer = torch.optim")
+    files = {"requirements.txt": "torch>=1.10\n", "train.py": train}
+    assert "MNR206" not in codes(write_project(tmp_path / "p", files))
+    bare = TRAIN.replace(
+        "    optimizer = torch.optim",
+        "    model = torch.compile(model)\n    optimizer = torch.optim",
+    )
+    assert "MNR206" in codes(write_project(tmp_path / "q", {**files, "train.py": bare}))
+
+
+def test_inference_on_cpu_is_not_training_on_cpu(tmp_path: Path) -> None:
+    readme = COMPLETE_README + "\nFor small inputs the model can be run on CPU.\n"
+    train = TRAIN.replace("    torch.set_num_threads(args.threads)\n", "")
+    assert "MNR402" not in codes(
+        write_project(tmp_path / "p", {"README.md": readme, "train.py": train})
+    )
+
+
+def test_a_gradient_step_in_inference_code_is_not_training(tmp_path: Path) -> None:
+    guide = (
+        "import torch\n\n\ndef guide(x, potential):\n    loss = potential(x)\n"
+        "    loss.backward()\n    return x.grad\n"
+    )
+    runner = "import argparse\nfrom pkg.inference.utils import guide\n"
+    files = {
+        "train.py": None, "prepare_data.py": None, "pkg/inference/utils.py": guide,
+        "run_inference.py": runner,
+    }  # fmt: skip
+    assert lint(write_project(tmp_path / "p", files)).kind != "training"
