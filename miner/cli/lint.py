@@ -51,18 +51,32 @@ def lint_command(
             "--fix-file", help="Where --fix writes (default: PATH/REQUIREMENTS.suggested.md)."
         ),
     ] = None,
+    statistics: Annotated[
+        bool, typer.Option("--statistics", help="Print the number of findings per code instead.")
+    ] = False,
 ) -> None:
-    """Report which requirements a project's docs leave out: the GPU its code uses, framework
-    and Python versions, how to get the data, seeds and threads. Each finding is
-    `path:line: CODE message` with its evidence and a fix; exit status 1 when findings remain.
-    Codes can be selected or ignored here or in pyproject.toml's [tool.miner.lint]."""
+    """Report which requirements a project's docs leave out: the GPU its code trains on,
+    framework and Python versions, how to get the data, seeds and threads. Each finding is
+    `path:line: CODE message` with its evidence and a fix. Exit status: 0 no findings,
+    1 findings, 2 a usage or input error. Codes can be selected or ignored here or in
+    pyproject.toml's \\[tool.miner.lint] table."""
+    from miner.errors import MinerError
     from miner.lint import RENDERERS, LintOptions, lint, requirements_markdown
+    from miner.lint.output import statistics as per_code
 
-    report = lint(path, LintOptions(select=_codes(select), ignore=_codes(ignore)))
-    text = RENDERERS[fmt.value](report)
+    try:
+        report = lint(path, LintOptions(select=_codes(select), ignore=_codes(ignore)))
+    except MinerError as exc:  # a bad option, path or config: usage, not findings
+        typer.echo(f"Error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if report.empty:
+        typer.echo(
+            f"warning: {path}: nothing to lint (no code, docs or dependency files)", err=True
+        )
+    text = per_code(report) if statistics else RENDERERS[fmt.value](report)
     if output:
         output.write_text(text + "\n", encoding="utf-8")
-    else:
+    elif text:
         typer.echo(text)
     if fix:
         target = fix_file or path / "REQUIREMENTS.suggested.md"

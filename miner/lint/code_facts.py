@@ -10,12 +10,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from miner.audit.detect.framework_map import module_framework
 from miner.audit.detect.reproducibility import sets_seed, sets_threads
-from miner.audit.files import RepoTree, is_vendored
+from miner.audit.files import RepoTree
 from miner.codebook import Evidence
+from miner.lint.scope import bundled_folders, is_own
 
 CODE_SUFFIXES = (".py", ".ipynb")
-SCRIPT_SUFFIXES = (".sh", ".bash", ".yaml", ".yml", ".cfg", ".slurm", ".sbatch")
+# Lua Torch code and Caffe solvers carry seeds and device choices too (`torch.manualSeed`,
+# `:cuda()`, `random_seed:`, `solver_mode: GPU`).
+SCRIPT_SUFFIXES = (".sh", ".bash", ".yaml", ".yml", ".cfg", ".slurm", ".sbatch", ".lua")
+SOLVER = re.compile(r"solver[^/]*\.prototxt$", re.I)
 SCRIPT_NAMES = ("makefile", "dockerfile", "justfile")
 MAX_FILES = 2000
 MAX_LINES = 20_000
@@ -25,12 +30,17 @@ GPU = re.compile(
     r"\.cuda\(|\.to\(\s*['\"]cuda|device\s*=\s*['\"]cuda|torch\.device\(\s*['\"]cuda"
     r"|(?i:tf\.device\(\s*['\"]/?(?:device:)?gpu)|set_mode_gpu\(|\bmx\.gpu\("
     r"|jax\.devices\(\s*['\"]gpu|\bnum_gpus\b|\bCUDA_VISIBLE_DEVICES\b"
+    r"|:cuda\(\)|require\s*\(?\s*['\"]cunn|^\s*solver_mode\s*:\s*GPU"
 )
 HARD_CUDA = re.compile(r"\.cuda\(\)|torch\.device\(\s*['\"]cuda(?::\d)?['\"]\s*\)")
 CPU_FALLBACK = re.compile(
     r"cuda\.is_available\(\)|is_gpu_available\(|list_physical_devices\(\s*['\"]GPU"
     r"|['\"]--(?:cpu|no[-_]cuda|no[-_]gpu|device)['\"]|\buse_cuda\b|\bargs\.cuda\b"
     r"|device\s*=\s*['\"]cpu['\"]|set_mode_cpu\("
+    # a CPU path behind a GPU-count or GPU-id option: `if args.ngpu > 0`, `opt.gpu >= 0`,
+    # `--gpu_ids -1 for CPU`, Lua's `if opt.gpuid >= 0 then`
+    r"|\b(?:n_?gpus?|num_gpus|gpu_?ids?|gpuid|use_gpu|no_cuda|cuda)\s*(?:>=?|==|!=)\s*-?\d"
+    r"|-1 (?:for|=|means|to use) CPU|\b(?:args|opt|opts|cfg|config)\.(?:cpu|use_cpu|no_cuda)\b"
 )
 DISTRIBUTED = re.compile(
     r"torch\.distributed|DistributedDataParallel|nn\.DataParallel|\btorchrun\b"
@@ -43,6 +53,13 @@ GPU_COUNT = re.compile(
 MIXED_PRECISION = re.compile(
     r"torch\.(?:cuda\.)?amp\b|\bautocast\(|GradScaler\(|['\" ]--(?:fp16|bf16|amp)\b"
     r"|mixed_float16|mixed_bfloat16|apex\.amp|precision\s*=\s*['\"]?(?:16|bf16)"
+)
+# A module-level import: the frameworks the project's code runs on (an import inside a function,
+# such as an exporter's `import onnx`, is an optional extra).
+TOP_IMPORT = re.compile(r"(?:import|from)\s+([\w.]+)")
+# A seed in a configuration file the code reads (`manual_seed: 0`, `seed = 42`).
+CONFIG_SEED = re.compile(
+    r"^\s*[\w.]*?(?:random_|manual_|global_|rng_)?seed(?:_everything)?\s*[:=]\s*\d+\s*(?:#.*)?$"
 )
 BATCH_SIZE = re.compile(
     r"['\"]--batch[_-]size['\"][^)\n]*default\s*=\s*(\d+)|^\s*batch_size\s*[:=]\s*(\d+)\s*(?:#.*)?$"
@@ -63,6 +80,10 @@ class CodeFacts:
     seed: list[Evidence] = field(default_factory=list)
     threads: list[Evidence] = field(default_factory=list)
     code_lines: dict[str, list[str]] = field(default_factory=dict)  # path -> lines, for APIs
+    scanned: list[str] = field(default_factory=list)  # the files read, for absences
+    bundled: tuple[str, ...] = ()  # sub-folders that are copies of other projects
+    frameworks: dict[str, Evidence] = field(default_factory=dict)  # imported at module level
+    local_modules: frozenset[str] = frozenset()  # the checkout's own module names (darknet.py)
 
     @property
     def gpus(self) -> int | None:
@@ -95,15 +116,16 @@ def _notebook_lines(text: str) -> list[str]:
     return lines
 
 
-def _scanned_files(tree: RepoTree) -> list[tuple[str, bool]]:
-    """(path, is_python) for the code and scripts to scan, vendored and test folders left out."""
+def _scanned_files(tree: RepoTree, bundled: tuple[str, ...]) -> list[tuple[str, bool]]:
+    """(path, is_python) for the project's own code and scripts (vendored and bundled trees,
+    examples, tests and docs left out)."""
     chosen: list[tuple[str, bool]] = []
     for f in tree.files:
-        if is_vendored(f.path) or re.search(r"(^|/)tests?/", f.path):
+        if not is_own(f.path, bundled):
             continue
         if f.suffix in CODE_SUFFIXES:
             chosen.append((f.path, True))
-        elif f.suffix in SCRIPT_SUFFIXES or f.name.lower() in SCRIPT_NAMES:
+        elif f.suffix in SCRIPT_SUFFIXES or f.name.lower() in SCRIPT_NAMES or SOLVER.search(f.name):
             chosen.append((f.path, False))
     return chosen[:MAX_FILES]
 
@@ -118,7 +140,14 @@ def _count(match: re.Match[str]) -> int:
 def scan_code(tree: RepoTree) -> CodeFacts:
     """Scan code, notebooks, shell scripts and configs (and README code) for requirement facts."""
     facts = CodeFacts()
-    sources = _scanned_files(tree)
+    facts.bundled = bundled_folders(tree)
+    facts.local_modules = frozenset(
+        part.removesuffix(".py")
+        for f in tree.files
+        if f.suffix == ".py"
+        for part in f.path.split("/")
+    )
+    sources = _scanned_files(tree, facts.bundled)
     if tree.readme:
         sources.append((tree.readme, False))
     for path, is_python in sources:
@@ -126,6 +155,8 @@ def scan_code(tree: RepoTree) -> CodeFacts:
         if text is None:
             continue
         lines = _notebook_lines(text) if path.endswith(".ipynb") else text.splitlines()
+        if path != tree.readme:
+            facts.scanned.append(path)
         if is_python:
             facts.code_lines[path] = lines[:MAX_LINES]
         _scan_lines(facts, path, lines[:MAX_LINES], is_python)
@@ -141,6 +172,13 @@ def _scan_lines(facts: CodeFacts, path: str, lines: list[str], is_python: bool) 
         if is_python and " #" in line:
             line = line.split(" #", 1)[0]
         where = (path, number, raw)
+        if is_python and raw[:1] in ("i", "f") and (module := TOP_IMPORT.match(raw)):
+            top = module.group(1).split(".")[0]
+            framework = (
+                None if top in facts.local_modules else module_framework("python", module.group(1))
+            )
+            if framework and framework not in facts.frameworks:
+                facts.frameworks[framework] = _ev(*where, "lint.framework_import")
         if not is_readme:
             if GPU.search(line):
                 facts.gpu.append(_ev(*where, "lint.gpu_code"))
@@ -148,7 +186,7 @@ def _scan_lines(facts: CodeFacts, path: str, lines: list[str], is_python: bool) 
                 facts.hard_cuda.append(_ev(*where, "lint.hard_coded_cuda"))
             if CPU_FALLBACK.search(line):
                 facts.cpu_fallback.append(_ev(*where, "lint.cpu_fallback"))
-            if sets_seed(line):
+            if sets_seed(line) or (not is_python and CONFIG_SEED.match(line)):
                 facts.seed.append(_ev(*where, "lint.seed"))
             if sets_threads(line):
                 facts.threads.append(_ev(*where, "lint.threads"))

@@ -18,7 +18,8 @@ def as_text(report: LintReport) -> str:
     for f in report.findings:
         lines.append(f"{f.path}:{f.line}: {f.code} {f.message}")
         for ev in f.evidence:
-            lines.append(f"    because {ev.path}:{ev.line}  {ev.text}")
+            where = f"{ev.path}:{ev.line}  " if ev.path else "read "
+            lines.append(f"    because {where}{ev.text}")
         lines.append(f"    fix: {f.fix}")
     count = len(report.findings)
     lines.append(f"{count} finding{'s' if count != 1 else ''}" if count else "no findings")
@@ -43,6 +44,7 @@ def as_json(report: LintReport) -> str:
     return json.dumps(
         {
             "project": str(report.root),
+            "kind": report.kind,
             "checked": list(report.checked),
             "config": report.config_source,
             "findings": [_finding_dict(f) for f in report.findings],
@@ -82,7 +84,10 @@ def as_sarif(report: LintReport) -> str:
             "ruleId": f.code,
             "ruleIndex": index[f.code],
             "level": "warning",
-            "message": {"text": f"{f.message}. Fix: {f.fix}"},
+            "message": {
+                "text": f"{f.message}. Fix: {f.fix}"
+                + "".join(f" ({e.text})" for e in f.evidence if not e.path)
+            },
             "locations": [_location(f.path, f.line)],
             "relatedLocations": [
                 {**_location(e.path, e.line, e.text), "id": i}
@@ -110,6 +115,16 @@ def as_sarif(report: LintReport) -> str:
         ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False)
+
+
+def statistics(report: LintReport) -> str:
+    """Findings per code, most frequent first, the way `ruff --statistics` prints them."""
+    from collections import Counter
+
+    counts = Counter(f.code for f in report.findings)
+    names = {rule.code: rule.name for rule in RULES}
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return "\n".join(f"{n:>5}  {code}  {names[code]}" for code, n in rows)
 
 
 RENDERERS = {"text": as_text, "json": as_json, "sarif": as_sarif}

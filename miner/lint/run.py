@@ -10,6 +10,11 @@ import tomllib
 from miner.errors import ConfigError
 from miner.lint.rules import CHECKS, RULE_BY_CODE, RULES, Finding, LintContext
 
+LINTED_SUFFIXES = (
+    ".py", ".ipynb", ".lua", ".prototxt", ".cfg", ".md", ".rst", ".txt", ".toml", ".yml", ".yaml",
+    ".m", ".cpp", ".cu", ".c", ".jl", ".r", ".js", ".ts",
+)  # fmt: skip
+
 
 @dataclass(frozen=True)
 class LintOptions:
@@ -28,6 +33,8 @@ class LintReport:
     checked: tuple[str, ...]
     config_source: str | None = None
     suggestions: dict[str, str] = field(default_factory=dict)
+    kind: str = "training"  # the project kind (miner.lint.scope) that decided which codes apply
+    empty: bool = False  # no code, docs or dependency files: nothing was linted
 
 
 def _check_codes(codes: tuple[str, ...], where: str) -> tuple[str, ...]:
@@ -72,6 +79,7 @@ def lint(path: Path | str, options: LintOptions | None = None) -> LintReport:
     from miner.audit import audit_tree
     from miner.audit.files import RepoTree
     from miner.lint.code_facts import scan_code
+    from miner.lint.scope import OwnCode, project_kind
     from miner.lint.suggest import suggested_sections
 
     root = Path(path)
@@ -84,16 +92,27 @@ def lint(path: Path | str, options: LintOptions | None = None) -> LintReport:
         ignore=(*config.ignore, *_check_codes(cli.ignore, "--ignore")),
     )
     tree = RepoTree(root)
+    if not any(f.suffix in LINTED_SUFFIXES or "/" not in f.path for f in tree.files):
+        return LintReport(root, (), (), source, {}, kind="inactive", empty=True)
     result = audit_tree(tree)
-    ctx = LintContext(tree, result, scan_code(tree), tuple(tree.codebook_docs))
+    facts = scan_code(tree)
+    readme = tree.read_text(tree.readme) if tree.readme else ""
+    kind = project_kind(result, OwnCode(facts.code_lines, facts.bundled, readme or ""))
+    ctx = LintContext(tree, result, facts, tuple(tree.codebook_docs), kind)
     findings: list[Finding] = []
     for check in CHECKS:
-        findings.extend(f for f in check(ctx) if selected(f.code, merged))
-    checked = tuple(code for code in RULE_BY_CODE if selected(code, merged))
+        findings.extend(
+            f for f in check(ctx)
+            if kind in RULE_BY_CODE[f.code].kinds and selected(f.code, merged)
+        )  # fmt: skip
+    checked = tuple(
+        code for code, rule in RULE_BY_CODE.items() if kind in rule.kinds and selected(code, merged)
+    )
     return LintReport(
         root=root,
         findings=tuple(sorted(findings, key=lambda f: (f.code, f.path, f.line))),
         checked=checked,
         config_source=source,
         suggestions=suggested_sections(ctx),
+        kind=kind,
     )

@@ -15,14 +15,13 @@ PYTHON_IN_FILES = (
     (re.compile(r"(^|/)setup\.cfg$"), re.compile(r"^\s*python_requires\s*=")),
     (re.compile(r"(^|/)pyproject\.toml$"), re.compile(r"^\s*(?:requires-python|python)\s*=")),
     (re.compile(r"(^|/)[^/]*environment[^/]*\.ya?ml$"), re.compile(r"^\s*-\s*python\s*[=<>~]")),
-    (re.compile(r"(^|/)Dockerfile[^/]*$"), re.compile(r"^\s*FROM\s+python:\d")),
+    # `FROM python:3.10`, or an image tagged with its Python (`tensorflow:1.12.0-gpu-py3`)
+    (
+        re.compile(r"(^|/)Dockerfile[^/]*$"),
+        re.compile(r"^\s*FROM\s+(?:\S*/)?python:\d|^\s*FROM\s+\S+[-:_]py(?:thon)?3\d*(?:\s|$)"),
+    ),
     (re.compile(r"(^|/)(\.python-version|runtime\.txt)$"), re.compile(r"\d\.\d")),
     (re.compile(r"(^|/)(tox\.ini|\.travis\.yml|noxfile\.py)$"), re.compile(r"\bpy(?:thon)?3\d")),
-)
-PYTHON_IN_PROSE = re.compile(
-    r"(?i)\bpython\s*(?:version\s*)?(?:>=|==|≥|>|~=|=|\^|:)?\s*v?[23]\.\d+"
-    r"|\bpython\s*[23](?:\.x|\+|\s+or\s+(?:later|higher|newer|above)|\s+(?:is\s+)?required)"
-    r"|\bpy(?:thon)?\s*3\.?\d+\s*\+"
 )
 CPU_CLAIM = re.compile(
     r"(?i)\bCPU[- ]only\b|\bno GPU (?:is )?(?:required|needed)\b|\bwithout (?:a |any )?GPUs?\b"
@@ -32,6 +31,31 @@ CPU_CLAIM = re.compile(
 REPRODUCIBLE = re.compile(
     r"(?i)\breproduc(?:e|es|ed|ing|ible|ibility)\b[^.\n]{0,80}"
     r"\b(?:results?|numbers?|paper|tables?|accuracy|scores?|experiments?|figures?)\b"
+)
+# Sentences that mention reproducing results without claiming this code does: negations
+# ("could not reproduce"), redirects ("to reproduce the paper, see the original repository"),
+# requests and news items.
+NOT_A_CLAIM = re.compile(
+    r"(?i)\b(?:not|n't|unable|fail(?:s|ed)?|cannot|difficult|hard|issues?|problems?|trouble)\b"
+    r"[^.\n]{0,40}\breproduc|\breproduc\w*\b[^.\n]{0,80}\b(?:please (?:use|refer|see|check)"
+    r"|refer to|(?:see|use|check(?: out)?) (?:the |our )?(?:original|official|old|older|other|"
+    r"previous|\[)|branch|repo(?:sitory)?\b|version \d|older versions?)"
+    r"|^\W*(?:\*\*)?\[?\d{4}[-/.]\d{1,2}|^\W*(?:news|update)"
+    # a link to another repository in the same sentence: the claim is about that code
+    r"|\breproduc\w*\b[^.\n]{0,120}https?://(?:www\.)?github\.com/"
+    r"|https?://(?:www\.)?github\.com/[^.\n]{0,120}\breproduc"
+)
+# The docs say the data are the user's own: a tool to train on your data states its data source.
+OWN_DATA = re.compile(
+    r"(?i)\b(?:your|their)\s+(?:own\s+)?(?:\w+\s+)?(?:data(?:\s*sets?)?|images|corpus|videos|"
+    r"audio|recordings|texts?|annotations)\b(?!\s*(?:folder|directory|dir|path|root|/))"
+    r"|\bcustom\s+data(?:\s*sets?)?\b|\btraining\s+data\s*set\s+has\s+been\s+prepared\b"
+)
+# Where the docs say training or the reported numbers ran on CPUs.
+CPU_TRAINED = re.compile(
+    r"(?i)\b(?:trained|training|train)\b[^.\n]{0,60}"
+    r"\bon (?:a |an |the |one |\d+ |our |a single )?(?:\w+ ){0,2}CPUs?\b"
+    r"|\bCPU[- ]only\b[^.\n]{0,60}\btrain"
 )
 
 # Framework -> the package names its dependency files list it under.
@@ -45,6 +69,24 @@ FRAMEWORK_PACKAGES = {
     "chainer": ("chainer",),
     "paddlepaddle": ("paddlepaddle", "paddlepaddle-gpu"),
 }
+# Frameworks without a pip package whose versions lint knows: how manifests and docs name them.
+# A project on one of these still has to say which build it needs (MNR207).
+OTHER_FRAMEWORK_NAMES = {
+    "caffe": ("caffe", "pycaffe", "bvlc-caffe"),
+    "caffe2": ("caffe2",),
+    "torch7": ("torch7", "torch", "lua-torch", "luatorch"),
+    "darknet": ("darknet",),
+    "dynet": ("dynet",),
+    "cntk": ("cntk", "cntk-gpu"),
+    "tensorflowjs": ("@tensorflow/tfjs", "@tensorflow/tfjs-node", "tensorflowjs", "tfjs"),
+    "onnx": ("onnx", "onnxruntime", "onnxruntime-gpu"),
+}
+FRAMEWORK_TITLES = {
+    "pytorch": "PyTorch", "tensorflow": "TensorFlow", "keras": "Keras", "jax": "JAX",
+    "mxnet": "MXNet", "theano": "Theano", "chainer": "Chainer", "paddlepaddle": "PaddlePaddle",
+    "caffe": "Caffe", "caffe2": "Caffe2", "torch7": "Lua Torch (Torch7)", "darknet": "Darknet",
+    "dynet": "DyNet", "cntk": "CNTK", "tensorflowjs": "TensorFlow.js", "onnx": "ONNX",
+}  # fmt: skip
 RELEASES = {
     "torch": ["0.4.0", "0.4.1"]
     + [f"1.{m}.0" for m in range(0, 14)]
@@ -91,8 +133,15 @@ API_VERSIONS = (
 COMPAT_V1 = re.compile(r"tensorflow\.compat\.v1\s+as\s+tf|tf\.disable_v2_behavior\(")
 
 
-def python_version_stated(tree: RepoTree, docs: tuple[str, ...]) -> Evidence | None:
-    """Where the project states its Python version, if anywhere."""
+def python_version_stated(tree: RepoTree, audit_details: dict[str, object]) -> Evidence | None:
+    """Where the project states its Python version: the audit's reading of its dependency
+    files and docs ("Python 3.8+", "python3.7", `python=3.9` in any environment file), then the
+    files the audit does not read as dependency files (tox.ini, .python-version, Dockerfile)."""
+    found = audit_details.get("python_versions")
+    if isinstance(found, list) and found and isinstance(found[0], dict):
+        path, _, line = str(found[0].get("source", "")).rpartition(":")
+        text = str(found[0].get("text") or f"python{found[0].get('spec', '')}")
+        return Evidence(path, int(line) if line.isdigit() else 0, text, "lint.stated")
     for f in tree.files:
         if f.depth > 2:
             continue
@@ -101,10 +150,16 @@ def python_version_stated(tree: RepoTree, docs: tuple[str, ...]) -> Evidence | N
                 hit = _first_line(tree, f.path, pattern)
                 if hit:
                     return hit
+    return None
+
+
+def claims(tree: RepoTree, docs: tuple[str, ...], pattern: re.Pattern[str]) -> Evidence | None:
+    """The first docs line matching `pattern` that is not a negation, redirect or news item."""
     for doc in docs:
-        hit = _first_line(tree, doc, PYTHON_IN_PROSE)
-        if hit:
-            return hit
+        text = tree.read_text(doc) or ""
+        for number, line in enumerate(text.splitlines(), 1):
+            if pattern.search(line) and not NOT_A_CLAIM.search(line):
+                return Evidence(doc, number, " ".join(line.split())[:160], "lint.stated")
     return None
 
 
@@ -134,6 +189,9 @@ def specifier(spec: str) -> object | None:
     text = spec.strip().replace(" ", "")
     if not text:
         return None
+    build = re.fullmatch(r"=?=?(\d[\w.]*)=[\w.*]+", text)  # conda's `pkg=1.12.1=py3.8_cuda11`
+    if build:
+        text = "==" + build.group(1)
     if re.fullmatch(r"=\d[\w.*]*", text):  # conda's `pkg=1.7` means 1.7.*
         text = "=" + text + ("" if text.endswith("*") else ".*")
     elif re.fullmatch(r"\d[\w.*]*", text):
@@ -158,3 +216,23 @@ def contradicts(family: str, spec: object, api: ApiVersion) -> bool:
     if api.until is not None:
         return all(v >= Version(api.until) for v in allowed)
     return False
+
+
+def admits_without(family: str, spec: object, api: ApiVersion) -> str | None:
+    """A release of another major version that the spec allows and that lacks the API, when
+    releases it allows have it (the newest such one for an API added later, the first for one
+    removed)."""
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    assert isinstance(spec, SpecifierSet)
+    allowed = [Version(v) for v in RELEASES.get(family, []) if spec.contains(v, prereleases=True)]
+    if api.since is not None:  # an older major release only: `torch>=1.8` under torch.compile
+        lacking = [v for v in allowed if v.major < Version(api.since).major]
+    elif api.until is not None:
+        lacking = [v for v in allowed if v >= Version(api.until)]
+    else:
+        return None
+    if not lacking or len(lacking) == len(allowed):
+        return None
+    return f"{family} {lacking[0] if api.until else lacking[-1]}"

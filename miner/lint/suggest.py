@@ -6,16 +6,17 @@ not find is left as a `<placeholder>`, never guessed.
 
 from __future__ import annotations
 
-from miner.lint.rules import LintContext, framework_deps
+from miner.lint.context import LintContext
+from miner.lint.software_checks import framework_deps
 from miner.lint.statements import python_version_stated
 
 
 def suggested_sections(ctx: LintContext) -> dict[str, str]:
     """Software, Hardware, Data and Reproducibility lines, each a Markdown bullet list."""
     sections: dict[str, str] = {}
-    python = python_version_stated(ctx.tree, ctx.docs)
+    python = python_version_stated(ctx.tree, ctx.audit.details)
     framework = ctx.label("primary_framework") or "<framework>"
-    _, deps = framework_deps(ctx)
+    deps = framework_deps(ctx)
     pinned = next((d for d in deps if str(d.get("spec", "")).strip()), None)
     version = f"{pinned['name']}{pinned['spec']}" if pinned else f"{framework}==<version>"
     software = [

@@ -33,7 +33,9 @@ def test_text_output_is_path_line_code_message_with_evidence_and_fix(tmp_path: P
     result = runner.invoke(app, ["lint", str(root)])
     assert result.exit_code == 1, result.output
     lines = result.output.splitlines()
-    assert "README.md:1: MNR101 the code runs on a GPU, but the docs name no GPU model" in lines[0]
+    assert (
+        "README.md:1: MNR101 the code trains on a GPU, but the docs name no GPU model" in lines[0]
+    )
     assert lines[1].startswith("    because model.py:2")
     assert any(line.startswith("    fix: ") for line in lines)
     assert lines[-1].endswith("findings")
@@ -69,18 +71,53 @@ def test_project_config_in_pyproject(tmp_path: Path) -> None:
     only = json.loads(
         runner.invoke(app, ["lint", str(root), "-f", "json", "--select", "MNR4"]).output
     )
-    assert {f["code"] for f in only["findings"]} == {"MNR401", "MNR402"}
+    # trained on a GPU: the thread count is folded into MNR401's fix, MNR402 stays silent
+    assert {f["code"] for f in only["findings"]} == {"MNR401"}
+    assert "thread" not in only["findings"][0]["fix"]
 
 
-def test_unknown_codes_and_bad_paths_are_one_line_errors(tmp_path: Path) -> None:
+def test_usage_and_input_errors_exit_2_findings_exit_1(tmp_path: Path) -> None:
     root = write_project(tmp_path / "p")
     bad = runner.invoke(app, ["lint", str(root), "--select", "XYZ9"])
-    assert bad.exit_code == 1 and "unknown lint code 'XYZ9'" in bad.output
+    assert bad.exit_code == 2 and "unknown lint code 'XYZ9'" in bad.output
     missing = runner.invoke(app, ["lint", str(tmp_path / "nope")])
-    assert missing.exit_code == 1 and "not a folder" in missing.output
+    assert missing.exit_code == 2 and "not a folder" in missing.output
+    assert runner.invoke(app, ["lint", str(root), "--no-such-option"]).exit_code == 2
     (root / "pyproject.toml").write_text("[tool.miner.lint]\nselect = 3\n")
     config = runner.invoke(app, ["lint", str(root)])
-    assert config.exit_code == 1 and "select must be a list of codes" in config.output
+    assert config.exit_code == 2 and "select must be a list of codes" in config.output
+    gappy = runner.invoke(app, ["lint", str(write_project(tmp_path / "q", GAPPY))])
+    assert gappy.exit_code == 1
+
+
+def test_statistics_count_findings_per_code(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p", GAPPY)
+    result = runner.invoke(app, ["lint", str(root), "--statistics"])
+    assert result.exit_code == 1
+    rows = [line.split() for line in result.output.splitlines()]
+    assert ["1", "MNR101", "gpu-unstated"] in rows and ["1", "MNR204", "python-unstated"] in rows
+
+
+def test_a_folder_with_nothing_to_lint_warns(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "sub").mkdir()
+    (tmp_path / "empty" / "sub" / "photo.jpg").write_bytes(b"\xff\xd8")
+    result = runner.invoke(app, ["lint", str(tmp_path / "empty")])
+    assert result.exit_code == 0 and "nothing to lint" in result.output
+
+
+def test_help_renders_the_config_table_and_exit_codes() -> None:
+    text = " ".join(runner.invoke(app, ["lint", "--help"]).output.split())
+    assert "[tool.miner.lint]" in text
+    assert "0 no findings, 1 findings, 2 a usage or input error" in text.replace("│ ", "")
+
+
+def test_every_finding_prints_its_evidence(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p", GAPPY)
+    out = json.loads(runner.invoke(app, ["lint", str(root), "-f", "json"]).output)
+    assert out["findings"] and all(f["evidence"] for f in out["findings"])
+    (python,) = [f for f in out["findings"] if f["code"] == "MNR204"]
+    assert python["evidence"][0]["text"] == "README.md, requirements.txt: no Python version"
 
 
 def _no_extras(model: object, where: str = "sarif") -> None:

@@ -60,17 +60,52 @@ def test_no_requirements_at_all(tmp_path: Path) -> None:
     assert "MNR201" not in codes(write_project(tmp_path / "q"))
 
 
+UNSTATED = COMPLETE_README.replace("- torch==2.1.0, see requirements.txt\n", "- numpy\n")
+
+
 def test_framework_listed_without_a_version(tmp_path: Path) -> None:
-    root = write_project(tmp_path / "p", {"requirements.txt": "torch\nnumpy\n"})
-    (finding,) = [f for f in lint(root).findings if f.code == "MNR202"]
+    files = {"README.md": UNSTATED, "requirements.txt": "torch\nnumpy\n"}
+    (finding,) = [f for f in lint(write_project(tmp_path / "p", files)).findings
+                  if f.code == "MNR202"]  # fmt: skip
     assert (finding.path, finding.line) == ("requirements.txt", 1)
-    assert "torch==<version>" in finding.fix
+    assert "torch==<version>" in finding.fix and finding.evidence[0].text == "torch"
+    # a lower bound records no version either
+    files["requirements.txt"] = "torch>=1.8\nnumpy\n"
+    (bound,) = [f for f in lint(write_project(tmp_path / "q", files)).findings
+                if f.code == "MNR202"]  # fmt: skip
+    assert "only a lower bound" in bound.message
+    # the version stated in the docs ("tested with PyTorch 1.13") is a statement
+    files["README.md"] = UNSTATED + "\nTested with PyTorch 1.13 on Ubuntu.\n"
+    assert "MNR202" not in codes(write_project(tmp_path / "r", files))
 
 
 def test_framework_missing_from_the_dependency_file(tmp_path: Path) -> None:
-    root = write_project(tmp_path / "p", {"requirements.txt": "numpy==1.26.0\n"})
-    (finding,) = [f for f in lint(root).findings if f.code == "MNR202"]
+    files = {"README.md": UNSTATED, "requirements.txt": "numpy==1.26.0\n"}
+    (finding,) = [f for f in lint(write_project(tmp_path / "p", files)).findings
+                  if f.code == "MNR202"]  # fmt: skip
     assert "no dependency file lists it" in finding.message
+    assert finding.evidence[0].text.startswith("import torch")
+    assert finding.evidence[-1].text == "requirements.txt: no torch"
+
+
+def test_framework_unpinned_reads_only_real_dependency_files(tmp_path: Path) -> None:
+    files = {
+        "README.md": UNSTATED, "requirements.txt": "torch==2.1.0\n",
+        "Dockerfile": "FROM ubuntu:22.04\nRUN apt-get install -y python3-torch\n",
+    }  # fmt: skip
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+
+
+def test_every_framework_the_code_imports_is_checked(tmp_path: Path) -> None:
+    files = {
+        "README.md": UNSTATED, "requirements.txt": "torch==2.1.0\n",
+        "tb.py": "import tensorflow as tf\nwriter = tf.summary.create_file_writer('logs')\n",
+        "export.py": "def export(m):\n    import onnx\n    onnx.save(m, 'm.onnx')\n",
+    }  # fmt: skip
+    found = [f for f in lint(write_project(tmp_path / "p", files)).findings if f.code == "MNR202"]
+    assert [f.message for f in found] == [
+        "the code uses TensorFlow, but no dependency file lists it"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -135,15 +170,51 @@ def test_seed_never_set(tmp_path: Path) -> None:
     assert finding.path == "train.py" and "torch.manual_seed" in finding.fix
 
 
-def test_threads_left_default_where_numbers_are_claimed_reproducible(tmp_path: Path) -> None:
-    train = TRAIN.replace("    torch.set_num_threads(args.threads)\n", "")
-    root = write_project(tmp_path / "p", {"train.py": train})
+CPU_TRAIN = TRAIN.replace("    torch.set_num_threads(args.threads)\n", "").replace(
+    '"cuda" if torch.cuda.is_available() else "cpu"', '"cpu"'
+)
+CPU_README = COMPLETE_README.replace(
+    "Trained on one NVIDIA RTX 3090 (24 GB) in about ten minutes.",
+    "Trained on a laptop CPU in about ten minutes.",
+)
+
+
+def test_threads_left_default_where_cpu_results_are_claimed_reproducible(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p", {"README.md": CPU_README, "train.py": CPU_TRAIN})
     (finding,) = [f for f in lint(root).findings if f.code == "MNR402"]
     assert finding.path == "README.md" and "reproduce" in finding.evidence[0].text
-    quiet = COMPLETE_README.replace("; we reproduce the paper's accuracy (99.1 %) this way", "")
+    quiet = CPU_README.replace("; we reproduce the paper's accuracy (99.1 %) this way", "")
     assert "MNR402" not in codes(
-        write_project(tmp_path / "q", {"README.md": quiet, "train.py": train})
+        write_project(tmp_path / "q", {"README.md": quiet, "train.py": CPU_TRAIN})
     )
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "We could not reproduce the results of the paper with this code.",
+        "To reproduce the results of the paper, please use the original repository.",
+        "2021-03-01: released scripts to reproduce the results.",
+    ],
+)
+def test_a_sentence_about_reproducing_that_claims_nothing(tmp_path: Path, sentence: str) -> None:
+    readme = (
+        CPU_README.replace("; we reproduce the paper's accuracy (99.1 %) this way", "")
+        + f"\n{sentence}\n"
+    )
+    root = write_project(tmp_path / "p", {"README.md": readme, "train.py": CPU_TRAIN})
+    assert "MNR402" not in codes(root)
+
+
+def test_threads_on_gpu_go_into_the_seed_fix_not_mnr402(tmp_path: Path) -> None:
+    gpu = TRAIN.replace("    torch.set_num_threads(args.threads)\n", "")
+    assert "MNR402" not in codes(write_project(tmp_path / "p", {"train.py": gpu}))
+    unseeded = "\n".join(line for line in CPU_TRAIN.splitlines() if "seed(" not in line)
+    # CPU code, but the docs never say the reported numbers came from a CPU
+    plain = CPU_README.replace("Trained on a laptop CPU", "Trained")
+    found = lint(write_project(tmp_path / "q", {"README.md": plain, "train.py": unseeded}))
+    assert [f.code for f in found.findings if f.code.startswith("MNR4")] == ["MNR401"]
+    assert "thread count" in found.findings[-1].fix
 
 
 def test_every_code_is_documented_and_reached_by_a_test() -> None:
@@ -159,7 +230,12 @@ def test_requirements_in_a_requirements_folder_are_a_dependency_file(tmp_path: P
     )
     assert "MNR202" not in codes(root)
     unpinned = write_project(
-        tmp_path / "q", {"requirements.txt": None, "requirements/base.txt": "torch\nnumpy\n"}
+        tmp_path / "q",
+        {
+            "README.md": UNSTATED,
+            "requirements.txt": None,
+            "requirements/base.txt": "torch\nnumpy\n",
+        },
     )
     (finding,) = [f for f in lint(unpinned).findings if f.code == "MNR202"]
     assert finding.path == "requirements/base.txt" and "is listed without" in finding.message
@@ -177,3 +253,287 @@ def test_deterministic_kernels_are_not_a_seed(tmp_path: Path) -> None:
         "    rng = np.random.RandomState(args.seed)\n    torch.set_num_threads",
     )
     assert "MNR401" not in codes(write_project(tmp_path / "q", {"train.py": seeded}))
+
+
+def test_pip_list_output_is_not_a_requirements_file(tmp_path: Path) -> None:
+    table = "Package    Version\n---------- -------\ntorch      2.1.0\nnumpy      1.26.0\n"
+    root = write_project(tmp_path / "p", {"requirements.txt": table})
+    (finding,) = [f for f in lint(root).findings if f.code == "MNR205"]
+    assert (finding.path, finding.line) == ("requirements.txt", 1)
+    assert "`pip list` output" in finding.message and "pip freeze" in finding.fix
+    conda = write_project(tmp_path / "q", {"requirements.txt": "torch=2.1.0=py3.10_cuda12\n"})
+    assert "conda package list" in next(
+        f.message for f in lint(conda).findings if f.code == "MNR205"
+    )
+    freeze = "torch==2.1.0\nnumpy @ file:///tmp/build/80754af9/numpy_1/work\n-e .\n"
+    local = write_project(tmp_path / "r", {"requirements.txt": freeze})
+    assert [f.line for f in lint(local).findings if f.code == "MNR205"] == [2]
+    assert "MNR205" not in codes(write_project(tmp_path / "s"))
+
+
+def test_an_open_range_that_admits_a_major_release_the_code_cannot_run_on(tmp_path: Path) -> None:
+    tf1 = "import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 4])\n"
+    files = {"requirements.txt": "tensorflow>=1.4\n", "train.py": None, "model.py": tf1}
+    (finding,) = [f for f in lint(write_project(tmp_path / "p", files)).findings
+                  if f.code == "MNR206"]  # fmt: skip
+    assert finding.path == "requirements.txt" and "tensorflow 2.0.0" in finding.message
+    assert "<2.0" in finding.fix and finding.evidence[1].path == "model.py"
+    # the same range stated in prose ("TensorFlow 1.4+") is an open range too
+    readme = UNSTATED + "\nRequires TensorFlow 1.4+ and Python 3.6.\n"
+    prose = {**files, "README.md": readme, "requirements.txt": None}
+    assert "MNR206" in codes(write_project(tmp_path / "q", prose))
+    bounded = {**files, "requirements.txt": "tensorflow>=1.4,<2\n"}
+    assert "MNR206" not in codes(write_project(tmp_path / "r", bounded))
+
+
+CAFFE_SOLVER = "net: 'train.prototxt'\nbase_lr: 0.01\nlr_policy: 'step'\nmax_iter: 1000\n"
+CAFFE_NET = "name: 'n'\nlayer { name: 'c' type: 'Convolution' }\nlayer { type: 'ReLU' }\n"
+CAFFE_TRAIN = (
+    "import caffe\ncaffe.set_mode_gpu()\nsolver = caffe.SGDSolver('solver.prototxt')\n"
+    "solver.solve()\n"
+)
+
+
+def test_a_framework_without_a_pip_package_needs_a_stated_version(tmp_path: Path) -> None:
+    files = {
+        "README.md": UNSTATED, "train.py": CAFFE_TRAIN, "solver.prototxt": CAFFE_SOLVER,
+        "train.prototxt": CAFFE_NET, "requirements.txt": "numpy==1.26.0\n",
+    }  # fmt: skip
+    (finding,) = [f for f in lint(write_project(tmp_path / "p", files)).findings
+                  if f.code == "MNR207"]  # fmt: skip
+    assert "Caffe" in finding.message and finding.evidence
+    stated = {**files, "README.md": UNSTATED + "\nBuilt against Caffe 1.0 (BVLC).\n"}
+    stated["README.md"] = stated["README.md"].replace("Built against", "Tested with")
+    assert "MNR207" not in codes(write_project(tmp_path / "q", stated))
+
+
+def test_seeds_outside_python_count(tmp_path: Path) -> None:
+    files = {
+        "README.md": UNSTATED, "train.py": CAFFE_TRAIN,
+        "solver.prototxt": CAFFE_SOLVER + "random_seed: 1701\n", "train.prototxt": CAFFE_NET,
+    }  # fmt: skip
+    assert "MNR401" not in codes(write_project(tmp_path / "p", files))
+    config = "model: tiny\nmanual_seed: 0\n"
+    train = "\n".join(line for line in TRAIN.splitlines() if "seed(" not in line)
+    root = write_project(tmp_path / "q", {"train.py": train, "options/train.yml": config})
+    assert "MNR401" not in codes(root)
+
+
+def test_a_cpu_path_behind_a_gpu_count_option_is_a_fallback(tmp_path: Path) -> None:
+    readme = COMPLETE_README + "\nNo GPU required: it trains on a CPU in minutes.\n"
+    guarded = TRAIN.replace(
+        '    device = "cuda" if torch.cuda.is_available() else "cpu"\n', ""
+    ).replace(
+        "    model = Net().to(device)",
+        "    model = Net()\n    if args.ngpu > 0:\n        model.cuda()",
+    )
+    root = write_project(tmp_path / "p", {"README.md": readme, "train.py": guarded})
+    assert "MNR102" not in codes(root)
+
+
+def test_version_statements_in_prose(tmp_path: Path) -> None:
+    base = UNSTATED.replace("- Python 3.10\n", "")
+    for n, sentence in enumerate(
+        (
+            "Tested with python3.8 and pytorch1.13.",
+            "We used Python (3.9) and PyTorch (1.13).",
+            "Verified on Python 3.10 with PyTorch 2.0.",
+        )
+    ):
+        files = {"README.md": base + f"\n{sentence}\n", "requirements.txt": "torch\nnumpy\n"}
+        found = codes(write_project(tmp_path / str(n), files))
+        assert "MNR204" not in found and "MNR202" not in found, sentence
+
+
+def test_an_environment_file_under_another_name_states_python(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace("- Python 3.10\n", "")
+    env = "name: t\nchannels:\n  - pytorch\ndependencies:\n  - python=3.8\n  - pytorch=1.7\n"
+    root = write_project(tmp_path / "p", {"README.md": readme, "conda/tiny.yaml": env})
+    assert "MNR204" not in codes(root)
+
+
+def test_training_only_in_examples_or_bundled_code_is_not_the_projects(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace("Trained on one NVIDIA RTX 3090 (24 GB)", "Trained")
+    readme = readme.split("## Data")[0]
+    unseeded = "\n".join(line for line in TRAIN.splitlines() if "seed(" not in line)
+    for folder in ("examples", "third_party/othernet", "detector"):
+        files: dict[str, str | None] = {
+            "README.md": readme, "train.py": None, "prepare_data.py": None,
+            f"{folder}/train.py": unseeded, "tinynet/model.py": "import torch\n"
+            "net = torch.nn.Conv2d(1, 8, 3).cuda()\n",
+        }  # fmt: skip
+        if folder == "detector":
+            files["detector/LICENSE"] = "MIT License\n"
+        report = lint(write_project(tmp_path / folder.replace("/", "_"), files))
+        found = {f.code for f in report.findings}
+        assert report.kind != "training", folder
+        assert not found & {"MNR101", "MNR301", "MNR401", "MNR402"}, (folder, found)
+    own = {"README.md": readme, "train.py": unseeded, "prepare_data.py": None}
+    report = lint(write_project(tmp_path / "own", own))
+    assert report.kind == "training" and {"MNR301", "MNR401"} <= {f.code for f in report.findings}
+
+
+def test_data_stated_to_be_the_users_own(tmp_path: Path) -> None:
+    readme = COMPLETE_README.split("## Data")[0] + (
+        "## Training\n\nMake your own dataset into a json file, then run `python train.py`.\n"
+    )
+    root = write_project(tmp_path / "p", {"README.md": readme, "prepare_data.py": None})
+    assert "MNR301" not in codes(root)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "    random_seed(args.seed, 0)",
+        "    args = TrainingArguments(output_dir='out')",
+        "    g = torch.Generator().manual_seed(args.seed)",
+    ],
+)
+def test_seed_helpers_count_as_seeds(tmp_path: Path, call: str) -> None:
+    train = "\n".join(line for line in TRAIN.splitlines() if "seed(" not in line)
+    train = train.replace("    torch.set_num_threads", f"{call}\n    torch.set_num_threads")
+    assert "MNR401" not in codes(write_project(tmp_path / "p", {"train.py": train}))
+
+
+def test_a_python_tagged_base_image_states_python(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace("- Python 3.10\n", "")
+    docker = "FROM tensorflow/tensorflow:1.12.0-gpu-py3\nRUN pip install -r requirements.txt\n"
+    root = write_project(tmp_path / "p", {"README.md": readme, "Dockerfile": docker})
+    assert "MNR204" not in codes(root)
+
+
+def test_a_copied_training_module_nothing_runs_is_not_training(tmp_path: Path) -> None:
+    optimization = (
+        "import torch\n\n\ndef step(model, loss):\n"
+        "    opt = torch.optim.Adam(model.parameters())\n    loss.backward()\n    opt.step()\n"
+    )
+    serve = "import torch\nfrom server.model import Net\n\nnet = Net().cuda()\n"
+    model = "import torch\n\n\nclass Net(torch.nn.Module):\n    pass\n"
+    files = {
+        "train.py": None, "prepare_data.py": None, "server/optimization.py": optimization,
+        "server/model.py": model, "server/app.py": serve,
+    }  # fmt: skip
+    report = lint(write_project(tmp_path / "p", files))
+    assert report.kind == "inference"
+    run = {**files, "server/app.py": serve + "from server.optimization import step\n"}
+    assert lint(write_project(tmp_path / "q", run)).kind == "training"
+
+
+def test_a_framework_of_one_sub_project_is_not_asked_of_another(tmp_path: Path) -> None:
+    files = {
+        "README.md": UNSTATED, "requirements.txt": None,
+        "detector/requirements.txt": "tensorflow==2.12.0\n",
+        "detector/model.py": "import tensorflow as tf\nlayer = tf.keras.layers.Dense(3)\n",
+        "optimizer/opt_torch.py": "import torch\nx = torch.zeros(3)\n",
+    }  # fmt: skip
+    found = [f.message for f in lint(write_project(tmp_path / "p", files)).findings
+             if f.code == "MNR202"]  # fmt: skip
+    assert not any("PyTorch" in m for m in found)
+
+
+def test_a_reproduction_pointer_to_another_repository_claims_nothing(tmp_path: Path) -> None:
+    readme = CPU_README.replace("; we reproduce the paper's accuracy (99.1 %) this way", "")
+    readme += "\n* source code v7 (use to reproduce results): https://github.com/o/other\n"
+    root = write_project(tmp_path / "p", {"README.md": readme, "train.py": CPU_TRAIN})
+    assert "MNR402" not in codes(root)
+
+
+def test_a_conda_pin_with_a_build_string_is_a_pin(tmp_path: Path) -> None:
+    env = "name: t\ndependencies:\n  - python=3.8\n  - pytorch=1.12.1=py3.8_cuda11.3_cudnn8.3.2_0\n"
+    files = {"README.md": UNSTATED, "requirements.txt": None, "docker/environment.yml": env}
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+
+
+@pytest.mark.parametrize(
+    ("path", "requirements"),
+    [
+        ("models/tf.py", "torch==2.1.0\n"),  # an exporter
+        ("tools/data_converter/waymo.py", "torch==2.1.0\n"),  # one dataset's converter
+        ("nets/logging_tf.py", "torch==2.1.0\n# tensorflow>=2.4.1  # TF exports\n"),
+    ],
+)
+def test_an_optional_second_framework_is_not_required(
+    tmp_path: Path, path: str, requirements: str
+) -> None:
+    files = {
+        "README.md": UNSTATED, "requirements.txt": requirements,
+        path: "import tensorflow as tf\nx = tf.constant(1)\n",
+    }  # fmt: skip
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+
+
+def test_a_seed_in_a_lightning_config(tmp_path: Path) -> None:
+    train = "\n".join(line for line in TRAIN.splitlines() if "seed(" not in line)
+    files = {"train.py": train, "configs/pretrain.yaml": "seed_everything: 42\ntrainer:\n"}
+    assert "MNR401" not in codes(write_project(tmp_path / "p", files))
+
+
+def test_a_python_tagged_image_in_the_readme_states_python(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace("- Python 3.10\n", "")
+    readme += "\n    docker run -it nvcr.io/nvidia/pytorch:21.11-py3\n"
+    assert "MNR204" not in codes(write_project(tmp_path / "p", {"README.md": readme}))
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Convert your dataset into the above format and place it under `data`.",
+        "Prerequisites: the training dataset has been prepared (see the dataset guide).",
+    ],
+)
+def test_data_described_as_the_users_dataset(tmp_path: Path, sentence: str) -> None:
+    readme = COMPLETE_README.split("## Data")[0] + f"## Training\n\n{sentence}\n"
+    root = write_project(tmp_path / "p", {"README.md": readme, "prepare_data.py": None})
+    assert "MNR301" not in codes(root)
+    elsewhere = COMPLETE_README.split("## Data")[0] + "## Training\n\nPut it in your data folder.\n"
+    assert "MNR301" in codes(
+        write_project(tmp_path / "q", {"README.md": elsewhere, "prepare_data.py": None})
+    )
+
+
+def test_vendored_dependencies_and_recipes_are_not_own_code(tmp_path: Path) -> None:
+    files = {
+        "README.md": UNSTATED, "requirements.txt": "torch==2.1.0\nnumpy==1.26.0\n",
+        "src/utils/dependencies/insightface/rec.py": "import mxnet as mx\nx = mx.nd.zeros(3)\n",
+        "end-to-end-use-cases/rag/run.py": "import tensorflow as tf\nx = tf.constant(1)\n",
+    }  # fmt: skip
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+
+
+def test_a_version_in_a_test_environment_sentence(tmp_path: Path) -> None:
+    readme = UNSTATED + "\nWe test our models under `python=3.7.3,pytorch=1.9.0,cuda=11.1`.\n"
+    files = {"README.md": readme, "requirements.txt": "torch>=1.5.0\n"}
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+
+
+def test_an_api_call_behind_an_option_is_not_required(tmp_path: Path) -> None:
+    guarded = "    if args.compile:\n        model = torch.compile(model)"
+    train = TRAIN.replace("    optimizer = torch.optim", f"{guarded}\n    optimizer = torch.optim")
+    files = {"requirements.txt": "torch>=1.10\n", "train.py": train}
+    assert "MNR206" not in codes(write_project(tmp_path / "p", files))
+    bare = TRAIN.replace(
+        "    optimizer = torch.optim",
+        "    model = torch.compile(model)\n    optimizer = torch.optim",
+    )
+    assert "MNR206" in codes(write_project(tmp_path / "q", {**files, "train.py": bare}))
+
+
+def test_inference_on_cpu_is_not_training_on_cpu(tmp_path: Path) -> None:
+    readme = COMPLETE_README + "\nFor small inputs the model can be run on CPU.\n"
+    train = TRAIN.replace("    torch.set_num_threads(args.threads)\n", "")
+    assert "MNR402" not in codes(
+        write_project(tmp_path / "p", {"README.md": readme, "train.py": train})
+    )
+
+
+def test_a_gradient_step_in_inference_code_is_not_training(tmp_path: Path) -> None:
+    guide = (
+        "import torch\n\n\ndef guide(x, potential):\n    loss = potential(x)\n"
+        "    loss.backward()\n    return x.grad\n"
+    )
+    runner = "import argparse\nfrom pkg.inference.utils import guide\n"
+    files = {
+        "train.py": None, "prepare_data.py": None, "pkg/inference/utils.py": guide,
+        "run_inference.py": runner,
+    }  # fmt: skip
+    assert lint(write_project(tmp_path / "p", files)).kind != "training"

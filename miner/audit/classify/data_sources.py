@@ -111,7 +111,7 @@ SCRIPT_RUN = re.compile(
 )
 
 DATA_WORDS = re.compile(
-    r"\b(?:data\s*sets?|datasets?|data|corpus|corpora|benchmarks?|annotations?|"
+    r"\b(?:data\s*sets?|datasets?|data|corpus|corpora|benchmarks?|annotations?|videos|"
     r"(?:train|training|testing|test|val|validation|eval|evaluation) (?:sets?|images|samples))\b",
     re.I,
 )
@@ -127,6 +127,7 @@ DATA_SECTION = re.compile(
 )  # a short heading: a long title that mentions data is not a data section
 DOWNLOAD_VERB = re.compile(
     r"\b(?:download\w*|obtain\w*|fetch\w*|available (?:at|from|here|on)|can be found|"
+    r"prepar(?:e|ed|ation|ing)|"
     r"get (?:it|them|the)|from (?:this|the) link)\b",
     re.I,
 )
@@ -267,6 +268,32 @@ def _raw_lines(lines: list[str], block: Block) -> str:
     return "\n".join(lines[start : start + span])
 
 
+REFERENCE_DEFINITION = re.compile(r"^\s{0,3}\[([^\]]+)\]:\s*<?(\S+?)>?(?:\s|$)", re.M)
+REFERENCE_USE = re.compile(r"\[([^\]]+)\](?:\[([^\]]*)\])?(?!\()")
+
+
+def _references(lines: list[str]) -> dict[str, str]:
+    """Reference-style link targets of a document: `[LJ Speech]: https://...`, by label."""
+    return {
+        m.group(1).lower(): m.group(2)
+        for line in lines
+        if "]:" in line and (m := REFERENCE_DEFINITION.match(line))
+    }
+
+
+def _with_references(raw: str, targets: dict[str, str]) -> str:
+    """`raw` with the target of each reference-style link (`[LJ Speech][1]`, `[LJ Speech]`)
+    written right after it, in the same sentence."""
+    if not targets or "[" not in raw:
+        return raw
+
+    def linked(m: re.Match[str]) -> str:
+        url = targets.get((m.group(2) or m.group(1)).lower())
+        return f"{m.group(0)} ({url})" if url else m.group(0)
+
+    return REFERENCE_USE.sub(linked, raw)
+
+
 def _data_link(raw: str, section: str, models_only: bool) -> bool:
     """A sentence linking a dataset: a dataset host, or data words with a download verb (or in
     a data section), unless the sentence is about a model first ("the model trained on 5
@@ -324,6 +351,7 @@ def _documented(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
     readable = set(ctx.tree.codebook_docs)
     announced = ""  # "... can be downloaded as follows:": the list or table below links the data
     lines_of: dict[str, list[str]] = {}
+    references: dict[str, dict[str, str]] = {}
     for block in ctx.docs.blocks:
         path = block.path
         if path not in readable or MODEL_CARD.search(path):
@@ -343,7 +371,8 @@ def _documented(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
             continue
         if path not in lines_of:
             lines_of[path] = (ctx.tree.read_text(path) or "").splitlines()
-        raw = _raw_lines(lines_of[path], block)
+            references[path] = _references(lines_of[path])
+        raw = _with_references(_raw_lines(lines_of[path], block), references[path])
         models_only = bool(MODEL_SECTION.search(section)) and "data" not in section
         linked = "http" in raw or "www." in raw
         if linked and block.kind in ("list_item", "table_row") and announced == section:

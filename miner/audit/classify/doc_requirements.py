@@ -38,11 +38,20 @@ KNOWN_PACKAGES = (
 PACKAGE = re.compile(
     r"(?<![A-Za-z0-9_.\-/])("
     + "|".join(re.escape(p).replace(r"\-", r"[-_ ]?") for p in KNOWN_PACKAGES)
-    + r"|scikit[- ]learn|open ?cv|py ?torch|nvidia apex|openai gym)(?![A-Za-z0-9_\-/])",
+    + r"|scikit[- ]learn|open ?cv|py ?torch|nvidia apex|openai gym)"
+    # a version may be glued to the name ("pytorch1.4", "tensorflow2.3"), a word may not
+    r"(?![A-Za-z_\-/])(?!\d+[A-Za-z])(?!\d+(?:[-_]\w+)?\.(?:py|sh|txt|md)\b)",
     re.IGNORECASE,
 )  # fmt: skip
 VERSION_AFTER = re.compile(
-    r"[\s,:(]*(?:version\s*|ver\.?\s*)?(==|>=|<=|~=|=|>|<|≥)?\s*[vr]?(\d+(?:\.\d+)*[a-z]?\d*)\b",
+    r"[\s,:(]*(?:version\s*|ver\.?\s*)?(==|>=|<=|~=|=|>|<|≥)?\s*[vr]?(\d+(?:\.\d+)*[a-z]?\d*)\b"
+    r"(\+|\s*(?:or|and)\s+(?:later|higher|newer|above|greater)\b)?",
+    re.I,
+)
+# "Python 3.6", "python3.7", "Python (>=3.8)", "Python 3.x", "py3.9": the interpreter's version.
+PYTHON_VERSION = re.compile(
+    r"(?<![\w./-])(?:python|py)\s*(?:version\s*)?[(:]?\s*(==|>=|<=|~=|=|>|<|≥)?\s*v?"
+    r"([23](?:\.\d+|\.x)?)(?![\w-]|\.\d*[a-wyz])(\+|\s*(?:or|and)\s+(?:later|higher|newer|above|greater)\b)?",
     re.I,
 )
 LIST_SECTION = re.compile(
@@ -71,8 +80,10 @@ REQUIRE = re.compile(
 )
 TESTED = re.compile(
     r"\b((?:tested|developed|verified|run|ran|runs|runnable|trained|works?|working|compatible|"
-    r"supports?)"
-    r"\s+(?:it\s+|only\s+)?(?:on|with|under|using|in|against))\b",
+    r"supports?|built|implemented)"
+    r"\s+(?:it\s+|only\s+)?(?:on|with|under|using|in|against)|(?:we|i)\s+(?:have\s+)?used|"
+    r"test(?:s|ed)?\s+(?:\w+\s+){0,3}?(?:under|with|using)|"
+    r"using)\b",
     re.IGNORECASE,
 )
 # "PyTorch is the only requirement", "numpy and scipy are required": the package comes first.
@@ -81,11 +92,18 @@ REQUIRED_AFTER = re.compile(
     r"prerequisites?|dependenc(?:y|ies))\b",
     re.IGNORECASE,
 )
+# A sentence that introduces a list of the versions the project ran with.
+LEAD_IN = re.compile(
+    r"(?i)\b(?:(?:test(?:ed|ing)?|development|working|our|experiment(?:al)?|software|runtime)"
+    r"\s+environments?|tested\s+(?:with|on|under)|environment\s+(?:we|used))\b[^.]{0,40}"
+    r"(?::|\bis|\bare|\bas follows|\bbelow)?\s*$"
+)
 NEGATED = re.compile(r"\b(not|n't|no|without|never)\s+(\w+\s+)?$", re.IGNORECASE)
 CJK_REQUIRE = re.compile(r"(需要|安装|依赖|环境|要求|配置|编译|必须|必要|インストール|必要です)")
 HINT = re.compile(
-    r"(?i)requir|need|necessar|install|depend|prerequisite|must|make sure|have to|tested|"
-    r"develop|verified|\brun|\bran\b|trained|work|compatible|support|[\u3040-\u9fff]"
+    r"(?i)requir|need|necessar|install|depend|prerequisite|must|make sure|have to|test|"
+    r"develop|verified|\brun|\bran\b|trained|work|compatible|support|built|implemented|used|"
+    r"using|[\u3040-\u9fff]"
 )
 SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 NOT_ITEMS = re.compile(
@@ -127,9 +145,47 @@ def _packages(
     for m in PACKAGE.finditer(text, start, len(text) if stop is None else stop):
         name = _normal(m.group(1)).replace("py-torch", "pytorch").replace("open-cv", "opencv")
         v = VERSION_AFTER.match(text, m.end())
-        spec = ((v.group(1) or "") + v.group(2)) if v and v.start() <= m.end() + 12 else ""
+        spec = version_spec(v) if v and v.start() <= m.end() + 12 else ""
         line = _line_in(block, base + m.start())
         yield Dependency(name, spec, block.path, line, _snippet(text, m.start(), m.end()))
+
+
+RUNS_SCRIPT = re.compile(r"\s+(?:-\w\b|[\w./-]+\.py\b|[\w.-]*/)|\s*`")
+
+
+def version_spec(match: re.Match[str]) -> str:
+    """The specifier a version statement gives: "1.4" pins, "1.4+" and "1.4 or later" open."""
+    operator, version, open_end = match.group(1), match.group(2), match.group(3)
+    if open_end and not operator:
+        return ">=" + version
+    return (operator or "") + version
+
+
+# An image tagged with its Python: `nvcr.io/nvidia/pytorch:21.11-py3`, `tensorflow:1.12-py3`.
+IMAGE_PYTHON = re.compile(r"[\w./-]+:[\w.]*-py(3\d*)\b")
+
+
+def python_statements(blocks: Iterable[Block]) -> list[Dependency]:
+    """Every Python version the documentation states, in reading order ("Python 3.6+",
+    "tested with python3.7", "Python (>=3.8)"); a bare "Python 3" counts, "Python" does not."""
+    found: list[Dependency] = []
+    for block in blocks:
+        if "py" not in block.text.lower():
+            continue
+        for image in IMAGE_PYTHON.finditer(block.text):
+            spec = image.group(1) if len(image.group(1)) == 1 else f"3.{image.group(1)[1:]}"
+            line = _line_in(block, image.start())
+            found.append(Dependency("python", spec, block.path, line, image.group(0)[:160]))
+        for m in PYTHON_VERSION.finditer(block.text):
+            bare = "." not in m.group(2) and not (m.group(1) or m.group(3))
+            if bare and (block.kind == "code" or RUNS_SCRIPT.match(block.text, m.end())):
+                continue  # "python3 train.py" runs a script, it states no version
+            line = _line_in(block, m.start())
+            found.append(
+                Dependency("python", version_spec(m), block.path, line,
+                           _snippet(block.text, m.start(), m.end()))
+            )  # fmt: skip
+    return found
 
 
 def _sentences(text: str) -> Iterable[tuple[int, str]]:
@@ -215,7 +271,7 @@ def _list_item_dep(block: Block, listing: bool) -> Dependency | None:
     name, spec = words[0], ""
     version = VERSION_AFTER.match(head, len(words[0]))
     if version:
-        spec = (version.group(1) or "") + version.group(2)
+        spec = version_spec(version)
     looks_like_package = re.search(r"[\d_.+\-]|[a-z][A-Z]", name) or "://" in block.text
     if not (listing or spec or looks_like_package):
         return None
@@ -263,8 +319,21 @@ def doc_requirements(blocks: Iterable[Block], self_names: frozenset[str]) -> lis
         for b in blocks
         if b.kind != "heading" and LIST_SECTION.search(b.section) and PACKAGE.search(b.text)
     }
+    lead = False  # "The test environment is:" opens a list of versions
     for block in blocks:
         findings.extend(_command_findings(block, self_names))
+        if block.kind == "list_item" and lead:
+            deps = [d for d in _packages(block, block.text, 0) if d.spec]
+            if deps:
+                evidence = Evidence(
+                    block.path, block.line, deps[0].text, "software.readme_tested_with"
+                )
+                findings.append(DocFinding(evidence, tuple(deps)))
+                continue
+        if block.kind in ("paragraph", "list_item") and LEAD_IN.search(block.text):
+            lead = True
+        elif block.kind != "list_item":
+            lead = False
         if block.kind == "code":
             findings.extend(_section_findings(block))
             continue

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from miner.audit.classify.dependency import NOT_PACKAGES, Dependency, Manifest
-from miner.audit.classify.doc_requirements import DocFinding, doc_requirements
+from miner.audit.classify.doc_requirements import DocFinding, doc_requirements, python_statements
 from miner.audit.classify.manifests import dependency_manifests
 from miner.audit.classify.notebook_installs import notebook_findings
 from miner.audit.detect import AuditContext
@@ -31,6 +31,7 @@ LINK_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+\.)[ \t]+(?:\*\*)?\[[^\]\n]+\]\(http
 LINK_LIST_ITEMS = 20  # a list of links this long, most of the document's list items, is a list
 LINK_LIST_SHARE = 0.6  # of resources, not instructions for this project
 # Operating systems and the interpreter carry versions that do not pin a library.
+PYTHON_NAMES = frozenset({"python", "python2", "python3"})
 NOT_LIBRARIES = NOT_PACKAGES | {"windows", "linux", "macos", "centos", "anaconda", "miniconda"}
 
 
@@ -96,6 +97,7 @@ def classify_software(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterabl
     """software_req, dependency_file, software_req_sources and versions_pinned, with evidence."""
     manifests: list[Manifest] = []
     findings: list[DocFinding] = []
+    pythons: list[Dependency] = []
     try:
         manifests = dependency_manifests(ctx.tree, ctx.warnings)
     except Exception as exc:  # never lose the other labels to one unexpected file
@@ -109,6 +111,7 @@ def classify_software(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterabl
         ]  # fmt: skip
         self_names = _self_names(ctx, blocks)
         findings = doc_requirements(blocks, self_names) + notebook_findings(ctx, self_names)
+        pythons += python_statements(blocks)
     except Exception as exc:
         ctx.warnings.append(f"documentation requirements: {type(exc).__name__}: {exc}")
 
@@ -122,6 +125,12 @@ def classify_software(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterabl
     deps = _all_dependencies(manifests, findings)
     pinned = _pinned(deps)
     ctx.details["dependencies"] = [d.as_dict() for d in deps]
+    # The interpreter's version, from files first, then prose ("Python 3.8+", "python3.7").
+    in_files = [d for m in manifests for d in m.deps if d.name.lower() in PYTHON_NAMES and d.spec]
+    ctx.details["python_versions"] = [
+        {**d.as_dict(), "text": d.text[:160]} for d in (in_files + pythons)[:MAX_EVIDENCE]
+    ]
+    ctx.details["dependency_files"] = {m.path: m.kind for m in manifests}
 
     yield Label(
         "software_req",

@@ -13,17 +13,33 @@ import re
 DETERMINISM = re.compile(r"\btorch\.use_deterministic_algorithms\s*\(|cudnn\.deterministic\s*=")
 # (framework, pattern) for seed sites.
 SEED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("python", re.compile(r"\brandom\.seed\s*\(")),
+    ("python", re.compile(r"\brandom\.seed\s*\(|\brandom\.Random\s*\(\s*\w")),
     ("numpy", re.compile(r"\b(?:np|numpy)\.random\.(?:seed|default_rng|RandomState)\s*\(")),
     ("pytorch", re.compile(r"\btorch\.(?:cuda\.)?manual_seed(?:_all)?\s*\(")),
     ("pytorch", DETERMINISM),
-    ("tensorflow1", re.compile(r"\btf\.(?:compat\.v1\.)?set_random_seed\s*\(")),
+    ("pytorch", re.compile(r"\b(?:generator|gen|g|rng)\.manual_seed\s*\(")),
+    ("tensorflow1", re.compile(
+        r"\btf\.(?:compat\.v1\.)?(?:random\.)?set_random_seed\s*\(|\btf_random_seed\s*=\s*\w")),
     ("tensorflow2", re.compile(r"\btf\.random\.set_seed\s*\(")),
     ("keras", re.compile(r"\bkeras\.utils\.set_random_seed\s*\(")),
-    ("jax", re.compile(r"\bjax\.random\.(?:PRNGKey|key)\s*\(")),
+    ("jax", re.compile(r"\b(?:jax\.)?random\.(?:PRNGKey|key)\s*\(|\bPRNGKey\s*\(\s*\w"
+                       r"|\bnnx\.Rngs\s*\(|\bhk\.PRNGSequence\s*\(")),
+    ("paddlepaddle", re.compile(r"\bpaddle\.seed\s*\(")),
+    ("theano", re.compile(r"\b(?:MRG_)?RandomStreams\s*\(\s*(?:seed\s*=\s*)?\w")),
 )  # fmt: skip
+# Seeds outside Python: Lua Torch (`torch.manualSeed(opt.seed)`) and a Caffe solver's
+# `random_seed: 1701`; read by lint, which scans Lua code and solver files too.
+OTHER_SEEDS = re.compile(r"\b(?:torch|cutorch)\.manualSeed(?:All)?\s*\(|^\s*random_seed\s*:\s*\d")
 # Seed helpers of training libraries (Lightning, Transformers, MXNet) that set every RNG.
-SEED_HELPERS = re.compile(r"\b(?:set_seed|seed_everything|set_random_seed|mx\.random\.seed)\s*\(")
+SEED_HELPERS = re.compile(
+    r"\b(?:set_seed|seed_everything|set_random_seed|mx\.random\.seed)\s*\("
+    # a project's own helper (`init_seeds(args.seed)`, `random_seed(args.seed, rank)`,
+    # `setup_seed(42)`, `fix_seed(...)`): it is called with a value, which it seeds with
+    r"|\b(?:set|init|fix|setup|seed|random|manual)_?seeds?(?:_\w+)?\s*\(\s*[\w.\[]"
+    r"|\bGenerator\(\)\.manual_seed\s*\("
+    # Hugging Face's Trainer seeds every RNG from TrainingArguments.seed (default 42)
+    r"|\b(?:Seq2Seq)?TrainingArguments\s*\("
+)
 # (framework, pattern) for thread settings.
 THREAD_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("pytorch", re.compile(r"\btorch\.set_num(?:_interop)?_threads\s*\(")),
@@ -35,7 +51,7 @@ THREAD_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 def sets_seed(line: str) -> bool:
     """Whether a code line seeds a random number generator."""
-    if SEED_HELPERS.search(line):
+    if SEED_HELPERS.search(line) or OTHER_SEEDS.search(line):
         return True
     return any(p.search(line) for _, p in SEED_PATTERNS if p is not DETERMINISM)
 

@@ -46,6 +46,11 @@ def _evidence(tmp_path: Path, files: dict[str, str | bytes]) -> list[Evidence]:
         "* [google drive](https://drive.google.com/file/d/1z/view)\n",
         "# Net\n\nThese models were trained on the "
         "[Pile](https://huggingface.co/datasets/EleutherAI/pile).\n",
+        # a reference-style link, its target defined at the end of the document
+        "# Net\n\n## Train your own model\n\n1. Download [LJ Speech Data]. Put it in `data/`\n\n"
+        "2. Train\n\n[LJ Speech Data]: https://keithito.com/LJ-Speech-Dataset\n",
+        "# Net\n\n### Procedures\n\n1. Dataset preparation: [FFHQ](https://example.org/ffhq)\n",
+        "# Net\n\n### Kinetics\n\n* Download videos using [the crawler](https://example.org/c).\n",
     ],
 )
 def test_dataset_links_in_the_readme(tmp_path: Path, readme: str) -> None:

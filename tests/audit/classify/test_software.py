@@ -467,3 +467,55 @@ def test_installs_in_a_notebook_that_runs_no_network_state_none(tmp_path: Path) 
     own = _notebook("!pip install demo\n", "import torch\n")
     labels, _ = _classify(tmp_path / "demo2" / "demo", {"run.ipynb": own})
     assert labels["software_req"].value is False
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name", "spec"),
+    [
+        ("Tested with pytorch1.13 on Ubuntu.", "pytorch", "1.13"),
+        ("We used PyTorch (1.4) for all experiments.", "pytorch", "1.4"),
+        ("Verified on TensorFlow 1.15.", "tensorflow", "1.15"),
+        ("Requires TensorFlow 1.4+.", "tensorflow", ">=1.4"),
+        ("Requires TensorFlow 1.4 or later.", "tensorflow", ">=1.4"),
+    ],
+)
+def test_version_statements_in_prose(tmp_path: Path, sentence: str, name: str, spec: str) -> None:
+    _, ctx = _classify(tmp_path, {"README.md": f"# Net\n\n{sentence}\n"})
+    assert {"name": name, "spec": spec, "source": "README.md:3"} in ctx.details["dependencies"]
+
+
+def test_a_list_after_a_test_environment_lead_in(tmp_path: Path) -> None:
+    readme = (
+        "# Net\n\n## Some issues to know\n\n1. The test environment is\n    - Python 3.5.2\n"
+        "    - Keras 2.1.5\n    - tensorflow 1.6.0\n"
+    )
+    labels, ctx = _classify(tmp_path, {"README.md": readme})
+    assert labels["software_req"].value is True
+    assert {("keras", "2.1.5"), ("tensorflow", "1.6.0")} <= {
+        (d["name"], d["spec"]) for d in ctx.details["dependencies"]
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "spec"),
+    [
+        ("- Python 3.8", "3.8"),
+        ("Tested with python3.7 and CUDA 11.", "3.7"),
+        ("Python (>=3.9) is needed.", ">=3.9"),
+        ("Python 3.6+ and PyTorch.", ">=3.6"),
+        ("- Python 3", "3"),
+        ("Run `python3 train.py --epochs 3`.", None),
+        ("Then python3 main.py trains it.", None),
+    ],
+)
+def test_python_versions_stated(tmp_path: Path, text: str, spec: str | None) -> None:
+    _, ctx = _classify(tmp_path, {"README.md": f"# Net\n\n{text}\n"})
+    found = [d["spec"] for d in ctx.details["python_versions"]]
+    assert found[:1] == ([spec] if spec else [])
+
+
+def test_python_version_of_an_environment_file_under_any_name(tmp_path: Path) -> None:
+    env = "name: t\nchannels:\n  - defaults\ndependencies:\n  - python=3.8\n  - numpy=1.2\n"
+    _, ctx = _classify(tmp_path, {"README.md": "# Net\n", "conda/net.yaml": env})
+    assert ctx.details["python_versions"][0]["spec"] == "=3.8"
+    assert ctx.details["dependency_files"] == {"conda/net.yaml": "conda_env"}

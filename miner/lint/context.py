@@ -1,0 +1,86 @@
+"""What every check reads (the audit, the code facts, the docs) and what it returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from miner.audit.files import RepoTree
+from miner.codebook import Evidence
+from miner.lint.code_facts import CodeFacts
+from miner.lint.scope import OwnCode
+from miner.models import AuditResult
+
+SHOWN_FILES = 6
+# Dependency-file kinds `pip install`, conda or poetry read; a Dockerfile's apt line, a gradle
+# file, a CMake `find_package` or an install script list packages but are not these.
+PACKAGE_FILE_KINDS = frozenset({"requirements_file", "conda_env", "setup", "pipfile", "poetry"})
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A lint code: what it checks, and the project kinds it applies to."""
+
+    code: str
+    name: str
+    summary: str
+    kinds: tuple[str, ...] = ("training",)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding: where it points, what is wrong, how to fix it, and why miner thinks so."""
+
+    code: str
+    path: str
+    line: int
+    message: str
+    fix: str
+    evidence: tuple[Evidence, ...] = ()
+
+
+@dataclass
+class LintContext:
+    """What every check reads."""
+
+    tree: RepoTree
+    audit: AuditResult
+    facts: CodeFacts
+    docs: tuple[str, ...]
+    kind: str = "training"
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def readme(self) -> str:
+        """Where a missing statement belongs: the README, or the project root."""
+        return self.tree.readme or "README.md"
+
+    def label(self, name: str) -> Any:
+        """An audit label's value (None when the audit did not decide it)."""
+        return self.audit.value(name)
+
+    @property
+    def own_code(self) -> OwnCode:
+        """The project's own code, for the training entry points."""
+        readme = self.tree.read_text(self.tree.readme) if self.tree.readme else ""
+        return OwnCode(self.facts.code_lines, self.facts.bundled, readme or "")
+
+    @property
+    def dependency_files(self) -> dict[str, str]:
+        """path -> kind of every dependency file the audit parsed."""
+        found = self.audit.details.get("dependency_files")
+        return dict(found) if isinstance(found, dict) else {}
+
+    @property
+    def package_files(self) -> list[str]:
+        """The dependency files an installer reads, shallowest first."""
+        paths = [p for p, k in self.dependency_files.items() if k in PACKAGE_FILE_KINDS]
+        return sorted(paths, key=lambda p: (p.count("/"), p))
+
+    def absent(self, what: str, extra: tuple[str, ...] = ()) -> Evidence:
+        """Evidence of an absence: the files read, then what none of them states."""
+        files = list(dict.fromkeys((*self.docs, *extra, *self.dependency_files)))
+        shown = ", ".join(files[:SHOWN_FILES]) or "no README, docs or dependency files"
+        if len(files) > SHOWN_FILES:
+            shown += f" and {len(files) - SHOWN_FILES} more"
+        return Evidence("", 0, f"{shown}: {what}", "lint.absent")

@@ -1,0 +1,135 @@
+"""What kind of project lint is looking at, from the audit's labels, and which code is its own.
+
+Requirement advice fits a project that trains a model it presents as its own: a framework, a
+toolkit, an inference tool or a tutorial has other duties, and a training loop in its examples
+or in a copied-in library is not its model. The kind decides which codes apply (each rule names
+its kinds); `own_code` decides which files the code facts are read from.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from miner.audit.detect.sources import role_of
+from miner.audit.files import RepoTree, is_vendored
+from miner.codebook import Evidence
+from miner.models import AuditResult
+
+# Kinds, most specific first: an exclusion the audit found decides before training code does.
+TRAINING = "training"  # trains a model it presents as its own
+INFERENCE = "inference"  # runs models (its own pre-trained ones, or the user's) but trains none
+LIBRARY = "library"  # a framework or toolkit installed and imported by others
+EDUCATIONAL = "educational"  # tutorials, courses, collections of examples
+INACTIVE = "inactive"  # deprecated, or no deep learning at all: nothing to advise
+KINDS = (TRAINING, INFERENCE, LIBRARY, EDUCATIONAL, INACTIVE)
+NOT_OWN_ROLES = frozenset({"example", "test", "doc", "vendored"})
+BUNDLED = re.compile(
+    r"(^|/)(?:site-packages|node_modules|\.eggs|dependencies|third[-_]part(?:y|ies)|"
+    r"3p[-_][\w-]+|submodules?)/",
+    re.I,
+)
+# Folders of recipes and use cases: a cookbook's examples, not the project's model.
+EXAMPLE_FOLDERS = re.compile(
+    r"(^|/)(?:recipes?|use[-_]cases|[\w-]*-use-cases|getting[-_]started|cookbooks?)/", re.I
+)
+
+
+LICENSE_FILE = re.compile(r"^(?:licen[cs]e|copying)(?:\.\w+)?$", re.I)
+
+
+def bundled_folders(tree: RepoTree) -> tuple[str, ...]:
+    """Sub-folders that carry their own licence: copies of other projects (a detector, a
+    framework, a text front end) the project ships beside its own code."""
+    return tuple(
+        sorted({f.path.rsplit("/", 1)[0] + "/" for f in tree.files
+                if f.depth >= 1 and LICENSE_FILE.match(f.name) and not f.path.startswith(".")})
+    )  # fmt: skip
+
+
+def is_own(path: str, bundled: tuple[str, ...] = ()) -> bool:
+    """True when `path` is the project's own code: not vendored, bundled, an example or a test."""
+    if is_vendored(path) or BUNDLED.search(path) or EXAMPLE_FOLDERS.search(path):
+        return False
+    if path.startswith(bundled):
+        return False
+    return role_of(path)[0] not in NOT_OWN_ROLES
+
+
+# A script the user runs: a main guard, a command-line parser, an app runner.
+ENTRY = re.compile(
+    r"__name__\s*==\s*['\"]__main__['\"]|\bargparse\b|\btf\.app\.run\(|\bapp\.run\(main|"
+    r"\bfire\.Fire\(|@hydra\.main|@click\.command|\bflags\.DEFINE_"
+)
+# A gradient step in inference code optimises an input or a guiding potential, not the model.
+INFERENCE_CODE = re.compile(
+    r"(^|/)(?:inference|infer|predict\w*|sampl\w*|demo\w*)(?:/|\.py$)", re.I
+)
+IMPORT_LINE = re.compile(r"^\s*(?:from\s+\S+\s+)?import\s")
+
+
+@dataclass(frozen=True)
+class OwnCode:
+    """The project's own code as lint reads it: its lines, bundled folders and README text."""
+
+    lines: dict[str, list[str]]
+    bundled: tuple[str, ...] = ()
+    readme: str = ""
+
+    def imported_names(self) -> frozenset[str]:
+        """Every name that appears in an import line of the own code."""
+        names: set[str] = set()
+        for lines in self.lines.values():
+            for line in lines:
+                if IMPORT_LINE.match(line):
+                    names.update(re.findall(r"\w+", line))
+        return frozenset(names)
+
+    def reachable(self, path: str, line: int, imported: frozenset[str]) -> bool:
+        """True when the file is run (a script, a notebook, a file the README names, training
+        at module level) or imported by the project's code; a copied-in module nothing uses
+        is not."""
+        if not path.endswith(".py") or path not in self.lines:
+            return True
+        lines = self.lines[path]
+        if any(ENTRY.search(text) for text in lines):
+            return True
+        if 0 < line <= len(lines) and lines[line - 1][:1] not in (" ", "\t", ""):
+            return True  # the training step runs at module level: the file is a script
+        parts = PurePosixPath(path).parts
+        stem = (
+            parts[-2] if parts[-1] == "__init__.py" and len(parts) > 1 else PurePosixPath(path).stem
+        )
+        return stem in imported or PurePosixPath(path).name in self.readme
+
+
+def training_entry(audit: AuditResult, code: OwnCode | None = None) -> tuple[Evidence, ...]:
+    """The audit's training evidence that lies in the project's own code, run or imported."""
+    label = audit.labels.get("training_code")
+    if label is None or label.value is not True:
+        return ()
+    code = code or OwnCode({})
+    own = [
+        e for e in label.evidence
+        if is_own(e.path, code.bundled) and not INFERENCE_CODE.search(e.path)
+    ]  # fmt: skip
+    if not own:
+        return ()
+    imported = code.imported_names()
+    return tuple(e for e in own if code.reachable(e.path, e.line, imported))
+
+
+def project_kind(audit: AuditResult, code: OwnCode | None = None) -> str:
+    """The kind of project, from the audit's `is_dl`, `exclude` and training evidence."""
+    value = audit.value("exclude")
+    exclude = value if isinstance(value, frozenset) else frozenset()
+    if not audit.value("is_dl") or "not_dl" in exclude or "deprecated" in exclude:
+        return INACTIVE
+    if "educational" in exclude:
+        return EDUCATIONAL
+    if "library" in exclude:
+        return LIBRARY
+    if training_entry(audit, code):
+        return TRAINING
+    return INFERENCE
