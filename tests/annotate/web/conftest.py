@@ -64,9 +64,14 @@ def browser() -> Iterator[Any]:
         launched.close()
 
 
+# A loaded 2-core machine can take longer than Playwright's 30 s default for one action.
+BROWSER_TIMEOUT_MS = 120_000
+
+
 def open_page(browser: Any, width: int = 1400, height: int = 900) -> Iterator[Any]:
     """A fresh page of the given viewport that fails the test on any script error."""
     context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(BROWSER_TIMEOUT_MS)
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from annotate_study import REPOS, Study
 from browsing import click_words, covered, key, needs_chromium, saving
-from conftest import serving
+from conftest import BROWSER_TIMEOUT_MS, serving
 from typer.testing import CliRunner
 from web_round import Round, prepared
 
@@ -209,6 +209,7 @@ def test_evidence_is_the_clicked_line_or_the_selected_range_uncut(
 def test_no_field_is_ever_covered(study: Study, browser: Any, size: tuple[int, int]) -> None:
     r = prepared(study)  # every field of the codebook: the longest form
     context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    context.set_default_timeout(BROWSER_TIMEOUT_MS)
     opened = context.new_page()
     with serving(r) as base:
         opened.goto(base + r.url("ann") + "r/101")
