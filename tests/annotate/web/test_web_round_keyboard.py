@@ -204,6 +204,7 @@ def keyboard_round(study: Study) -> Iterator[tuple[Round, str]]:
         yield r, base
 
 
+@pytest.mark.timeout(900)  # some 330 keys and clicks: minutes on a loaded 2-core machine
 def test_a_whole_round_by_keyboard(keyboard_round: tuple[Round, str], small_page: Any) -> None:
     r, base = keyboard_round
     clicks: dict[str, str] = {}
