@@ -157,6 +157,8 @@ def annotate(page: Any, base: str, r: Round, who: str, clicks: dict[str, str]) -
 def adjudicate(page: Any, base: str, r: Round) -> None:
     """List the conflicts, then settle each one with its key, typing only the rationale."""
     page.goto(base + r.url("adjudicator"))
+    # Chromium applies `autofocus` at a later rendering step than "load": wait for it.
+    page.wait_for_function("document.activeElement && document.activeElement.tagName === 'BUTTON'")
     with page.expect_navigation():
         page.keyboard.press("Enter")  # "List the conflicts" has the focus
     page.wait_for_selector("article.conflict.current")
