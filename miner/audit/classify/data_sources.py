@@ -267,7 +267,7 @@ def _raw_lines(lines: list[str], block: Block) -> str:
     return "\n".join(lines[start : start + span])
 
 
-def _data_link(raw: str, section: str, models_only: bool) -> bool:
+def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
     """A sentence linking a dataset: a dataset host, or data words with a download verb (or in
     a data section), unless the sentence is about a model first ("the model trained on 5
     datasets can be found here")."""
@@ -286,7 +286,7 @@ def _data_link(raw: str, section: str, models_only: bool) -> bool:
         weights = WEIGHTS.search(words)
         if weights and weights.start() < data.start():
             continue
-        if DOWNLOAD_VERB.search(words) or DATA_SECTION.search(section):
+        if DOWNLOAD_VERB.search(words) or data_section:
             return True
     return False
 
@@ -297,7 +297,7 @@ def _runs_data_script(ctx: AuditContext, block: Block) -> tuple[int, str] | None
         return None
     for n, line in enumerate(block.text.splitlines()):
         if DOWNLOAD_COMMAND.search(line) and not WEIGHTS.search(line):
-            if DATA_WORDS.search(line) or DATA_SECTION.search(block.section):
+            if DATA_WORDS.search(line) or block.any_heading(DATA_SECTION):
                 return block.line + n, line.strip()[:200]
         for m in SCRIPT_RUN.finditer(line):
             script = (m.group(1) or "").lstrip("./")
@@ -328,8 +328,8 @@ def _documented(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
         path = block.path
         if path not in readable or MODEL_CARD.search(path):
             continue
-        section = block.section
-        if in_copy(path, index.framework_copies) or NOT_DATA_SECTION.search(section):
+        section = block.heading_path  # "Data > Pascal VOC": read with every heading above
+        if in_copy(path, index.framework_copies) or block.any_heading(NOT_DATA_SECTION):
             continue
         if block.kind == "code":
             found = _runs_data_script(ctx, block)
@@ -348,7 +348,7 @@ def _documented(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
         linked = "http" in raw or "www." in raw
         if linked and block.kind in ("list_item", "table_row") and announced == section:
             return [Evidence(path, block.line, block.text[:200], "data_available.link")]
-        if linked and _data_link(raw, section, models_only):
+        if linked and _data_link(raw, block.any_heading(DATA_SECTION), models_only):
             return [Evidence(path, block.line, block.text[:200], "data_available.link")]
         if block.kind in ("paragraph", "html"):
             text = block.text.rstrip()

@@ -225,7 +225,7 @@ def _list_item_dep(block: Block, listing: bool) -> Dependency | None:
 def _section_findings(block: Block, listing: bool = False) -> Iterable[DocFinding]:
     """Packages listed under a Requirements/Dependencies/Installation heading (or label)."""
     label = INLINE_LABEL.match(block.text)
-    section = label.group(1) if label else block.section
+    section = label.group(1) if label else block.from_deepest(LIST_SECTION)
     if not LIST_SECTION.search(section) or NOT_SOFTWARE_SECTION.search(section):
         return  # "Dataset requirements", "Test requirement", "Hardware requirements"
     if block.kind == "heading" or block.text == block.header:

@@ -149,17 +149,18 @@ def _segments(blocks: Iterable[Block]) -> Iterator[Segment]:
     gpu_talk = {
         (b.path, b.section)
         for b in blocks
-        if b.kind != "code" and GPU_MEMORY_TALK.search(f"{b.text} {b.section}")
+        if b.kind != "code" and GPU_MEMORY_TALK.search(f"{b.text} {b.heading_path}")
     }
     for b in blocks:
         talk = (b.path, b.section) in gpu_talk
+        where = b.heading_path  # "Hardware > Training": every heading above says what it is
         if b.kind != "code":
-            yield Segment(b.path, b.line, b.text, b.section, b.header, b.kind, talk)
+            yield Segment(b.path, b.line, b.text, where, b.header, b.kind, talk)
             continue
         for n, raw in enumerate(b.text.splitlines()):
             comment = CODE_COMMENT.match(raw)
             if comment and not SCHEDULER.match(raw):
-                yield Segment(b.path, b.line + n, comment.group(1), b.section, "", "code", talk)
+                yield Segment(b.path, b.line + n, comment.group(1), where, "", "code", talk)
 
 
 def _with_defaults(line: str, defaults: Mapping[str, str]) -> str:
