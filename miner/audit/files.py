@@ -52,6 +52,17 @@ GITHUB_TREE_LINK = re.compile(
     r"https?://github\.com/[^/]+/([^/]+)/(?:tree|blob)/[^/]+/(.+?)/?$", re.IGNORECASE
 )
 LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)|href=[\"']([^\"']+)[\"']")
+# A path named in prose ("see `tf/README.md`", "docs/INSTALL.md explains ...") is a link too.
+PROSE_PATH = re.compile(
+    r"`((?:[\w.\-]+/)*[\w.\-]+(?:\.(?:md|markdown|rst|txt)|/))`|"
+    r"(?<![\w/.(\[\]])((?:[\w.\-]+/)+[\w.\-]+\.(?:md|markdown|rst))\b"
+)
+# "See the README in each folder": every first-level folder's README is linked.
+EACH_FOLDER_README = re.compile(
+    r"\breadme\b[^.\n]{0,40}\b(?:each|every)\s+(?:sub-?)?(?:folder|directory|dir)\b|"
+    r"\b(?:each|every)\s+(?:sub-?)?(?:folder|directory|dir)\b[^.\n]{0,40}\breadme\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -217,13 +228,18 @@ class RepoTree:
         text = self.read_text(doc) or ""
         base = PurePosixPath(doc).parent
         linked = []
-        for match in LINK.finditer(text):
-            target = (match.group(1) or match.group(2) or "").split("#", 1)[0].split("?", 1)[0]
+        named = [m.group(1) or m.group(2) for m in PROSE_PATH.finditer(text)]
+        if EACH_FOLDER_README.search(text):
+            named += sorted({f.path.split("/", 1)[0] for f in self.files if f.depth == 1})
+        targets = [m.group(1) or m.group(2) or "" for m in LINK.finditer(text)] + named
+        for target in targets:
+            target = target.split("#", 1)[0].split("?", 1)[0].rstrip("/") or target
+            here = base
             if (own := GITHUB_TREE_LINK.match(target)) and self._is_named(own.group(1)):
-                target, base = own.group(2), PurePosixPath()  # the repository's own sub-folder
+                target, here = own.group(2), PurePosixPath()  # the repository's own sub-folder
             if not target or "://" in target or target.startswith(("mailto:", "/")):
                 continue
-            rel = os.path.normpath(str(base / target)).replace(os.sep, "/")
+            rel = os.path.normpath(str(here / target)).replace(os.sep, "/")
             rel = self._folder_readme(rel) or rel  # a folder link reads the folder's README
             if rel in self.paths and PurePosixPath(rel).suffix.lower() in DOC_SUFFIXES:
                 if not NOT_DOCS.search(rel):
