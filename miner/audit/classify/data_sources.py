@@ -14,6 +14,7 @@ import re
 from collections import Counter
 
 from miner.audit.detect import AuditContext
+from miner.audit.detect.code_views import CodeViews
 from miner.audit.detect.sources import LANG_BY_SUFFIX, CodeIndex, in_copy
 from miner.audit.docs import Block
 from miner.codebook import Evidence
@@ -201,6 +202,29 @@ def _in_repository(ctx: AuditContext) -> list[Evidence]:
     return []
 
 
+def _catalogue(line: str) -> bool:
+    """True for a line that names three or more fetch tools ("wget, curl, gdown ..."): a list
+    of tools, in a tool's rules or docs, not a command that runs one."""
+    return len({m.group(0).lower() for m in DOWNLOAD_COMMAND.finditer(line)}) >= 3
+
+
+def _is_code(views: CodeViews | None, pos: int) -> bool:
+    """True when offset `pos` of a source text is code, not a comment or a string literal (a
+    docstring quoting `tfds.load(`, a pattern naming `wget`): what a tool says is not run."""
+    return views is None or pos >= len(views.code) or not views.code[pos].isspace()
+
+
+def _is_command_string(views: CodeViews | None, pos: int) -> bool:
+    """True when offset `pos` starts a string literal that is a shell command ("wget -O ...",
+    ["curl", url]), or is code; a regular expression or prose that names the tool is neither."""
+    if _is_code(views, pos) or views is None:
+        return True
+    start = next((a for a, b in views.literals if a <= pos < b), None)
+    if start is None:
+        return False
+    return not views.text[start:pos].strip("rRbBuUfF\"' ")
+
+
 def _fetching_code(index: CodeIndex) -> list[Evidence]:
     for sf in index.own():
         if not sf.read or sf.support or sf.role == "test":
@@ -208,15 +232,17 @@ def _fetching_code(index: CodeIndex) -> list[Evidence]:
         text = index.text(sf)
         if "proj.data_loader" not in sf.hits and not any(h in text for h in FETCH_HINTS):
             continue
-        m = FETCH_CALL.search(text)
+        views = index.views.get(sf.path)
+        m = next((m for m in FETCH_CALL.finditer(text) if _is_code(views, m.start())), None)
         if m:
             line, code = index.where(sf.path, m.group(0))
             return [Evidence(sf.path, line, code or m.group(0), "data_available.loader")]
     return []
 
 
-def _fetches_data(text: str) -> tuple[int, str] | None:
-    """The first line of a script that downloads something other than model weights."""
+def _fetches_data(text: str, views: CodeViews | None = None) -> tuple[int, str] | None:
+    """The first line of a script that downloads something other than model weights; in
+    source code, a call or a command string, not a comment, docstring or pattern."""
     starts = set()
     for literal in DOWNLOAD_LITERALS:  # substring search first: scripts can be long
         pos = text.find(literal)
@@ -226,11 +252,15 @@ def _fetches_data(text: str) -> tuple[int, str] | None:
             pos = text.find(literal, newline) if newline >= 0 else -1
     for start in sorted(starts):
         end = text.find("\n", start)
-        stripped = text[start : len(text) if end < 0 else end].strip()
+        line = text[start : len(text) if end < 0 else end]
+        stripped = line.strip()
         if stripped.startswith(("#", "echo", "print", "def ", "import ", "from ", "http", "//")):
             continue
-        if DOWNLOAD_COMMAND.search(stripped) and not WEIGHTS.search(stripped):
-            return text.count("\n", 0, start) + 1, stripped[:200]
+        command = DOWNLOAD_COMMAND.search(stripped)
+        if command and not WEIGHTS.search(stripped) and not _catalogue(stripped):
+            indent = len(line) - len(line.lstrip())
+            if _is_command_string(views, start + indent + command.start()):
+                return text.count("\n", 0, start) + 1, stripped[:200]
     return None
 
 
@@ -238,7 +268,10 @@ def _download_scripts(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
     scripts = [sf.path for sf in index.own() if sf.read and sf.lang == "python"]
     scripts += [a.path for a in index.artifacts if a.kind == "shell" and a.weight > 0]
     for path in scripts:
-        found = _data_script(ctx, path) and _fetches_data(ctx.tree.read_text(path) or "")
+        views = None if path in index.code_text else index.views.get(path)  # notebooks: JSON
+        found = _data_script(ctx, path, views) and _fetches_data(
+            ctx.tree.read_text(path) or "", views
+        )
         if found:
             return [Evidence(path, found[0], found[1], "data_available.download_script")]
     return []
@@ -296,7 +329,7 @@ def _runs_data_script(ctx: AuditContext, block: Block) -> tuple[int, str] | None
     if not COMMAND_HINT.search(block.text):
         return None
     for n, line in enumerate(block.text.splitlines()):
-        if DOWNLOAD_COMMAND.search(line) and not WEIGHTS.search(line):
+        if DOWNLOAD_COMMAND.search(line) and not WEIGHTS.search(line) and not _catalogue(line):
             if DATA_WORDS.search(line) or block.any_heading(DATA_SECTION):
                 return block.line + n, line.strip()[:200]
         for m in SCRIPT_RUN.finditer(line):
@@ -306,7 +339,7 @@ def _runs_data_script(ctx: AuditContext, block: Block) -> tuple[int, str] | None
     return None
 
 
-def _data_script(ctx: AuditContext, path: str) -> bool:
+def _data_script(ctx: AuditContext, path: str, views: CodeViews | None = None) -> bool:
     """A script of the repository that downloads data (by its name and its commands)."""
     known: dict[str, bool] = ctx.cache.setdefault("data_scripts", {})
     if path not in known:
@@ -315,7 +348,7 @@ def _data_script(ctx: AuditContext, path: str) -> bool:
             not (
                 not DATA_SCRIPT.search(name) or MODEL_SCRIPT.search(path) or "test" in name.lower()
             )
-            and _fetches_data(ctx.tree.read_text(path) or "") is not None
+            and _fetches_data(ctx.tree.read_text(path) or "", views) is not None
         )
     return known[path]
 
