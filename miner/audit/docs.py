@@ -14,6 +14,7 @@ from functools import cached_property, lru_cache
 from typing import Any, Literal
 
 from miner.audit.files import RepoTree
+from miner.audit.ownership import foreign_trees
 
 BlockKind = Literal["heading", "paragraph", "list_item", "table_row", "code", "html"]
 RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
@@ -156,10 +157,10 @@ def parse_markdown(path: str, text: str) -> list[Block]:
     for i, tok in enumerate(tokens):
         line = (tok.map[0] + 1) if tok.map else 0
         if tok.type == "heading_open":
-            title = _inline_text(tokens[i + 1]).strip()
-            section = title.lower()
+            words = _inline_text(tokens[i + 1]).strip()
+            section = words.lower()
             here = trail.enter(int(tok.tag[1]), section)
-            blocks.append(Block(path, line, "heading", title, section, trail=here))
+            blocks.append(Block(path, line, "heading", words, section, trail=here))
         elif tok.type in ("bullet_list_open", "ordered_list_open"):
             in_list += 1
         elif tok.type in ("bullet_list_close", "ordered_list_close"):
@@ -269,7 +270,10 @@ class Documents:
     def blocks(self) -> tuple[Block, ...]:
         """Every block of every documentation file, in reading order."""
         out: list[Block] = []
+        foreign = tuple(f"{folder}/" for folder in foreign_trees(self.tree))
         for path in self.tree.docs:
+            if path.startswith(foreign):
+                continue  # another project's docs, bundled whole
             text = self.tree.read_text(path)
             if text:
                 out.extend(parse_doc(path, text))

@@ -17,6 +17,7 @@ from miner.audit.detect import AuditContext
 from miner.audit.detect.code_views import CodeViews
 from miner.audit.detect.sources import LANG_BY_SUFFIX, CodeIndex, in_copy
 from miner.audit.docs import Block
+from miner.audit.ownership import strip_shown_markdown
 from miner.codebook import Evidence
 
 DATA_SUFFIXES = frozenset({
@@ -219,10 +220,13 @@ def _is_command_string(views: CodeViews | None, pos: int) -> bool:
     ["curl", url]), or is code; a regular expression or prose that names the tool is neither."""
     if _is_code(views, pos) or views is None:
         return True
-    start = next((a for a, b in views.literals if a <= pos < b), None)
-    if start is None:
+    span = next(((a, b) for a, b in views.literals if a <= pos < b), None)
+    if span is None or views.text[span[0] : pos].strip("rRbBuUfF\"' "):
         return False
-    return not views.text[start:pos].strip("rRbBuUfF\"' ")
+    if " " in views.text[pos : span[1]].strip("\"' "):
+        return True  # "wget -O data.zip URL"
+    # A lone tool name is a command only as a call's first argument: ["wget", url].
+    return views.text[: span[0]].rstrip().endswith(("[", "("))
 
 
 def _fetching_code(index: CodeIndex) -> list[Evidence]:
@@ -334,7 +338,10 @@ def _runs_data_script(ctx: AuditContext, block: Block) -> tuple[int, str] | None
                 return block.line + n, line.strip()[:200]
         for m in SCRIPT_RUN.finditer(line):
             script = (m.group(1) or "").lstrip("./")
-            if m.group(2) or (script in ctx.tree.paths and _data_script(ctx, script)):
+            # "make data" is a command in a code block or leading a line, not in a sentence
+            # ("does not make data_available yes").
+            target = m.group(2) and (block.kind == "code" or line.lstrip().startswith("make"))
+            if target or (script in ctx.tree.paths and _data_script(ctx, script)):
                 return block.line + n, line.strip()[:200]
     return None
 
@@ -376,7 +383,7 @@ def _documented(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
             continue
         if path not in lines_of:
             lines_of[path] = (ctx.tree.read_text(path) or "").splitlines()
-        raw = _raw_lines(lines_of[path], block)
+        raw = strip_shown_markdown(_raw_lines(lines_of[path], block))
         models_only = bool(MODEL_SECTION.search(section)) and "data" not in section
         linked = "http" in raw or "www." in raw
         if linked and block.kind in ("list_item", "table_row") and announced == section:

@@ -12,6 +12,7 @@ named only for another project's results do not count. Vague mentions ("a GPU is
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -34,6 +35,7 @@ from miner.audit.classify.hardware_tables import table_cells
 from miner.audit.detect import AuditContext
 from miner.audit.docs import Block
 from miner.audit.files import RepoTree
+from miner.audit.ownership import about_others, quoted
 from miner.codebook import Evidence
 from miner.models import Label
 
@@ -51,6 +53,7 @@ FRAMEWORK_SOURCES = {
     "detectron2": ("detectron2/engine/defaults.py",),
 }
 MAX_EVIDENCE = 6
+CATALOGUE_QUOTES = 8  # quoted device or size examples that make a page a catalogue of patterns
 SCHEDULER = re.compile(r"^\s*#(?:SBATCH\b|PBS\b|BSUB\b|\$)(.*)$")
 SCHED_MEMORY = re.compile(
     r"(?:^|[\s,:\[])(?:--mem(?:-per-\w+)?|h_vmem|tmem|mem_free|mem|vmem)\s*=\s*"
@@ -222,8 +225,9 @@ def _evidence_text(sent: Any, span: Any) -> str:
     return text[at : at + 300]
 
 
-def _judge(doc: Any, seg: Segment, labels: Iterable[str]) -> Iterator[Hit]:
-    """Accepted hardware statements in one text, matched with the patterns of `labels`."""
+def _judge(doc: Any, seg: Segment, labels: Iterable[str], shown: Counter[str]) -> Iterator[Hit]:
+    """Accepted hardware statements in one text, matched with the patterns of `labels`;
+    `shown` counts, per file, the devices and sizes quoted as examples."""
     from spacy.util import filter_spans
 
     _, matchers = _pipeline()
@@ -234,6 +238,11 @@ def _judge(doc: Any, seg: Segment, labels: Iterable[str]) -> Iterator[Hit]:
         label, sent = span.label_, span.sent
         if not_own(sent.text, span.start_char - sent.start_char, seg):
             continue
+        if quoted(seg.text, span.start_char, span.end_char):
+            shown[seg.path] += 1  # a pattern quoted as an example
+            continue
+        if about_others(sent.text):
+            continue  # a news item or a grant
         line = seg.line + (seg.text.count("\n", 0, sent.start_char) if seg.kind != "html" else 0)
         source = f"{seg.path}:{line}"
         spec: dict[str, Any] = {"kind": None, "device": None, "count": None, "memory_gb": None}
@@ -291,11 +300,16 @@ def find_hardware(blocks: Iterable[Block]) -> list[Hit]:
     hits = list(_scheduler_hits(blocks))
     hits.extend(hit for seg in segments for hit in _table_hits(seg))
     labelled = [(s, labels) for s in segments if (labels := labels_to_match(s.text))]
+    shown: Counter[str] = Counter()
     if labelled:
         nlp, _ = _pipeline()
         texts = (s.text for s, _ in labelled)
         for (seg, labels), doc in zip(labelled, nlp.pipe(texts, batch_size=64), strict=True):
-            hits.extend(_judge(doc, seg, sorted(labels)))
+            hits.extend(_judge(doc, seg, sorted(labels), shown))
+    # A page that quotes device and memory patterns by the dozen (a codebook, an annotation
+    # guide, a tool's rules) is a catalogue of examples: none of its hardware is the project's.
+    catalogues = {path for path, n in shown.items() if n >= CATALOGUE_QUOTES}
+    hits = [h for h in hits if h.evidence.path not in catalogues]
     order = {path: i for i, path in enumerate(dict.fromkeys(b.path for b in blocks))}
     return sorted(hits, key=lambda h: (order.get(h.evidence.path, 0), h.evidence.line))
 
