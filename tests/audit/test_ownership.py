@@ -145,3 +145,28 @@ def test_make_in_a_sentence_is_no_command(tmp_path: Path) -> None:
     readme = "# T\n\nA comment does not make data_available yes.\n\n```\nmake data\n```\n"
     assert _data(tmp_path, {"README.md": readme}) == ["data_available.command"]
     assert _data(tmp_path / "b", {"README.md": readme.split("```")[0]}) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "huggingface-cli download Org/Model-14B --local-dir ./Model-14B",
+        "hf download Org/Model-7B",
+        "wget https://host.example/model_final.pth",
+    ],
+)
+def test_model_downloads_are_weights_not_data(tmp_path: Path, command: str) -> None:
+    readme = f"# T\n\n## Data\n\n```\n{command}\n```\n"
+    assert _data(tmp_path, {"README.md": readme}) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "huggingface-cli download Org/corpus --repo-type dataset --local-dir data",
+        "wget https://host.example/train_images.zip",
+    ],
+)
+def test_dataset_downloads_are_data(tmp_path: Path, command: str) -> None:
+    readme = f"# T\n\n## Data\n\n```\n{command}\n```\n"
+    assert _data(tmp_path, {"README.md": readme}) == ["data_available.command"]

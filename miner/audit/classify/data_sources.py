@@ -99,6 +99,11 @@ WEIGHTS = re.compile(
     r"checkpoint|ckpt|weights?\b|pretrain|pre-train|model",
     re.I,
 )
+# A Hugging Face Hub download fetches a model repository unless it names a dataset repository.
+HUB_DOWNLOAD = re.compile(
+    r"\b(?:huggingface-cli|hf)\s+download\b|\bsnapshot_download\(|\bhf_hub_download\("
+)
+HUB_DATASET = re.compile(r"repo[-_]type[\s=:]*[\"']?datasets?\b|/datasets/|\bdatasets?/", re.I)
 DATA_SCRIPT = re.compile(r"data|corpus|download|fetch|^get_|^prepare", re.I)
 MODEL_SCRIPT = re.compile(r"model|weight|pretrain|checkpoint|ckpt|snapshot", re.I)
 # What a documented command needs to contain to fetch data or run a script (a cheap filter).
@@ -203,6 +208,14 @@ def _in_repository(ctx: AuditContext) -> list[Evidence]:
     return []
 
 
+def _weights(line: str) -> bool:
+    """True when a download line fetches model weights: a weight file or word, or a Hugging
+    Face Hub download of a model repository (no `--repo-type dataset`)."""
+    return bool(WEIGHTS.search(line)) or bool(
+        HUB_DOWNLOAD.search(line) and not HUB_DATASET.search(line)
+    )
+
+
 def _catalogue(line: str) -> bool:
     """True for a line that names three or more fetch tools ("wget, curl, gdown ..."): a list
     of tools, in a tool's rules or docs, not a command that runs one."""
@@ -261,7 +274,7 @@ def _fetches_data(text: str, views: CodeViews | None = None) -> tuple[int, str] 
         if stripped.startswith(("#", "echo", "print", "def ", "import ", "from ", "http", "//")):
             continue
         command = DOWNLOAD_COMMAND.search(stripped)
-        if command and not WEIGHTS.search(stripped) and not _catalogue(stripped):
+        if command and not _weights(stripped) and not _catalogue(stripped):
             indent = len(line) - len(line.lstrip())
             if _is_command_string(views, start + indent + command.start()):
                 return text.count("\n", 0, start) + 1, stripped[:200]
@@ -328,19 +341,23 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
     return False
 
 
-def _runs_data_script(ctx: AuditContext, block: Block) -> tuple[int, str] | None:
+def _runs_data_script(ctx: AuditContext, block: Block, raw: str = "") -> tuple[int, str] | None:
     """A documented command that downloads data, or runs the repository's script that does."""
     if not COMMAND_HINT.search(block.text):
         return None
     for n, line in enumerate(block.text.splitlines()):
-        if DOWNLOAD_COMMAND.search(line) and not WEIGHTS.search(line) and not _catalogue(line):
+        if DOWNLOAD_COMMAND.search(line) and not _weights(line) and not _catalogue(line):
             if DATA_WORDS.search(line) or block.any_heading(DATA_SECTION):
                 return block.line + n, line.strip()[:200]
         for m in SCRIPT_RUN.finditer(line):
             script = (m.group(1) or "").lstrip("./")
-            # "make data" is a command in a code block or leading a line, not in a sentence
-            # ("does not make data_available yes").
-            target = m.group(2) and (block.kind == "code" or line.lstrip().startswith("make"))
+            # "make data" is a command in a code block, leading a line or in inline code, not
+            # a verb in a sentence ("does not make data_available yes").
+            target = m.group(2) and (
+                block.kind == "code"
+                or line.lstrip().startswith("make")
+                or f"`make {m.group(2)}" in raw
+            )
             if target or (script in ctx.tree.paths and _data_script(ctx, script)):
                 return block.line + n, line.strip()[:200]
     return None
@@ -394,7 +411,7 @@ def _documented(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
             text = block.text.rstrip()
             announces = text.endswith(":") and DATA_WORDS.search(text)
             announced = section if announces and DOWNLOAD_VERB.search(text) else ""
-        found = _runs_data_script(ctx, block)
+        found = _runs_data_script(ctx, block, raw)
         if found and block.kind != "table_row":
             return [Evidence(path, found[0], found[1], "data_available.command")]
     return []
