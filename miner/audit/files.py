@@ -52,9 +52,10 @@ GITHUB_TREE_LINK = re.compile(
     r"https?://github\.com/[^/]+/([^/]+)/(?:tree|blob)/[^/]+/(.+?)/?$", re.IGNORECASE
 )
 LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)|href=[\"']([^\"']+)[\"']")
-# A path named in prose ("see `tf/README.md`", "docs/INSTALL.md explains ...") is a link too.
+# A path named in prose ("see `tf/README.md`", "docs/INSTALL.md explains ...") is a link too;
+# a named `.txt` is mostly data ("`names.txt` holds the training names").
 PROSE_PATH = re.compile(
-    r"`((?:[\w.\-]+/)*[\w.\-]+(?:\.(?:md|markdown|rst|txt)|/))`|"
+    r"`((?:[\w.\-]+/)*[\w.\-]+(?:\.(?:md|markdown|rst)|/))`|"
     r"(?<![\w/.(\[\]])((?:[\w.\-]+/)+[\w.\-]+\.(?:md|markdown|rst))\b"
 )
 # "See the README in each folder": every first-level folder's README is linked.

@@ -138,3 +138,8 @@ def test_paths_named_in_prose_are_followed_like_links(tmp_path: Path, sentence: 
 def test_words_that_name_no_doc_path_link_nothing(tmp_path: Path, sentence: str) -> None:
     files = {"README.md": f"# Tool\n\n{sentence}\n", "tf/README.md": "# TF\n"}
     assert "tf/README.md" not in _tree(tmp_path, files).codebook_docs
+
+
+def test_a_text_file_named_in_prose_is_data_not_docs(tmp_path: Path) -> None:
+    files = {"README.md": "# T\n\nThe names are in `names.txt`.\n", "names.txt": "emma\nolivia\n"}
+    assert "names.txt" not in _tree(tmp_path, files).codebook_docs

@@ -47,15 +47,15 @@ PACKAGE_PAGE = re.compile(
     re.I | re.M,
 )
 SETUP_NAME = re.compile(r"""\b(?:name|PACKAGE_NAME)\s*[=:]\s*['"]?([\w.\-]+)""")
+# The README presents the code of a paper or a model: installing it is a convenience.
+PAPER_OR_MODEL = re.compile(
+    r"\b(?:code|implementation|models?)\s+(?:[\w-]+\s+){0,3}?(?:for|of)\s+(?:our|the)\s+"
+    r"(?:[\w-]+\s+)?paper\b|\bofficial\s+(?:[\w-]+\s+)?(?:implementation|code|repository)\b|"
+    r"\bis\s+an?\s+(?:[\w-]+\s+){0,6}?model\b",
+    re.I,
+)
+PRESENTATION_BLOCKS = 8
 DESCRIPTION = re.compile(r"""\bdescription\s*[=:]\s*(?:"([^"\n]{5,300})"|'([^'\n]{5,300})')""")
-TRAINED_LIBRARY_WORDS = re.compile(
-    r"\b(?:library|toolkit|toolbox|package|python module|sdk)\b", re.I
-)
-LOCAL_INSTALL = re.compile(
-    r"\bpip3?\s+install\s+(?:-[\w\-]+\s+)*(?:-e\s+|--editable\s+)?[\"']?\.(?:\[[\w,\-]+\])?[\"']?"
-    r"(?=\s|$)|\bpython3?\s+setup\.py\s+(?:install|develop)\b",
-    re.M,
-)
 IMPORT = re.compile(r"^\s*(?:>>>\s*)?(?:import|from)\s+(\w+)", re.M)
 
 
@@ -105,19 +105,6 @@ def _published(ctx: AuditContext, names: set[str]) -> Evidence | None:
     return None
 
 
-def _installed_here(ctx: AuditContext) -> Evidence | None:
-    """A README command that installs the checkout itself (`pip install -e .`, `pip install .`,
-    `python setup.py install`)."""
-    for block in ctx.docs.code():
-        if block.path != ctx.tree.readme:
-            continue
-        m = LOCAL_INSTALL.search(block.text)
-        if m:
-            line = block.line + block.text.count("\n", 0, m.start())
-            return Evidence(block.path, line, m.group(0).strip(), "exclude.library_install")
-    return None
-
-
 def _imported(ctx: AuditContext, packages: set[str]) -> Evidence | None:
     """A README code example importing the repository's own package."""
     for block in ctx.docs.code():
@@ -143,25 +130,22 @@ def _package_description(ctx: AuditContext) -> Evidence | None:
 
 
 def library_evidence(ctx: AuditContext, blocks: list[Block], trains: bool) -> list[Evidence]:
-    """Why the repository is a library: installed (from an index, a git URL or the checkout)
-    and imported into the reader's own code in the README, or published and described as a
-    library, or presenting itself as one. A paper's or a model's code counts as a library only
-    through the README's import of its API: installing it to run its own commands does not.
+    """Why the repository is a library: installed under its own name and imported, or
+    installed and described as a library, or presenting itself as one.
+
+    A project that trains its model and presents itself as a paper's code or a model is kept
+    even when it can be installed and imported: the package is a convenience, not the point.
     """
     packages = _packages(ctx)
     published = _published(ctx, _names(ctx, packages))
-    installed = published or _installed_here(ctx)
-    imported = _imported(ctx, packages) if installed is not None else None
-    if installed is not None and imported is not None:
-        # The README imports the installed package into the reader's own code: its API is
-        # meant to be built on, whatever else the repository trains.
-        return [installed, imported]
     if published is not None:
-        # A project that trains is run, not built on: a "platform" for training and serving
-        # is a tool it runs, unless it calls itself a library, toolkit or framework.
-        words = TRAINED_LIBRARY_WORDS if trains else LIBRARY_WORDS
+        imported = _imported(ctx, packages)
+        prose = [b for b in blocks if b.kind != "heading"][:PRESENTATION_BLOCKS]
+        paper = trains and any(PAPER_OR_MODEL.search(b.text) for b in prose)
+        if imported is not None and not paper:
+            return [published, imported]
         for block in blocks[: INTRO_BLOCKS + 2]:
-            if words.search(block.text):
+            if LIBRARY_WORDS.search(block.text):
                 described = Evidence(
                     block.path, block.line, block.text[:200], "exclude.library_description"
                 )
