@@ -1,0 +1,36 @@
+"""Memory by its wording: accelerator memory is not RAM; tables by model size are GPU memory."""
+
+from __future__ import annotations
+
+import pytest
+
+from miner.audit.classify.hardware import find_hardware
+from miner.audit.docs import parse_markdown
+
+
+def _fields(text: str) -> set[str]:
+    return {h.field for h in find_hardware(parse_markdown("README.md", text))}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# X\n\n## Hardware\n\n| Method | Bits | 7B | 13B |\n|---|---|---|---|\n| Full | 16 | 60GB | 120GB |\n",
+        "# X\n\n## Hardware\n\n| Model | fp16 | int8 |\n|---|---|---|\n| Base | 24GB | 12GB |\n",
+        "# X\n\nTraining needs 16GB of TPU memory.\n",
+        "# X\n\nEach accelerator must hold 32GB of HBM.\n",
+    ],
+)
+def test_accelerator_memory_is_gpu_memory(text: str) -> None:
+    assert _fields(text) == {"hw_gpu"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# X\n\n## Hardware\n\n| Part | Amount |\n|---|---|\n| RAM | 64GB |\n",
+        "# X\n\nThe server has 64GB of RAM.\n",
+    ],
+)
+def test_system_memory_stays_memory(text: str) -> None:
+    assert _fields(text) == {"hw_memory"}
