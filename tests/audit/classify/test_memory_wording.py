@@ -15,7 +15,8 @@ def _fields(text: str) -> set[str]:
 @pytest.mark.parametrize(
     "text",
     [
-        "# X\n\n## Hardware\n\n| Method | Bits | 7B | 13B |\n|---|---|---|---|\n| Full | 16 | 60GB | 120GB |\n",
+        "# X\n\n## Hardware\n\n| Method | Bits | 7B | 13B |\n|---|---|---|---|\n"
+        "| Full | 16 | 60GB | 120GB |\n",
         "# X\n\n## Hardware\n\n| Model | fp16 | int8 |\n|---|---|---|\n| Base | 24GB | 12GB |\n",
         "# X\n\nTraining needs 16GB of TPU memory.\n",
         "# X\n\nEach accelerator must hold 32GB of HBM.\n",
