@@ -143,3 +143,20 @@ def test_words_that_name_no_doc_path_link_nothing(tmp_path: Path, sentence: str)
 def test_a_text_file_named_in_prose_is_data_not_docs(tmp_path: Path) -> None:
     files = {"README.md": "# T\n\nThe names are in `names.txt`.\n", "names.txt": "emma\nolivia\n"}
     assert "names.txt" not in _tree(tmp_path, files).codebook_docs
+
+
+@pytest.mark.parametrize(
+    ("sentence", "rules"),
+    [
+        ("The model was trained on [LAION-400M](https://laion.example/laion-400m/).", ["link"]),
+        ("Our encoder is fine-tuned on the [Places](http://places.example/) images.", ["link"]),
+        ("The model was trained on [8 GPUs](https://docs.example/multi-gpu).", []),
+        ("Weights trained on [our data](https://huggingface.co/org/model) are released.", []),
+        ("We thank [LAION](https://laion.example/) for their support.", []),
+    ],
+)
+def test_a_link_right_after_trained_on_is_the_data(
+    tmp_path: Path, sentence: str, rules: list[str]
+) -> None:
+    found = _data(tmp_path, f"# Tool\n\n## Method\n\n{sentence}\n")
+    assert found == [f"data_available.{r}" for r in rules]

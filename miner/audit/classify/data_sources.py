@@ -146,6 +146,14 @@ NOT_DATA_URL = re.compile(
     re.I,
 )
 # Sections whose data are for evaluation only, or other projects' data.
+# "trained on [LAION-400M](https://...)": the link right after "trained on" is the data's.
+TRAINED_ON_LINK = re.compile(
+    r"\b(?:trained|fine-?tuned|pre-?trained|learned)\s+(?:\w+\s+){0,2}?on\s+(?:the\s+)?"
+    r"\[(?![^\]]*\b(?:gpus?|tpus?|nodes?|cards?|machines?)\b)[^\]]{2,60}\]\((https?://[^)\s]+)\)",
+    re.I,
+)  # not "trained on [8 GPUs](...)"
+# A page of a model, not of data: a Hub model repository, a weights file.
+MODEL_URL = re.compile(r"huggingface\.co/(?!datasets/)|\.(?:pth?|ckpt|safetensors|bin)\b", re.I)
 NOT_DATA_SECTION = re.compile(
     r"evaluat|benchmark|citation|acknowledg|licen[cs]e|news|updates|related", re.I
 )
@@ -327,6 +335,10 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
             continue
         if any(DATA_HOSTS.search(u) for u in urls):
             return True
+        trained_on = TRAINED_ON_LINK.search(sentence)
+        if trained_on and not NOT_DATA_URL.search(trained_on.group(1)):
+            if not MODEL_URL.search(trained_on.group(1)):
+                return True
         if models_only:
             continue
         words = TAGS.sub(" ", URL.sub(" ", sentence))
