@@ -35,3 +35,21 @@ def test_accelerator_memory_is_gpu_memory(text: str) -> None:
 )
 def test_system_memory_stays_memory(text: str) -> None:
     assert _fields(text) == {"hw_memory"}
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The script downloads the data in parallel using 8 CPU cores.",
+        "Set --workers=16 CPU cores for preprocessing.",
+    ],
+)
+def test_cores_a_command_uses_are_a_setting(sentence: str) -> None:
+    assert _fields(f"# X\n\n{sentence}\n") == set()
+
+
+@pytest.mark.parametrize(
+    "sentence", ["We trained on a machine with 8 CPU cores.", "Tested on a 16-core CPU."]
+)
+def test_cores_of_the_machine_count(sentence: str) -> None:
+    assert _fields(f"# X\n\n{sentence}\n") == {"hw_cpu"}
