@@ -73,6 +73,11 @@ FOREIGN_PAGE = re.compile(
     r"\bcommunity\b|\becosystem\b|\bawesome\b",
     re.IGNORECASE,
 )
+CAPTURE = re.compile(
+    r"\b(?:captur\w*|record(?:s|ed|ing)?\b|record3d|collect\w* (?:data|images|videos?)|"
+    r"scan(?:s|ned|ning)?\b|photograph\w*|filmed|take (?:photos|pictures|videos?))",
+    re.I,
+)
 CODE_COMMENT = re.compile(r"^\s*#+\s*(?![!]|include|define|if|endif|pragma|import)(\S.*)$")
 GENERIC_DEVICE_WORDS = {"gpu", "gpus", "card", "cards", "graphics", "chip", "cpu", "processor",
                         "soc", "mac", "macbook"}  # fmt: skip
@@ -250,6 +255,8 @@ def _judge(doc: Any, seg: Segment, labels: Iterable[str], shown: Counter[str]) -
         if label in ("GPU", "CPU", "ACCELERATOR"):
             if span.end < len(doc) and doc[span.end].lower_ in ("driver", "drivers"):
                 continue  # "NVIDIA 418 driver" is software
+            if label == "ACCELERATOR" and CAPTURE.search(sent.text):
+                continue  # a phone that records the data is a camera, not the model's hardware
             kind, field, rule = {
                 "GPU": ("gpu", "hw_gpu", "hardware.gpu_model"),
                 "CPU": ("cpu", "hw_cpu", "hardware.cpu_model"),

@@ -53,3 +53,18 @@ def test_cores_a_command_uses_are_a_setting(sentence: str) -> None:
 )
 def test_cores_of_the_machine_count(sentence: str) -> None:
     assert _fields(f"# X\n\n{sentence}\n") == {"hw_cpu"}
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The model can be trained from iPhone 12 Pro captures made with a scanning app.",
+        "Use an iPhone 12 Pro or newer to record a dataset.",
+    ],
+)
+def test_a_phone_that_records_the_data_is_no_hardware(sentence: str) -> None:
+    assert _fields(f"# X\n\n{sentence}\n") == set()
+
+
+def test_a_phone_that_runs_the_model_is_hardware() -> None:
+    assert _fields("# X\n\nThe app runs the model on an iPhone 12 Pro at 30 FPS.\n") == {"hw_other"}
