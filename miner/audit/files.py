@@ -21,7 +21,7 @@ SKIP_DIRS = frozenset(
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".mdown", ".rest")
 NOT_DOCS = re.compile(
     r"(^|/)(licen[cs]e|copying|notice|changelog|changes|history|news|code_of_conduct|authors|"
-    r"contributors|citation|patents|code_?owners)[^/]*$|(^|/)requirements[^/]*\.txt$|(^|/)[^/]*cmakelists\.txt$",
+    r"contributors|citation|patents|code_?owners)[^/]*$|(^|/)requi?r[a-z]{0,3}ments?[^/]*\.txt$|(^|/)[^/]*cmakelists\.txt$",
     re.IGNORECASE,
 )
 ROOT_TEXT_DOC = re.compile(
@@ -29,8 +29,10 @@ ROOT_TEXT_DOC = re.compile(
     r"docs?|instructions?|howto|tutorial|notes)[^/]*\.txt$",
     re.IGNORECASE,
 )
+# "requirement.txt", "requirments.txt", "requriements.txt" are requirement lists too.
+REQUIREMENTS_LIST = re.compile(r"(^|/)[^/]*requi?r[a-z]{0,3}ments?[^/]*\.(txt|in|pip)$", re.I)
 DEPENDENCY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("requirements_file", re.compile(r"(^|/)[^/]*requirements[^/]*\.(txt|in|pip)$", re.I)),
+    ("requirements_file", REQUIREMENTS_LIST),
     ("conda_env", re.compile(r"(^|/)(environment[^/]*|conda[^/]*)\.ya?ml$", re.I)),
     ("setup", re.compile(r"(^|/)(setup\.py|setup\.cfg|pyproject\.toml)$", re.I)),
     ("pipfile", re.compile(r"(^|/)Pipfile(\.lock)?$")),
@@ -42,7 +44,7 @@ DEPENDENCY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"Project\.toml|requirements\.R|go\.mod|pom\.xml|build\.gradle)$", re.I)),
 )  # fmt: skip
 DEPENDENCY_HINT = re.compile(
-    r"requirement|environment|conda|setup|pyproject|pipfile|poetry|docker|rockspec|package\.json|"
+    r"requi?r[a-z]{0,3}ment|environment|conda|setup|pyproject|pipfile|poetry|docker|rockspec|package\.json|"
     r"cmakelists|description|install|project\.toml|go\.mod|pom\.xml|build\.gradle",
     re.IGNORECASE,
 )

@@ -46,8 +46,8 @@ VERSION_AFTER = re.compile(
     re.I,
 )
 LIST_SECTION = re.compile(
-    r"requirement|dependenc|prerequisite|pre-requisite|\bsoftware\b|\bpackages?\b|librar|"
-    r"environment|\bsetup\b|set ?up|install|getting started|before you start|tools",
+    r"requi?r[a-z]{0,3}ment|dependenc|dependanc|pre-?requis|\bsoftware\b|\bpackages?\b|librar|"
+    r"environment|\bsetup\b|set ?up|instal|getting started|before you start|tools",
     re.IGNORECASE,
 )
 NOT_SOFTWARE_SECTION = re.compile(
@@ -56,7 +56,8 @@ NOT_SOFTWARE_SECTION = re.compile(
     re.IGNORECASE,
 )
 STRONG_LIST_SECTION = re.compile(
-    r"requirement|dependenc|prerequisite|pre-requisite|\bsoftware\b|\bpackages?\b|librar", re.I
+    r"requi?r[a-z]{0,3}ment|dependenc|dependanc|pre-?requis|\bsoftware\b|\bpackages?\b|librar",
+    re.I,
 )
 # "Requirements: Python 3.6, PyTorch 1.0" opens a list the way a heading does.
 INLINE_LABEL = re.compile(
