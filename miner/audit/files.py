@@ -60,6 +60,7 @@ PROSE_PATH = re.compile(
     r"`((?:[\w.\-]+/)*[\w.\-]+(?:\.(?:md|markdown|rst)|/))`|"
     r"(?<![\w/.(\[\]])((?:[\w.\-]+/)+[\w.\-]+\.(?:md|markdown|rst))\b"
 )
+CODE_WORD = re.compile(r"`([\w.\-]+)`")
 # "See the README in each folder": every first-level folder's README is linked.
 EACH_FOLDER_README = re.compile(
     r"\breadme\b[^.\n]{0,40}\b(?:each|every)\s+(?:sub-?)?(?:folder|directory|dir)\b|"
@@ -232,6 +233,8 @@ class RepoTree:
         base = PurePosixPath(doc).parent
         linked = []
         named = [m.group(1) or m.group(2) for m in PROSE_PATH.finditer(text)]
+        # A folder named in inline code ("see `v1` for the first version") is a folder link.
+        named += [w for w in CODE_WORD.findall(text) if f"{w}/README.md" in self.paths]
         if EACH_FOLDER_README.search(text):
             named += sorted({f.path.split("/", 1)[0] for f in self.files if f.depth == 1})
         targets = [m.group(1) or m.group(2) or "" for m in LINK.finditer(text)] + named
@@ -245,6 +248,9 @@ class RepoTree:
             rel = os.path.normpath(str(here / target)).replace(os.sep, "/")
             rel = self._folder_readme(rel) or rel  # a folder link reads the folder's README
             if rel in self.paths and PurePosixPath(rel).suffix.lower() in DOC_SUFFIXES:
+                name = rel.rsplit("/", 1)[-1]
+                if rel.lower().endswith(".txt") and not ROOT_TEXT_DOC.match(name):
+                    continue  # a linked log, word list or data file is no documentation
                 if not NOT_DOCS.search(rel):
                     linked.append(rel)
         return linked

@@ -170,3 +170,20 @@ def test_model_downloads_are_weights_not_data(tmp_path: Path, command: str) -> N
 def test_dataset_downloads_are_data(tmp_path: Path, command: str) -> None:
     readme = f"# T\n\n## Data\n\n```\n{command}\n```\n"
     assert _data(tmp_path, {"README.md": readme}) == ["data_available.command"]
+
+
+def test_the_readme_is_the_project_s_own_page_whatever_its_first_heading() -> None:
+    text = "### Used by [Lab](https://lab.example)\n\n## Hardware\n\nWe trained on one A100.\n"
+    assert {h.field for h in find_hardware(parse_markdown("README.md", text))} == {"hw_gpu"}
+    assert find_hardware(parse_markdown("docs/adoption.md", text)) == []
+
+
+def test_a_linked_log_is_no_documentation_but_a_folder_in_inline_code_is(tmp_path: Path) -> None:
+    files = {
+        "README.md": "# T\n\nSee [the log](logs/run.txt), [notes](NOTES.txt) and `v1`.\n",
+        "logs/run.txt": "step 1 peak memory 31563 MiB\n",
+        "NOTES.txt": "Notes.\n",
+        "v1/README.md": "# V1\n",
+    }
+    docs = _tree(tmp_path, files).codebook_docs
+    assert "logs/run.txt" not in docs and "v1/README.md" in docs and "NOTES.txt" in docs

@@ -152,7 +152,11 @@ def _segments(blocks: Iterable[Block]) -> Iterator[Segment]:
         if b.kind == "heading":
             titles.setdefault(b.path, b.text)
     # A page that lists others' uses of the project ("Mamba adoption", "Used by") is not its own.
-    foreign = {path for path, title in titles.items() if FOREIGN_PAGE.search(title)}
+    # The root README is the project's own page whatever its first heading ("Used by ...").
+    foreign = {
+        path for path, title in titles.items()
+        if FOREIGN_PAGE.search(title) and not re.match(r"readme", path, re.I)
+    }  # fmt: skip
     blocks = [b for b in blocks if b.path not in foreign]
     gpu_talk = {
         (b.path, b.section)
