@@ -73,6 +73,7 @@ FOREIGN_PAGE = re.compile(
     r"\bcommunity\b|\becosystem\b|\bawesome\b",
     re.IGNORECASE,
 )
+BUILD_TABLE = re.compile(r"cuda[ _-]?arch|compute[ _-]?capabilit|\bsm[ _]?\d{2}\b", re.I)
 CAPTURE = re.compile(
     r"\b(?:captur\w*|record(?:s|ed|ing)?\b|record3d|collect\w* (?:data|images|videos?)|"
     r"scan(?:s|ned|ning)?\b|photograph\w*|filmed|take (?:photos|pictures|videos?))",
@@ -164,6 +165,8 @@ def _segments(blocks: Iterable[Block]) -> Iterator[Segment]:
         if b.kind != "code" and GPU_MEMORY_TALK.search(f"{b.text} {b.heading_path}")
     }
     for b in blocks:
+        if b.kind == "table_row" and BUILD_TABLE.search(f"{b.header} {b.heading_path}"):
+            continue  # GPUs by CUDA architecture: what a build targets, not what was used
         talk = (b.path, b.section) in gpu_talk
         where = b.heading_path  # "Hardware > Training": every heading above says what it is
         if b.kind != "code":

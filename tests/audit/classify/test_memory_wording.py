@@ -68,3 +68,10 @@ def test_a_phone_that_records_the_data_is_no_hardware(sentence: str) -> None:
 
 def test_a_phone_that_runs_the_model_is_hardware() -> None:
     assert _fields("# X\n\nThe app runs the model on an iPhone 12 Pro at 30 FPS.\n") == {"hw_other"}
+
+
+def test_a_table_of_gpus_by_cuda_architecture_is_a_build_lookup() -> None:
+    table = "| GPU | CUDA arch |\n|---|---|\n| A100 | 80 |\n| V100 | 70 |\n"
+    assert _fields(f"# X\n\n## Docker\n\n{table}") == set()
+    tested = "| GPU | Time (s) |\n|---|---|\n| A100 | 80 |\n"
+    assert _fields(f"# X\n\n## Speed\n\n{tested}") == {"hw_gpu"}
