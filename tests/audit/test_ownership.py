@@ -187,3 +187,11 @@ def test_a_linked_log_is_no_documentation_but_a_folder_in_inline_code_is(tmp_pat
     }
     docs = _tree(tmp_path, files).codebook_docs
     assert "logs/run.txt" not in docs and "v1/README.md" in docs and "NOTES.txt" in docs
+
+
+def test_a_data_folder_inside_a_python_package_is_its_resources(tmp_path: Path) -> None:
+    blob = "x" * 60_000
+    files = {"README.md": "# T\n", "pkg/__init__.py": "", "pkg/data/table.csv": blob}
+    assert _data(tmp_path / "a", files) == []
+    files = {"README.md": "# T\n", "data/train.csv": blob}
+    assert _data(tmp_path / "b", files) == ["data_available.in_repository"]

@@ -210,6 +210,9 @@ def _in_repository(ctx: AuditContext) -> list[Evidence]:
         parts = folder.lower().split("/")
         named = not NAMED_DATA_FOLDERS.isdisjoint(parts)
         example = any(EXAMPLE_FOLDER.search(p) for p in parts)
+        parent = folder.rsplit("/", 1)[0] if "/" in folder else ""
+        if parent and f"{parent}/__init__.py" in ctx.tree.paths:
+            named = False  # a package's own resources (reference tables, demo inputs): by count
         if n >= MIN_DATA_FILES or (named and not example and sizes[folder] >= MIN_FOLDER_BYTES):
             text = f"{n} data files" if n >= MIN_DATA_FILES else f"{sizes[folder]} bytes of data"
             return [Evidence(folder, 0, text, "data_available.in_repository")]
