@@ -195,3 +195,29 @@ def test_a_data_folder_inside_a_python_package_is_its_resources(tmp_path: Path) 
     assert _data(tmp_path / "a", files) == []
     files = {"README.md": "# T\n", "data/train.csv": blob}
     assert _data(tmp_path / "b", files) == ["data_available.in_repository"]
+
+
+def test_a_data_package_keeps_its_data(tmp_path: Path) -> None:
+    blob = "x" * 60_000
+    files = {"README.md": "# T\n", "datasets/__init__.py": "", "datasets/data/train.csv": blob}
+    assert _data(tmp_path, files) == ["data_available.in_repository"]
+
+
+def test_downloading_an_installer_is_not_data(tmp_path: Path) -> None:
+    readme = "# T\n\n## Data\n\n```\nwget https://host.example/install_deps.sh\n```\n"
+    assert _data(tmp_path, {"README.md": readme}) == []
+
+
+def test_downloading_a_library_from_its_host_is_not_data(tmp_path: Path) -> None:
+    readme = "# T\n\n## Data\n\n```\nwget https://download.pytorch.org/libtorch/libtorch.zip\n```\n"
+    assert _data(tmp_path, {"README.md": readme}) == []
+
+
+def test_an_install_step_under_a_quick_start_heading_is_not_data(tmp_path: Path) -> None:
+    readme = (
+        "# T\n\n## Quick start\n\n### Install dependencies\n\n"
+        "```\nwget https://host.example/tools.zip\n```\n"
+    )
+    assert _data(tmp_path / "a", {"README.md": readme}) == []
+    data = readme.replace("Install dependencies", "Get the images")
+    assert _data(tmp_path / "b", {"README.md": data}) == ["data_available.command"]

@@ -104,6 +104,7 @@ HUB_DOWNLOAD = re.compile(
     r"\b(?:huggingface-cli|hf)\s+download\b|\bsnapshot_download\(|\bhf_hub_download\("
 )
 HUB_DATASET = re.compile(r"repo[-_]type[\s=:]*[\"']?datasets?\b|/datasets/|\bdatasets?/", re.I)
+TOOL_FILE = re.compile(r"\.(?:sh|bash|py|ps1|whl|deb|rpm|exe|msi|dmg)\b(?!\.)", re.I)
 DATA_SCRIPT = re.compile(r"data|corpus|download|fetch|^get_|^prepare", re.I)
 MODEL_SCRIPT = re.compile(r"model|weight|pretrain|checkpoint|ckpt|snapshot", re.I)
 # What a documented command needs to contain to fetch data or run a script (a cheap filter).
@@ -132,6 +133,9 @@ DATA_HOSTS = re.compile(
 DATA_SECTION = re.compile(
     r"^.{0,40}?\b(?:data|download|prepar|getting started|training|quick ?start)", re.I
 )  # a short heading: a long title that mentions data is not a data section
+INSTALL_SECTION = re.compile(
+    r"instal|dependen|dependec|requirement|environment|\bset ?up\b|docker|\bbuild", re.I
+)
 DOWNLOAD_VERB = re.compile(
     r"\b(?:download\w*|obtain\w*|fetch\w*|available (?:at|from|here|on)|can be found|"
     r"get (?:it|them|the)|from (?:this|the) link)\b",
@@ -211,7 +215,8 @@ def _in_repository(ctx: AuditContext) -> list[Evidence]:
         named = not NAMED_DATA_FOLDERS.isdisjoint(parts)
         example = any(EXAMPLE_FOLDER.search(p) for p in parts)
         parent = folder.rsplit("/", 1)[0] if "/" in folder else ""
-        if parent and f"{parent}/__init__.py" in ctx.tree.paths:
+        data_package = parent.rsplit("/", 1)[-1].lower() in NAMED_DATA_FOLDERS
+        if parent and not data_package and f"{parent}/__init__.py" in ctx.tree.paths:
             named = False  # a package's own resources (reference tables, demo inputs): by count
         if n >= MIN_DATA_FILES or (named and not example and sizes[folder] >= MIN_FOLDER_BYTES):
             text = f"{n} data files" if n >= MIN_DATA_FILES else f"{sizes[folder]} bytes of data"
@@ -219,12 +224,28 @@ def _in_repository(ctx: AuditContext) -> list[Evidence]:
     return []
 
 
+def _under_data_heading(block: Block) -> bool:
+    """True under a data heading at any depth, unless a heading at or below it is about
+    installing software ("Quick start > Install dependencies" is no data section)."""
+    trail = block.trail or (block.section,)
+    for i in range(len(trail) - 1, -1, -1):
+        if DATA_SECTION.search(trail[i]):
+            if INSTALL_SECTION.search(trail[i]) and not DATA_WORDS.search(trail[i]):
+                return False
+            return not any(INSTALL_SECTION.search(h) for h in trail[i + 1 :])
+    return False
+
+
 def _weights(line: str) -> bool:
-    """True when a download line fetches model weights: a weight file or word, or a Hugging
-    Face Hub download of a model repository (no `--repo-type dataset`)."""
-    return bool(WEIGHTS.search(line)) or bool(
-        HUB_DOWNLOAD.search(line) and not HUB_DATASET.search(line)
-    )
+    """True when a download line fetches model weights or a tool rather than data: a weight
+    file or word, a Hugging Face Hub download of a model repository (no `--repo-type
+    dataset`), an installer or script (`install_x.sh`, a wheel), or a file of a software host."""
+    if WEIGHTS.search(line) or TOOL_FILE.search(line):
+        return True
+    urls = URL.findall(line)
+    if urls and all(NOT_DATA_URL.search(u) for u in urls):
+        return True  # software hosts (download.pytorch.org, pypi.org, nvidia.com ...)
+    return bool(HUB_DOWNLOAD.search(line) and not HUB_DATASET.search(line))
 
 
 def _catalogue(line: str) -> bool:
@@ -362,7 +383,7 @@ def _runs_data_script(ctx: AuditContext, block: Block, raw: str = "") -> tuple[i
         return None
     for n, line in enumerate(block.text.splitlines()):
         if DOWNLOAD_COMMAND.search(line) and not _weights(line) and not _catalogue(line):
-            if DATA_WORDS.search(line) or block.any_heading(DATA_SECTION):
+            if DATA_WORDS.search(line) or _under_data_heading(block):
                 return block.line + n, line.strip()[:200]
         for m in SCRIPT_RUN.finditer(line):
             script = (m.group(1) or "").lstrip("./")
@@ -420,7 +441,7 @@ def _documented(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
         linked = "http" in raw or "www." in raw
         if linked and block.kind in ("list_item", "table_row") and announced == section:
             return [Evidence(path, block.line, block.text[:200], "data_available.link")]
-        if linked and _data_link(raw, block.any_heading(DATA_SECTION), models_only):
+        if linked and _data_link(raw, _under_data_heading(block), models_only):
             return [Evidence(path, block.line, block.text[:200], "data_available.link")]
         if block.kind in ("paragraph", "html"):
             text = block.text.rstrip()
