@@ -8,7 +8,8 @@ Every classifier that reads documentation asks this module before a sentence cou
 - `about_others`: sentences about other projects: news items, other tools' results and claims,
   grant acknowledgements and the entries of an awesome or reading list;
 - `foreign_trees`: folders that are another project bundled or vendored whole, known by their
-  own README, licence or packaging under another name than the repository's.
+  own licence and packaging under another name than the repository's: their documentation is
+  not read (their code still is: a bundled model the project trains is its model).
 """
 
 from __future__ import annotations

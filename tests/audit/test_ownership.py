@@ -105,14 +105,6 @@ def test_a_sub_package_of_the_project_itself_is_its_own(tmp_path: Path) -> None:
     assert foreign_trees(_tree(tmp_path / "other__detector", files)) == ()
 
 
-def test_code_in_a_foreign_tree_weighs_nothing(tmp_path: Path) -> None:
-    files = {**BUNDLED, "third/segtool/train.py": "import tensorflow as tf\n"}
-    tree = _tree(tmp_path / "owner__detector", files)
-    ctx = AuditContext(tree=tree, docs=Documents(tree))
-    weights = {f.path: f.weight for f in code_index(ctx).files}
-    assert weights["third/segtool/train.py"] == 0.0 and weights["train.py"] > 0
-
-
 @pytest.mark.parametrize(
     "source",
     [

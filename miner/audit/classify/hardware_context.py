@@ -182,7 +182,10 @@ def machine_cores(doc: Any, span: Any) -> bool:
     loading" is a setting; a bare "8 cores" counts only beside machine words and no setting.
     """
     sent = span.sent
-    if PROGRAM_SETTING.search(doc[max(sent.start, span.start - 4) : span.start].text):
+    article = span.start > sent.start and doc[span.start - 1].lower_ in ("a", "an", "one")
+    if not article and PROGRAM_SETTING.search(
+        doc[max(sent.start, span.start - 4) : span.start].text
+    ):
         return False  # "regrids the data in parallel using 8 CPU cores": what a command uses
     attached = {t.lower_ for t in doc[span.start : min(span.end + 2, sent.end)]}
     if attached & MACHINE_WORDS - {"core", "cores"}:
