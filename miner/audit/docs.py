@@ -14,6 +14,7 @@ from functools import cached_property, lru_cache
 from typing import Any, Literal
 
 from miner.audit.files import RepoTree
+from miner.audit.ownership import foreign_trees
 
 BlockKind = Literal["heading", "paragraph", "list_item", "table_row", "code", "html"]
 RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
@@ -31,6 +32,28 @@ class Block:
     text: str
     section: str = ""  # the nearest heading above, lower-cased
     header: str = ""  # for table rows: the table's header row
+    # Every heading above the block, outermost first, lower-cased; the document's title (its one
+    # top-level heading) is left out, since it sits above everything and names the project.
+    trail: tuple[str, ...] = ()
+
+    @property
+    def heading_path(self) -> str:
+        """The whole heading path, "installation > python packages" (the section when none)."""
+        return " > ".join(self.trail) if self.trail else self.section
+
+    def any_heading(self, pattern: re.Pattern[str]) -> bool:
+        """True when some heading above the block (its section at least) matches `pattern`."""
+        return any(pattern.search(h) for h in self.trail or (self.section,))
+
+    def from_deepest(self, pattern: re.Pattern[str]) -> str:
+        """The heading path from the deepest heading that matches `pattern` down ('' if none):
+        under "Installation > Python packages > Optional" a list reads "python packages >
+        optional" for packages, and under "Requirements > Data" it reads "data"."""
+        trail = self.trail or (self.section,)
+        for i in range(len(trail) - 1, -1, -1):
+            if pattern.search(trail[i]):
+                return " > ".join(trail[i:])
+        return ""
 
     @property
     def lines(self) -> list[tuple[int, str]]:
@@ -86,10 +109,44 @@ def _markdown_parser() -> Any:
     return MarkdownIt("commonmark").enable("table")
 
 
+class _Trail:
+    """The open headings of a document by level; the title's level is left out of paths."""
+
+    def __init__(self, title_level: int) -> None:
+        self.title_level = title_level
+        self.open: list[tuple[int, str]] = []
+
+    def enter(self, level: int, title: str) -> tuple[str, ...]:
+        """Open a heading of `level` (closing those at or below it); the path it starts."""
+        while self.open and self.open[-1][0] >= level:
+            self.open.pop()
+        self.open.append((level, title))
+        return self.path
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The open headings' titles, outermost first, without the document's title."""
+        return tuple(t for lvl, t in self.open if lvl != self.title_level)
+
+
+def _title_level(levels: list[int]) -> int:
+    """The level of the document's title: its first heading, when no other shares its level or
+    sits above it; 0 when there is none."""
+    if not levels:
+        return 0
+    first = levels[0]
+    return first if sum(1 for lvl in levels if lvl <= first) == 1 else 0
+
+
+BOLD_TITLE_LEVEL = 7  # "**Setup**" on its own line: below every Markdown heading
+
+
 def parse_markdown(path: str, text: str) -> list[Block]:
     """Blocks of a Markdown document, in order, with their starting lines."""
     md = _markdown_parser()
     tokens = md.parse(text)
+    levels = [int(t.tag[1]) for t in tokens if t.type == "heading_open"]
+    trail = _Trail(_title_level(levels))
     blocks: list[Block] = []
     section = ""
     header = ""
@@ -100,10 +157,10 @@ def parse_markdown(path: str, text: str) -> list[Block]:
     for i, tok in enumerate(tokens):
         line = (tok.map[0] + 1) if tok.map else 0
         if tok.type == "heading_open":
-            section = _inline_text(tokens[i + 1]).strip().lower()
-            blocks.append(
-                Block(path, line, "heading", _inline_text(tokens[i + 1]).strip(), section)
-            )
+            words = _inline_text(tokens[i + 1]).strip()
+            section = words.lower()
+            here = trail.enter(int(tok.tag[1]), section)
+            blocks.append(Block(path, line, "heading", words, section, trail=here))
         elif tok.type in ("bullet_list_open", "ordered_list_open"):
             in_list += 1
         elif tok.type in ("bullet_list_close", "ordered_list_close"):
@@ -113,24 +170,27 @@ def parse_markdown(path: str, text: str) -> list[Block]:
             if content and not in_list and _is_bold_title(tokens[i + 1], content):
                 # "**Requirements**" on a line of its own is used as a heading.
                 section = content.rstrip(":").strip().lower()
-                blocks.append(Block(path, line, "heading", content, section))
+                here = trail.enter(BOLD_TITLE_LEVEL, section)
+                blocks.append(Block(path, line, "heading", content, section, trail=here))
             elif content:
                 kind: BlockKind = "list_item" if in_list else "paragraph"
-                blocks.append(Block(path, line, kind, content, section))
+                blocks.append(Block(path, line, kind, content, section, trail=trail.path))
         elif tok.type in ("fence", "code_block"):
-            blocks.append(Block(path, line + (tok.type == "fence"), "code", tok.content, section))
+            start = line + (tok.type == "fence")
+            blocks.append(Block(path, start, "code", tok.content, section, trail=trail.path))
         elif tok.type == "html_block":
             content = _html_text(tok.content)
             title = HTML_HEADING.match(tok.content)
             heading = " ".join(TAGS.sub(" ", title.group(2)).split()) if title else ""
-            if heading:
+            if heading and title:
                 # <h1>Requirements</h1> opens a section like a Markdown heading does.
                 section = heading.rstrip(":").strip().lower()
-                blocks.append(Block(path, line, "heading", heading, section))
+                here = trail.enter(int(title.group(1)), section)
+                blocks.append(Block(path, line, "heading", heading, section, trail=here))
                 if content == heading:
                     continue
             if content:
-                blocks.append(Block(path, line, "html", content, section))
+                blocks.append(Block(path, line, "html", content, section, trail=trail.path))
         elif tok.type == "thead_open":
             in_head = True
         elif tok.type == "thead_close":
@@ -143,7 +203,7 @@ def parse_markdown(path: str, text: str) -> list[Block]:
             row = " | ".join(row_cells)
             if in_head:
                 header = row
-            blocks.append(Block(path, row_line, "table_row", row, section, header))
+            blocks.append(Block(path, row_line, "table_row", row, section, header, trail.path))
     return blocks
 
 
@@ -155,6 +215,9 @@ def parse_plain(path: str, text: str) -> list[Block]:
     start = 0
     buf: list[str] = []
     in_code = False
+    # reST heading levels are the order in which underline characters first appear.
+    marks: list[str] = []
+    trail = _Trail(0)
 
     def flush() -> None:
         nonlocal buf
@@ -162,7 +225,7 @@ def parse_plain(path: str, text: str) -> list[Block]:
             kind: BlockKind = "code" if in_code else "paragraph"
             if not in_code and re.match(r"^\s*([-*+]|\d+[.)])\s", buf[0]):
                 kind = "list_item"
-            blocks.append(Block(path, start + 1, kind, "\n".join(buf), section))
+            blocks.append(Block(path, start + 1, kind, "\n".join(buf), section, trail=trail.path))
         buf = []
 
     for n, raw in enumerate(lines):
@@ -170,7 +233,11 @@ def parse_plain(path: str, text: str) -> list[Block]:
         if raw.strip() and RST_UNDERLINE.match(nxt) and len(nxt.strip()) >= len(raw.strip()) - 1:
             flush()
             section = raw.strip().lower()
-            blocks.append(Block(path, n + 1, "heading", raw.strip(), section))
+            mark = nxt.strip()[0]
+            if mark not in marks:
+                marks.append(mark)
+            here = trail.enter(marks.index(mark) + 1, section)
+            blocks.append(Block(path, n + 1, "heading", raw.strip(), section, trail=here))
             continue
         if RST_UNDERLINE.match(raw):
             continue
@@ -203,7 +270,10 @@ class Documents:
     def blocks(self) -> tuple[Block, ...]:
         """Every block of every documentation file, in reading order."""
         out: list[Block] = []
+        foreign = tuple(f"{folder}/" for folder in foreign_trees(self.tree))
         for path in self.tree.docs:
+            if path.startswith(foreign):
+                continue  # another project's docs, bundled whole
             text = self.tree.read_text(path)
             if text:
                 out.extend(parse_doc(path, text))

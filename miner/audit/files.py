@@ -21,7 +21,7 @@ SKIP_DIRS = frozenset(
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".mdown", ".rest")
 NOT_DOCS = re.compile(
     r"(^|/)(licen[cs]e|copying|notice|changelog|changes|history|news|code_of_conduct|authors|"
-    r"contributors|citation|patents|code_?owners)[^/]*$|(^|/)requirements[^/]*\.txt$|(^|/)[^/]*cmakelists\.txt$",
+    r"contributors|citation|patents|code_?owners)[^/]*$|(^|/)requi?r[a-z]{0,3}ments?[^/]*\.txt$|(^|/)[^/]*cmakelists\.txt$",
     re.IGNORECASE,
 )
 ROOT_TEXT_DOC = re.compile(
@@ -29,8 +29,10 @@ ROOT_TEXT_DOC = re.compile(
     r"docs?|instructions?|howto|tutorial|notes)[^/]*\.txt$",
     re.IGNORECASE,
 )
+# "requirement.txt", "requirments.txt", "requriements.txt" are requirement lists too.
+REQUIREMENTS_LIST = re.compile(r"(^|/)[^/]*requi?r[a-z]{0,3}ments?[^/]*\.(txt|in|pip)$", re.I)
 DEPENDENCY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("requirements_file", re.compile(r"(^|/)[^/]*requirements[^/]*\.(txt|in|pip)$", re.I)),
+    ("requirements_file", REQUIREMENTS_LIST),
     ("conda_env", re.compile(r"(^|/)(environment[^/]*|conda[^/]*)\.ya?ml$", re.I)),
     ("setup", re.compile(r"(^|/)(setup\.py|setup\.cfg|pyproject\.toml)$", re.I)),
     ("pipfile", re.compile(r"(^|/)Pipfile(\.lock)?$")),
@@ -42,7 +44,7 @@ DEPENDENCY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"Project\.toml|requirements\.R|go\.mod|pom\.xml|build\.gradle)$", re.I)),
 )  # fmt: skip
 DEPENDENCY_HINT = re.compile(
-    r"requirement|environment|conda|setup|pyproject|pipfile|poetry|docker|rockspec|package\.json|"
+    r"requi?r[a-z]{0,3}ment|environment|conda|setup|pyproject|pipfile|poetry|docker|rockspec|package\.json|"
     r"cmakelists|description|install|project\.toml|go\.mod|pom\.xml|build\.gradle",
     re.IGNORECASE,
 )
@@ -52,6 +54,19 @@ GITHUB_TREE_LINK = re.compile(
     r"https?://github\.com/[^/]+/([^/]+)/(?:tree|blob)/[^/]+/(.+?)/?$", re.IGNORECASE
 )
 LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)|href=[\"']([^\"']+)[\"']")
+# A path named in prose ("see `tf/README.md`", "docs/INSTALL.md explains ...") is a link too;
+# a named `.txt` is mostly data ("`names.txt` holds the training names").
+PROSE_PATH = re.compile(
+    r"`((?:[\w.\-]+/)*[\w.\-]+(?:\.(?:md|markdown|rst)|/))`|"
+    r"(?<![\w/.(\[\]])((?:[\w.\-]+/)+[\w.\-]+\.(?:md|markdown|rst))\b"
+)
+CODE_WORD = re.compile(r"`([\w.\-]+)`")
+# "See the README in each folder": every first-level folder's README is linked.
+EACH_FOLDER_README = re.compile(
+    r"\breadme\b[^.\n]{0,40}\b(?:each|every)\s+(?:sub-?)?(?:folder|directory|dir)\b|"
+    r"\b(?:each|every)\s+(?:sub-?)?(?:folder|directory|dir)\b[^.\n]{0,40}\breadme\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -217,15 +232,25 @@ class RepoTree:
         text = self.read_text(doc) or ""
         base = PurePosixPath(doc).parent
         linked = []
-        for match in LINK.finditer(text):
-            target = (match.group(1) or match.group(2) or "").split("#", 1)[0].split("?", 1)[0]
+        named = [m.group(1) or m.group(2) for m in PROSE_PATH.finditer(text)]
+        # A folder named in inline code ("see `v1` for the first version") is a folder link.
+        named += [w for w in CODE_WORD.findall(text) if f"{w}/README.md" in self.paths]
+        if EACH_FOLDER_README.search(text):
+            named += sorted({f.path.split("/", 1)[0] for f in self.files if f.depth == 1})
+        targets = [m.group(1) or m.group(2) or "" for m in LINK.finditer(text)] + named
+        for target in targets:
+            target = target.split("#", 1)[0].split("?", 1)[0].rstrip("/") or target
+            here = base
             if (own := GITHUB_TREE_LINK.match(target)) and self._is_named(own.group(1)):
-                target, base = own.group(2), PurePosixPath()  # the repository's own sub-folder
+                target, here = own.group(2), PurePosixPath()  # the repository's own sub-folder
             if not target or "://" in target or target.startswith(("mailto:", "/")):
                 continue
-            rel = os.path.normpath(str(base / target)).replace(os.sep, "/")
+            rel = os.path.normpath(str(here / target)).replace(os.sep, "/")
             rel = self._folder_readme(rel) or rel  # a folder link reads the folder's README
             if rel in self.paths and PurePosixPath(rel).suffix.lower() in DOC_SUFFIXES:
+                name = rel.rsplit("/", 1)[-1]
+                if rel.lower().endswith(".txt") and not ROOT_TEXT_DOC.match(name):
+                    continue  # a linked log, word list or data file is no documentation
                 if not NOT_DOCS.search(rel):
                     linked.append(rel)
         return linked

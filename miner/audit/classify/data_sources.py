@@ -14,8 +14,10 @@ import re
 from collections import Counter
 
 from miner.audit.detect import AuditContext
+from miner.audit.detect.code_views import CodeViews
 from miner.audit.detect.sources import LANG_BY_SUFFIX, CodeIndex, in_copy
 from miner.audit.docs import Block
+from miner.audit.ownership import strip_shown_markdown
 from miner.codebook import Evidence
 
 DATA_SUFFIXES = frozenset({
@@ -97,6 +99,12 @@ WEIGHTS = re.compile(
     r"checkpoint|ckpt|weights?\b|pretrain|pre-train|model",
     re.I,
 )
+# A Hugging Face Hub download fetches a model repository unless it names a dataset repository.
+HUB_DOWNLOAD = re.compile(
+    r"\b(?:huggingface-cli|hf)\s+download\b|\bsnapshot_download\(|\bhf_hub_download\("
+)
+HUB_DATASET = re.compile(r"repo[-_]type[\s=:]*[\"']?datasets?\b|/datasets/|\bdatasets?/", re.I)
+TOOL_FILE = re.compile(r"\.(?:sh|bash|py|ps1|whl|deb|rpm|exe|msi|dmg)\b(?!\.)", re.I)
 DATA_SCRIPT = re.compile(r"data|corpus|download|fetch|^get_|^prepare", re.I)
 MODEL_SCRIPT = re.compile(r"model|weight|pretrain|checkpoint|ckpt|snapshot", re.I)
 # What a documented command needs to contain to fetch data or run a script (a cheap filter).
@@ -125,6 +133,9 @@ DATA_HOSTS = re.compile(
 DATA_SECTION = re.compile(
     r"^.{0,40}?\b(?:data|download|prepar|getting started|training|quick ?start)", re.I
 )  # a short heading: a long title that mentions data is not a data section
+INSTALL_SECTION = re.compile(
+    r"instal|dependen|dependec|requirement|environment|\bset ?up\b|docker|\bbuild", re.I
+)
 DOWNLOAD_VERB = re.compile(
     r"\b(?:download\w*|obtain\w*|fetch\w*|available (?:at|from|here|on)|can be found|"
     r"prepar(?:e|ed|ation|ing)|"
@@ -140,6 +151,14 @@ NOT_DATA_URL = re.compile(
     re.I,
 )
 # Sections whose data are for evaluation only, or other projects' data.
+# "trained on [LAION-400M](https://...)": the link right after "trained on" is the data's.
+TRAINED_ON_LINK = re.compile(
+    r"\b(?:trained|fine-?tuned|pre-?trained|learned)\s+(?:\w+\s+){0,2}?on\s+(?:the\s+)?"
+    r"\[(?![^\]]*\b(?:gpus?|tpus?|nodes?|cards?|machines?)\b)[^\]]{2,60}\]\((https?://[^)\s]+)\)",
+    re.I,
+)  # not "trained on [8 GPUs](...)"
+# A page of a model, not of data: a Hub model repository, a weights file.
+MODEL_URL = re.compile(r"huggingface\.co/(?!datasets/)|\.(?:pth?|ckpt|safetensors|bin)\b", re.I)
 NOT_DATA_SECTION = re.compile(
     r"evaluat|benchmark|citation|acknowledg|licen[cs]e|news|updates|related", re.I
 )
@@ -196,10 +215,64 @@ def _in_repository(ctx: AuditContext) -> list[Evidence]:
         parts = folder.lower().split("/")
         named = not NAMED_DATA_FOLDERS.isdisjoint(parts)
         example = any(EXAMPLE_FOLDER.search(p) for p in parts)
+        parent = folder.rsplit("/", 1)[0] if "/" in folder else ""
+        data_package = parent.rsplit("/", 1)[-1].lower() in NAMED_DATA_FOLDERS
+        if parent and not data_package and f"{parent}/__init__.py" in ctx.tree.paths:
+            named = False  # a package's own resources (reference tables, demo inputs): by count
         if n >= MIN_DATA_FILES or (named and not example and sizes[folder] >= MIN_FOLDER_BYTES):
             text = f"{n} data files" if n >= MIN_DATA_FILES else f"{sizes[folder]} bytes of data"
             return [Evidence(folder, 0, text, "data_available.in_repository")]
     return []
+
+
+def _under_data_heading(block: Block) -> bool:
+    """True under a data heading at any depth, unless a heading at or below it is about
+    installing software ("Quick start > Install dependencies" is no data section)."""
+    trail = block.trail or (block.section,)
+    for i in range(len(trail) - 1, -1, -1):
+        if DATA_SECTION.search(trail[i]):
+            if INSTALL_SECTION.search(trail[i]) and not DATA_WORDS.search(trail[i]):
+                return False
+            return not any(INSTALL_SECTION.search(h) for h in trail[i + 1 :])
+    return False
+
+
+def _weights(line: str) -> bool:
+    """True when a download line fetches model weights or a tool rather than data: a weight
+    file or word, a Hugging Face Hub download of a model repository (no `--repo-type
+    dataset`), an installer or script (`install_x.sh`, a wheel), or a file of a software host."""
+    if WEIGHTS.search(line) or TOOL_FILE.search(line):
+        return True
+    urls = URL.findall(line)
+    if urls and all(NOT_DATA_URL.search(u) for u in urls):
+        return True  # software hosts (download.pytorch.org, pypi.org, nvidia.com ...)
+    return bool(HUB_DOWNLOAD.search(line) and not HUB_DATASET.search(line))
+
+
+def _catalogue(line: str) -> bool:
+    """True for a line that names three or more fetch tools ("wget, curl, gdown ..."): a list
+    of tools, in a tool's rules or docs, not a command that runs one."""
+    return len({m.group(0).lower() for m in DOWNLOAD_COMMAND.finditer(line)}) >= 3
+
+
+def _is_code(views: CodeViews | None, pos: int) -> bool:
+    """True when offset `pos` of a source text is code, not a comment or a string literal (a
+    docstring quoting `tfds.load(`, a pattern naming `wget`): what a tool says is not run."""
+    return views is None or pos >= len(views.code) or not views.code[pos].isspace()
+
+
+def _is_command_string(views: CodeViews | None, pos: int) -> bool:
+    """True when offset `pos` starts a string literal that is a shell command ("wget -O ...",
+    ["curl", url]), or is code; a regular expression or prose that names the tool is neither."""
+    if _is_code(views, pos) or views is None:
+        return True
+    span = next(((a, b) for a, b in views.literals if a <= pos < b), None)
+    if span is None or views.text[span[0] : pos].strip("rRbBuUfF\"' "):
+        return False
+    if " " in views.text[pos : span[1]].strip("\"' "):
+        return True  # "wget -O data.zip URL"
+    # A lone tool name is a command only as a call's first argument: ["wget", url].
+    return views.text[: span[0]].rstrip().endswith(("[", "("))
 
 
 def _fetching_code(index: CodeIndex) -> list[Evidence]:
@@ -209,15 +282,17 @@ def _fetching_code(index: CodeIndex) -> list[Evidence]:
         text = index.text(sf)
         if "proj.data_loader" not in sf.hits and not any(h in text for h in FETCH_HINTS):
             continue
-        m = FETCH_CALL.search(text)
+        views = index.views.get(sf.path)
+        m = next((m for m in FETCH_CALL.finditer(text) if _is_code(views, m.start())), None)
         if m:
             line, code = index.where(sf.path, m.group(0))
             return [Evidence(sf.path, line, code or m.group(0), "data_available.loader")]
     return []
 
 
-def _fetches_data(text: str) -> tuple[int, str] | None:
-    """The first line of a script that downloads something other than model weights."""
+def _fetches_data(text: str, views: CodeViews | None = None) -> tuple[int, str] | None:
+    """The first line of a script that downloads something other than model weights; in
+    source code, a call or a command string, not a comment, docstring or pattern."""
     starts = set()
     for literal in DOWNLOAD_LITERALS:  # substring search first: scripts can be long
         pos = text.find(literal)
@@ -227,11 +302,15 @@ def _fetches_data(text: str) -> tuple[int, str] | None:
             pos = text.find(literal, newline) if newline >= 0 else -1
     for start in sorted(starts):
         end = text.find("\n", start)
-        stripped = text[start : len(text) if end < 0 else end].strip()
+        line = text[start : len(text) if end < 0 else end]
+        stripped = line.strip()
         if stripped.startswith(("#", "echo", "print", "def ", "import ", "from ", "http", "//")):
             continue
-        if DOWNLOAD_COMMAND.search(stripped) and not WEIGHTS.search(stripped):
-            return text.count("\n", 0, start) + 1, stripped[:200]
+        command = DOWNLOAD_COMMAND.search(stripped)
+        if command and not _weights(stripped) and not _catalogue(stripped):
+            indent = len(line) - len(line.lstrip())
+            if _is_command_string(views, start + indent + command.start()):
+                return text.count("\n", 0, start) + 1, stripped[:200]
     return None
 
 
@@ -239,7 +318,10 @@ def _download_scripts(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
     scripts = [sf.path for sf in index.own() if sf.read and sf.lang == "python"]
     scripts += [a.path for a in index.artifacts if a.kind == "shell" and a.weight > 0]
     for path in scripts:
-        found = _data_script(ctx, path) and _fetches_data(ctx.tree.read_text(path) or "")
+        views = None if path in index.code_text else index.views.get(path)  # notebooks: JSON
+        found = _data_script(ctx, path, views) and _fetches_data(
+            ctx.tree.read_text(path) or "", views
+        )
         if found:
             return [Evidence(path, found[0], found[1], "data_available.download_script")]
     return []
@@ -294,7 +376,7 @@ def _with_references(raw: str, targets: dict[str, str]) -> str:
     return REFERENCE_USE.sub(linked, raw)
 
 
-def _data_link(raw: str, section: str, models_only: bool) -> bool:
+def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
     """A sentence linking a dataset: a dataset host, or data words with a download verb (or in
     a data section), unless the sentence is about a model first ("the model trained on 5
     datasets can be found here")."""
@@ -304,6 +386,10 @@ def _data_link(raw: str, section: str, models_only: bool) -> bool:
             continue
         if any(DATA_HOSTS.search(u) for u in urls):
             return True
+        trained_on = TRAINED_ON_LINK.search(sentence)
+        if trained_on and not NOT_DATA_URL.search(trained_on.group(1)):
+            if not MODEL_URL.search(trained_on.group(1)):
+                return True
         if models_only:
             continue
         words = TAGS.sub(" ", URL.sub(" ", sentence))
@@ -313,27 +399,34 @@ def _data_link(raw: str, section: str, models_only: bool) -> bool:
         weights = WEIGHTS.search(words)
         if weights and weights.start() < data.start():
             continue
-        if DOWNLOAD_VERB.search(words) or DATA_SECTION.search(section):
+        if DOWNLOAD_VERB.search(words) or data_section:
             return True
     return False
 
 
-def _runs_data_script(ctx: AuditContext, block: Block) -> tuple[int, str] | None:
+def _runs_data_script(ctx: AuditContext, block: Block, raw: str = "") -> tuple[int, str] | None:
     """A documented command that downloads data, or runs the repository's script that does."""
     if not COMMAND_HINT.search(block.text):
         return None
     for n, line in enumerate(block.text.splitlines()):
-        if DOWNLOAD_COMMAND.search(line) and not WEIGHTS.search(line):
-            if DATA_WORDS.search(line) or DATA_SECTION.search(block.section):
+        if DOWNLOAD_COMMAND.search(line) and not _weights(line) and not _catalogue(line):
+            if DATA_WORDS.search(line) or _under_data_heading(block):
                 return block.line + n, line.strip()[:200]
         for m in SCRIPT_RUN.finditer(line):
             script = (m.group(1) or "").lstrip("./")
-            if m.group(2) or (script in ctx.tree.paths and _data_script(ctx, script)):
+            # "make data" is a command in a code block, leading a line or in inline code, not
+            # a verb in a sentence ("does not make data_available yes").
+            target = m.group(2) and (
+                block.kind == "code"
+                or line.lstrip().startswith("make")
+                or f"`make {m.group(2)}" in raw
+            )
+            if target or (script in ctx.tree.paths and _data_script(ctx, script)):
                 return block.line + n, line.strip()[:200]
     return None
 
 
-def _data_script(ctx: AuditContext, path: str) -> bool:
+def _data_script(ctx: AuditContext, path: str, views: CodeViews | None = None) -> bool:
     """A script of the repository that downloads data (by its name and its commands)."""
     known: dict[str, bool] = ctx.cache.setdefault("data_scripts", {})
     if path not in known:
@@ -342,7 +435,7 @@ def _data_script(ctx: AuditContext, path: str) -> bool:
             not (
                 not DATA_SCRIPT.search(name) or MODEL_SCRIPT.search(path) or "test" in name.lower()
             )
-            and _fetches_data(ctx.tree.read_text(path) or "") is not None
+            and _fetches_data(ctx.tree.read_text(path) or "", views) is not None
         )
     return known[path]
 
@@ -356,8 +449,8 @@ def _documented(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
         path = block.path
         if path not in readable or MODEL_CARD.search(path):
             continue
-        section = block.section
-        if in_copy(path, index.framework_copies) or NOT_DATA_SECTION.search(section):
+        section = block.heading_path  # "Data > Pascal VOC": read with every heading above
+        if in_copy(path, index.framework_copies) or block.any_heading(NOT_DATA_SECTION):
             continue
         if block.kind == "code":
             found = _runs_data_script(ctx, block)
@@ -372,18 +465,20 @@ def _documented(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
         if path not in lines_of:
             lines_of[path] = (ctx.tree.read_text(path) or "").splitlines()
             references[path] = _references(lines_of[path])
-        raw = _with_references(_raw_lines(lines_of[path], block), references[path])
+        raw = strip_shown_markdown(
+            _with_references(_raw_lines(lines_of[path], block), references[path])
+        )
         models_only = bool(MODEL_SECTION.search(section)) and "data" not in section
         linked = "http" in raw or "www." in raw
         if linked and block.kind in ("list_item", "table_row") and announced == section:
             return [Evidence(path, block.line, block.text[:200], "data_available.link")]
-        if linked and _data_link(raw, section, models_only):
+        if linked and _data_link(raw, _under_data_heading(block), models_only):
             return [Evidence(path, block.line, block.text[:200], "data_available.link")]
         if block.kind in ("paragraph", "html"):
             text = block.text.rstrip()
             announces = text.endswith(":") and DATA_WORDS.search(text)
             announced = section if announces and DOWNLOAD_VERB.search(text) else ""
-        found = _runs_data_script(ctx, block)
+        found = _runs_data_script(ctx, block, raw)
         if found and block.kind != "table_row":
             return [Evidence(path, found[0], found[1], "data_available.command")]
     return []

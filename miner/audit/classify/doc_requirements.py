@@ -55,8 +55,8 @@ PYTHON_VERSION = re.compile(
     re.I,
 )
 LIST_SECTION = re.compile(
-    r"requirement|dependenc|prerequisite|pre-requisite|\bsoftware\b|\bpackages?\b|librar|"
-    r"environment|\bsetup\b|set ?up|install|getting started|before you start|tools",
+    r"requi?r[a-z]{0,3}ment|dependenc|dependanc|pre-?requis|\bsoftware\b|\bpackages?\b|librar|"
+    r"environment|\bsetup\b|set ?up|instal|getting started|before you start|tools",
     re.IGNORECASE,
 )
 NOT_SOFTWARE_SECTION = re.compile(
@@ -65,7 +65,8 @@ NOT_SOFTWARE_SECTION = re.compile(
     re.IGNORECASE,
 )
 STRONG_LIST_SECTION = re.compile(
-    r"requirement|dependenc|prerequisite|pre-requisite|\bsoftware\b|\bpackages?\b|librar", re.I
+    r"requi?r[a-z]{0,3}ment|dependenc|dependanc|pre-?requis|\bsoftware\b|\bpackages?\b|librar",
+    re.I,
 )
 # "Requirements: Python 3.6, PyTorch 1.0" opens a list the way a heading does.
 INLINE_LABEL = re.compile(
@@ -281,7 +282,7 @@ def _list_item_dep(block: Block, listing: bool) -> Dependency | None:
 def _section_findings(block: Block, listing: bool = False) -> Iterable[DocFinding]:
     """Packages listed under a Requirements/Dependencies/Installation heading (or label)."""
     label = INLINE_LABEL.match(block.text)
-    section = label.group(1) if label else block.section
+    section = label.group(1) if label else block.from_deepest(LIST_SECTION)
     if not LIST_SECTION.search(section) or NOT_SOFTWARE_SECTION.search(section):
         return  # "Dataset requirements", "Test requirement", "Hardware requirements"
     if block.kind == "heading" or block.text == block.header:

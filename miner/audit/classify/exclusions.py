@@ -62,7 +62,10 @@ DEPRECATED = re.compile(
 # maintained. Please use X.", "Deprecated: see the new repository").
 DEPRECATED_BANNER = re.compile(
     r"^\W*(?:note\W+|important\W+|warning\W+)?(?:deprecated|archived|no longer (?:actively )?"
-    r"(?:maintained|supported|updated)|not maintained|superseded by)\b",
+    r"(?:maintained|supported|updated)|not maintained|superseded by)\b|"
+    # "Status: Archive (code is provided as-is, no updates expected)"
+    r"^\W*(?:project\s+)?status\W+(?:archived?|deprecated|unmaintained|inactive|frozen|"
+    r"end[- ]of[- ]life)\b|\bno (?:further )?updates (?:are )?expected\b",
     re.I | re.M,
 )
 # A root document named for the state: `CONTRIBUTING-ARCHIVED.md`, `DEPRECATED.md`.

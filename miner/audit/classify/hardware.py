@@ -12,6 +12,7 @@ named only for another project's results do not count. Vague mentions ("a GPU is
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -34,6 +35,7 @@ from miner.audit.classify.hardware_tables import table_cells
 from miner.audit.detect import AuditContext
 from miner.audit.docs import Block
 from miner.audit.files import RepoTree
+from miner.audit.ownership import about_others, quoted
 from miner.codebook import Evidence
 from miner.models import Label
 
@@ -51,6 +53,7 @@ FRAMEWORK_SOURCES = {
     "detectron2": ("detectron2/engine/defaults.py",),
 }
 MAX_EVIDENCE = 6
+CATALOGUE_QUOTES = 8  # quoted device or size examples that make a page a catalogue of patterns
 SCHEDULER = re.compile(r"^\s*#(?:SBATCH\b|PBS\b|BSUB\b|\$)(.*)$")
 SCHED_MEMORY = re.compile(
     r"(?:^|[\s,:\[])(?:--mem(?:-per-\w+)?|h_vmem|tmem|mem_free|mem|vmem)\s*=\s*"
@@ -69,6 +72,12 @@ FOREIGN_PAGE = re.compile(
     r"\badoption\b|\bused by\b|\bwho uses\b|showcase|in the wild|powered by|"
     r"\bcommunity\b|\becosystem\b|\bawesome\b",
     re.IGNORECASE,
+)
+BUILD_TABLE = re.compile(r"cuda[ _-]?arch|compute[ _-]?capabilit|\bsm[ _]?\d{2}\b", re.I)
+CAPTURE = re.compile(
+    r"\b(?:captur\w*|record(?:s|ed|ing)?\b|record3d|collect\w* (?:data|images|videos?)|"
+    r"scan(?:s|ned|ning)?\b|photograph\w*|filmed|take (?:photos|pictures|videos?))",
+    re.I,
 )
 CODE_COMMENT = re.compile(r"^\s*#+\s*(?![!]|include|define|if|endif|pragma|import)(\S.*)$")
 GENERIC_DEVICE_WORDS = {"gpu", "gpus", "card", "cards", "graphics", "chip", "cpu", "processor",
@@ -144,22 +153,29 @@ def _segments(blocks: Iterable[Block]) -> Iterator[Segment]:
         if b.kind == "heading":
             titles.setdefault(b.path, b.text)
     # A page that lists others' uses of the project ("Mamba adoption", "Used by") is not its own.
-    foreign = {path for path, title in titles.items() if FOREIGN_PAGE.search(title)}
+    # The root README is the project's own page whatever its first heading ("Used by ...").
+    foreign = {
+        path for path, title in titles.items()
+        if FOREIGN_PAGE.search(title) and not re.match(r"readme", path, re.I)
+    }  # fmt: skip
     blocks = [b for b in blocks if b.path not in foreign]
     gpu_talk = {
         (b.path, b.section)
         for b in blocks
-        if b.kind != "code" and GPU_MEMORY_TALK.search(f"{b.text} {b.section}")
+        if b.kind != "code" and GPU_MEMORY_TALK.search(f"{b.text} {b.heading_path}")
     }
     for b in blocks:
+        if b.kind == "table_row" and BUILD_TABLE.search(f"{b.header} {b.heading_path}"):
+            continue  # GPUs by CUDA architecture: what a build targets, not what was used
         talk = (b.path, b.section) in gpu_talk
+        where = b.heading_path  # "Hardware > Training": every heading above says what it is
         if b.kind != "code":
-            yield Segment(b.path, b.line, b.text, b.section, b.header, b.kind, talk)
+            yield Segment(b.path, b.line, b.text, where, b.header, b.kind, talk)
             continue
         for n, raw in enumerate(b.text.splitlines()):
             comment = CODE_COMMENT.match(raw)
             if comment and not SCHEDULER.match(raw):
-                yield Segment(b.path, b.line + n, comment.group(1), b.section, "", "code", talk)
+                yield Segment(b.path, b.line + n, comment.group(1), where, "", "code", talk)
 
 
 def _with_defaults(line: str, defaults: Mapping[str, str]) -> str:
@@ -221,8 +237,9 @@ def _evidence_text(sent: Any, span: Any) -> str:
     return text[at : at + 300]
 
 
-def _judge(doc: Any, seg: Segment, labels: Iterable[str]) -> Iterator[Hit]:
-    """Accepted hardware statements in one text, matched with the patterns of `labels`."""
+def _judge(doc: Any, seg: Segment, labels: Iterable[str], shown: Counter[str]) -> Iterator[Hit]:
+    """Accepted hardware statements in one text, matched with the patterns of `labels`;
+    `shown` counts, per file, the devices and sizes quoted as examples."""
     from spacy.util import filter_spans
 
     _, matchers = _pipeline()
@@ -233,6 +250,11 @@ def _judge(doc: Any, seg: Segment, labels: Iterable[str]) -> Iterator[Hit]:
         label, sent = span.label_, span.sent
         if not_own(sent.text, span.start_char - sent.start_char, seg):
             continue
+        if quoted(seg.text, span.start_char, span.end_char):
+            shown[seg.path] += 1  # a pattern quoted as an example
+            continue
+        if about_others(sent.text):
+            continue  # a news item or a grant
         line = seg.line + (seg.text.count("\n", 0, sent.start_char) if seg.kind != "html" else 0)
         source = f"{seg.path}:{line}"
         spec: dict[str, Any] = {"kind": None, "device": None, "count": None, "memory_gb": None}
@@ -240,6 +262,8 @@ def _judge(doc: Any, seg: Segment, labels: Iterable[str]) -> Iterator[Hit]:
         if label in ("GPU", "CPU", "ACCELERATOR"):
             if span.end < len(doc) and doc[span.end].lower_ in ("driver", "drivers"):
                 continue  # "NVIDIA 418 driver" is software
+            if label == "ACCELERATOR" and CAPTURE.search(sent.text):
+                continue  # a phone that records the data is a camera, not the model's hardware
             kind, field, rule = {
                 "GPU": ("gpu", "hw_gpu", "hardware.gpu_model"),
                 "CPU": ("cpu", "hw_cpu", "hardware.cpu_model"),
@@ -290,11 +314,16 @@ def find_hardware(blocks: Iterable[Block]) -> list[Hit]:
     hits = list(_scheduler_hits(blocks))
     hits.extend(hit for seg in segments for hit in _table_hits(seg))
     labelled = [(s, labels) for s in segments if (labels := labels_to_match(s.text))]
+    shown: Counter[str] = Counter()
     if labelled:
         nlp, _ = _pipeline()
         texts = (s.text for s, _ in labelled)
         for (seg, labels), doc in zip(labelled, nlp.pipe(texts, batch_size=64), strict=True):
-            hits.extend(_judge(doc, seg, sorted(labels)))
+            hits.extend(_judge(doc, seg, sorted(labels), shown))
+    # A page that quotes device and memory patterns by the dozen (a codebook, an annotation
+    # guide, a tool's rules) is a catalogue of examples: none of its hardware is the project's.
+    catalogues = {path for path, n in shown.items() if n >= CATALOGUE_QUOTES}
+    hits = [h for h in hits if h.evidence.path not in catalogues]
     order = {path: i for i, path in enumerate(dict.fromkeys(b.path for b in blocks))}
     return sorted(hits, key=lambda h: (order.get(h.evidence.path, 0), h.evidence.line))
 

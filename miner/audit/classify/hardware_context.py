@@ -91,7 +91,8 @@ PROGRAM_SETTING = re.compile(
     re.IGNORECASE,
 )
 # The tokenizer splits "DDR4" into DDR 4, so the words here are the letter parts.
-GPU_MEM_WORDS = {"vram", "gpu", "gpus", "card", "cards", "graphics", "gddr", "hbm"}
+GPU_MEM_WORDS = {"vram", "gpu", "gpus", "card", "cards", "graphics", "gddr", "hbm", "tpu", "tpus",
+                 "npu", "npus", "accelerator", "accelerators"}  # fmt: skip
 RAM_WORDS = {"ram", "sdram", "ddr", "lpddr"}
 GPU_WORDS = {"gpu", "gpus", "card", "cards", "graphics"}
 MEM_WORDS = {"memory", "mem", "dram"}  # GPU or system memory by context ("GPUs with 11GB of DRAM")
@@ -104,7 +105,12 @@ NOT_MEMORY = {"disk", "disks", "storage", "ssd", "ssds", "hdd", "hdds", "space",
               "weights", "videos", "size", "swap", "network", "lte", "bandwidth", "/s"}  # fmt: skip
 # "Reserved / allocated memory" are the CUDA allocator's figures.
 GPU_CUES = {"gpu", "gpus", "vram", "cuda", "card", "cards", "graphics", "nvidia", "video",
-            "reserved", "allocated"}  # fmt: skip
+            "reserved", "allocated", "tpu", "tpus", "npu", "npus", "hbm"}  # fmt: skip
+# A table of memory by model size or numeric precision ("7B | 14B", "Bits", "fp16", "QLoRA")
+# gives what an accelerator must hold: GPU memory.
+MODEL_SCALE = re.compile(
+    r"\b\d+(?:\.\d+)?\s?[bm]\b|\bbits?\b|\b(?:fp|bf)16\b|\bint[48]\b|quantiz|lora\b", re.I
+)
 SYSTEM_CUES = {"cpu", "cpus", "ram", "system", "host", "machine", "server", "computer", "pc",
                "workstation", "laptop", "desktop", "node", "processor"}  # fmt: skip
 MACHINE_WORDS = SYSTEM_CUES | {"processors", "machines", "nodes", "instance", "intel", "amd",
@@ -176,6 +182,11 @@ def machine_cores(doc: Any, span: Any) -> bool:
     loading" is a setting; a bare "8 cores" counts only beside machine words and no setting.
     """
     sent = span.sent
+    article = span.start > sent.start and doc[span.start - 1].lower_ in ("a", "an", "one")
+    if not article and PROGRAM_SETTING.search(
+        doc[max(sent.start, span.start - 4) : span.start].text
+    ):
+        return False  # "regrids the data in parallel using 8 CPU cores": what a command uses
     attached = {t.lower_ for t in doc[span.start : min(span.end + 2, sent.end)]}
     if attached & MACHINE_WORDS - {"core", "cores"}:
         return True
@@ -269,6 +280,8 @@ def _context_kind(doc: Any, span: Any, seg: Where, gpu_tokens: set[int]) -> str:
         return kind  # "Training on a V100 takes 2 days. It needs 20 GB of memory."
     where = f"{seg.section} {column_header(seg, span.start_char) or seg.header}"
     if seg.gpu_talk or re.search(r"gpu|vram", where, re.I) or GPU_MEMORY_TALK.search(where):
+        return "gpu"
+    if seg.kind == "table_row" and MODEL_SCALE.search(seg.header):
         return "gpu"
     return "system"
 

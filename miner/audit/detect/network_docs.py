@@ -67,7 +67,7 @@ def doc_votes(
     prose = [b for b in ctx.docs.blocks if b.path == readme and b.kind != "code"]
     n = 0  # blocks read so far that say something: badges, venue lines and images do not
     for block in prose:
-        if OTHER_WORK.search(block.section or ""):
+        if block.any_heading(OTHER_WORK):
             continue
         in_intro = n < INTRO_BLOCKS
         share = INTRO_SHARE if in_intro else BODY_SHARE

@@ -238,11 +238,25 @@ def test_a_buildable_project_calling_itself_a_framework_is_a_library(tmp_path: P
         "# Net\n\nThis repository is semi-archived: we only fix critical bugs.\n",
         "# Net\n\nThis repository is old, see [Net2](https://example.org/net2) instead.\n",
         "# Net\n\nDevelopment has moved to [the new home](https://example.org/net).\n",
+        "# Net\n\n**Status:** Archive (code is provided as-is, no updates expected)\n",
+        "# Net\n\nProject status: deprecated.\n",
     ],
 )
 def test_deprecation_said_today_s_way(tmp_path: Path, readme: str) -> None:
     labels = _project(tmp_path, {"README.md": readme, "train.py": TORCH_TRAIN})
     assert _exclude(labels) == {"deprecated"}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "**Status:** Maintenance (expect bug fixes and minor updates)",
+        "Status: active development, updates expected weekly.",
+    ],
+)
+def test_a_status_line_of_a_live_project_is_not_deprecation(tmp_path: Path, line: str) -> None:
+    labels = _project(tmp_path, {"README.md": f"# Net\n\n{line}\n", "train.py": TORCH_TRAIN})
+    assert _exclude(labels) == set()
 
 
 def test_an_archived_branch_or_a_deprecated_api_is_not_deprecation(tmp_path: Path) -> None:

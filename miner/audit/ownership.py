@@ -1,0 +1,94 @@
+"""Whose words a line is: this project's, or another's that must not vote for it.
+
+Every classifier that reads documentation asks this module before a sentence counts:
+
+- `quoted`: a pattern quoted as an example ("16GB RAM", "Tesla V100" in a tool's rules or its
+  codebook) is shown, not stated: the text inside double quotation marks, and Markdown shown
+  as inline code (`` `[COCO](https://...)` ``);
+- `about_others`: sentences about other projects: news items, other tools' results and claims,
+  grant acknowledgements and the entries of an awesome or reading list;
+- `foreign_trees`: folders that are another project bundled or vendored whole, known by their
+  own licence and packaging under another name than the repository's: their documentation is
+  not read (their code still is: a bundled model the project trains is its model).
+"""
+
+from __future__ import annotations
+
+import re
+
+from miner.audit.files import RepoTree
+
+QUOTATION = re.compile(r"\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”")
+SHOWN_MARKDOWN = re.compile(r"`[^`\n]*\]\([^`\n]*`")
+# "[2024/05] We release ...", "🔥 News: X now supports ...", "Supported by NSF grant ...".
+NEWS_ITEM = re.compile(
+    r"^\W*(?:\[?\d{4}[./-]\d{1,2}(?:[./-]\d{1,2})?\]?|news\b|update\b|🔥|📢|🚀|\*\*\d{4})", re.I
+)
+GRANT = re.compile(
+    r"\b(?:supported|funded|sponsored) (?:in part )?by\b[^.]{0,80}\b(?:grant|foundation|"
+    r"program|programme|council|fund|nsf|darpa|erc|nih)\b|\bgrant (?:no\.?|number|#)",
+    re.I,
+)
+
+
+def quoted(text: str, start: int, end: int) -> bool:
+    """True when text[start:end] sits inside a quotation or inline-code Markdown shown as text."""
+    for pattern in (QUOTATION, SHOWN_MARKDOWN):
+        for m in pattern.finditer(text):
+            if m.start() < start and end <= m.end():
+                return True
+            if m.start() >= end:
+                break
+    return False
+
+
+def strip_shown_markdown(raw: str) -> str:
+    """`raw` without inline code that shows Markdown source (its links are not links)."""
+    return SHOWN_MARKDOWN.sub(" ", raw) if "`" in raw else raw
+
+
+def about_others(sentence: str) -> bool:
+    """True for a news item or a grant acknowledgement: it reports, it states no need."""
+    return bool(NEWS_ITEM.search(sentence) or GRANT.search(sentence))
+
+
+LICENCES = frozenset({"LICENSE", "LICENSE.txt", "LICENSE.md", "COPYING", "LICENCE"})
+OWN_MARKERS = LICENCES | {"README.md", "README.rst", "setup.py", "pyproject.toml"}
+PACKAGE_NAME = re.compile(
+    r"""^\s*name\s*=\s*["']([\w.\-]+)["']|\bname\s*=\s*["']([\w.\-]+)["']""", re.M
+)
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.\s]+", "", name.lower())
+
+
+def foreign_trees(tree: RepoTree) -> tuple[str, ...]:
+    """Folders that hold another project whole: a folder with its own packaging (setup.py or
+    pyproject.toml) and its own licence, under a package name unrelated to the repository's.
+    The root is never one: a repository that is itself a framework's fork keeps its docs."""
+    known = tree.__dict__.get("_foreign_trees")  # asked by the docs and the code index alike
+    if known is None:
+        known = tree.__dict__["_foreign_trees"] = _foreign_trees(tree)
+    return known
+
+
+def _foreign_trees(tree: RepoTree) -> tuple[str, ...]:
+    repo = _normal(tree.root.name.split("__")[-1])
+    found: list[str] = []
+    folders: dict[str, set[str]] = {}
+    for f in tree.files:
+        if 1 <= f.depth <= 3 and f.name in OWN_MARKERS:
+            folders.setdefault(f.path.rsplit("/", 1)[0], set()).add(f.name)
+    for folder, names in sorted(folders.items()):
+        packaging = names & {"setup.py", "pyproject.toml"}
+        if not packaging or not names & LICENCES:
+            continue  # a copied project brings its licence; a sub-package of this one does not
+        if any(folder.startswith(done + "/") for done in found):
+            continue
+        text = tree.read_text(f"{folder}/{sorted(packaging)[0]}") or ""
+        m = PACKAGE_NAME.search(text)
+        name = _normal((m.group(1) or m.group(2)) if m else "")
+        if name and repo not in name and name not in repo:
+            found.append(folder)
+    return tuple(found)

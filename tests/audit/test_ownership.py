@@ -1,0 +1,215 @@
+"""Whose words a line is: quoted patterns, news, grants and bundled projects do not vote."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from miner.audit.classify.data_sources import data_evidence
+from miner.audit.classify.hardware import find_hardware
+from miner.audit.detect import AuditContext
+from miner.audit.detect.sources import code_index
+from miner.audit.docs import Documents, parse_markdown
+from miner.audit.files import RepoTree
+from miner.audit.ownership import about_others, foreign_trees, quoted
+
+
+def _tree(root: Path, files: dict[str, str]) -> RepoTree:
+    for rel, content in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(content, encoding="utf-8")
+    return RepoTree(root)
+
+
+def _fields(text: str) -> set[str]:
+    return {h.field for h in find_hardware(parse_markdown("README.md", text))}
+
+
+def _data(root: Path, files: dict[str, str]) -> list[str]:
+    tree = _tree(root, files)
+    ctx = AuditContext(tree=tree, docs=Documents(tree))
+    return [e.rule for e in data_evidence(ctx, code_index(ctx))]
+
+
+def test_quoted_spans_are_inside_double_quotes_or_shown_markdown() -> None:
+    text = 'Counts: "16GB RAM" and `[COCO](https://cocodataset.org)`; we use 16GB RAM.'
+    assert quoted(text, text.index("16GB"), text.index("16GB") + 4)
+    assert quoted(text, text.index("https"), text.index("https") + 5)
+    assert not quoted(text, text.rindex("16GB"), text.rindex("16GB") + 4)
+
+
+CATALOGUE = "\n".join(
+    f'- Sizes tied to memory: "{n}GB RAM", "a {n} GB server", "Tesla V100", "RTX 3090".'
+    for n in (16, 32, 64)
+)
+
+
+def test_a_page_quoting_device_patterns_by_the_dozen_is_a_catalogue() -> None:
+    assert _fields(f"# Rules\n\n{CATALOGUE}\n\nThe rules also name a GTX 1080 Ti.\n") == set()
+
+
+def test_a_single_quoted_device_is_still_not_a_statement_but_prose_is() -> None:
+    assert _fields('# Tool\n\nSet `--gpu` to a name such as "V100".\n') == set()
+    own = "# Tool\n\nWe trained on one V100. Our server has 64GB RAM.\n"
+    assert _fields(own) == {"hw_gpu", "hw_memory"}
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "[2024/05] X-Serve now runs our model on an A100.",
+        "🔥 News: trained on 64 A100 GPUs by our friends.",
+        "This work was supported by the NSF grant 123 and a donation of an RTX 3090 fund.",
+    ],
+)
+def test_news_items_and_grants_are_about_others(sentence: str) -> None:
+    assert about_others(sentence)
+    assert _fields(f"# Tool\n\n{sentence}\n") == set()
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["We trained on an A100 in 2024.", "Training takes 2 days on 8 V100 GPUs (see update.md)."],
+)
+def test_own_statements_are_not_about_others(sentence: str) -> None:
+    assert not about_others(sentence)
+    assert _fields(f"# Tool\n\n{sentence}\n") == {"hw_gpu"}
+
+
+BUNDLED = {
+    "README.md": "# Detector\n\nOur detector.\n",
+    "train.py": "import torch\n",
+    "third/segtool/setup.py": "from setuptools import setup\nsetup(name='segtool')\n",
+    "third/segtool/LICENSE": "MIT\n",
+    "third/segtool/README.md": "# segtool\n\nTested on a Tesla V100 with 32GB RAM.\n",
+}
+
+
+def test_a_tree_with_its_own_packaging_and_licence_under_another_name_is_foreign(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "owner__detector"
+    tree = _tree(root, BUNDLED)
+    assert foreign_trees(tree) == ("third/segtool",)
+    docs = Documents(tree)
+    assert {b.path for b in docs.blocks} == {"README.md"}
+
+
+def test_a_sub_package_of_the_project_itself_is_its_own(tmp_path: Path) -> None:
+    files = dict(BUNDLED)
+    files["third/segtool/setup.py"] = "from setuptools import setup\nsetup(name='detector-core')\n"
+    assert foreign_trees(_tree(tmp_path / "owner__detector", files)) == ()
+    del files["third/segtool/LICENSE"]
+    files["third/segtool/setup.py"] = BUNDLED["third/segtool/setup.py"]
+    assert foreign_trees(_tree(tmp_path / "other__detector", files)) == ()
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        '"""Fetch data with `tfds.load(name)` or wget."""\n',
+        'PATTERN = r"\\b(?:wget|curl)\\b"\n',
+        'TOOLS = ("wget", "curl", "gdown")\n',
+        "# os.system('wget http://host/data.zip')\n",
+    ],
+)
+def test_fetches_named_in_docstrings_patterns_and_comments_are_no_download(
+    tmp_path: Path, source: str
+) -> None:
+    assert _data(tmp_path, {"README.md": "# T\n", "download_data.py": source}) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'import os\nos.system("wget http://host/data.zip")\n',
+        'import subprocess\nsubprocess.run(["wget", URL])\n',
+        "import urllib.request\nurllib.request.urlretrieve(URL, 'data.zip')\n",
+    ],
+)
+def test_fetch_calls_and_command_strings_download(tmp_path: Path, source: str) -> None:
+    files = {"README.md": "# T\n", "download_data.py": source}
+    assert _data(tmp_path, files) == ["data_available.download_script"]
+
+
+def test_make_in_a_sentence_is_no_command(tmp_path: Path) -> None:
+    readme = "# T\n\nA comment does not make data_available yes.\n\n```\nmake data\n```\n"
+    assert _data(tmp_path, {"README.md": readme}) == ["data_available.command"]
+    assert _data(tmp_path / "b", {"README.md": readme.split("```")[0]}) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "huggingface-cli download Org/Model-14B --local-dir ./Model-14B",
+        "hf download Org/Model-7B",
+        "wget https://host.example/model_final.pth",
+    ],
+)
+def test_model_downloads_are_weights_not_data(tmp_path: Path, command: str) -> None:
+    readme = f"# T\n\n## Data\n\n```\n{command}\n```\n"
+    assert _data(tmp_path, {"README.md": readme}) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "huggingface-cli download Org/corpus --repo-type dataset --local-dir data",
+        "wget https://host.example/train_images.zip",
+    ],
+)
+def test_dataset_downloads_are_data(tmp_path: Path, command: str) -> None:
+    readme = f"# T\n\n## Data\n\n```\n{command}\n```\n"
+    assert _data(tmp_path, {"README.md": readme}) == ["data_available.command"]
+
+
+def test_the_readme_is_the_project_s_own_page_whatever_its_first_heading() -> None:
+    text = "### Used by [Lab](https://lab.example)\n\n## Hardware\n\nWe trained on one A100.\n"
+    assert {h.field for h in find_hardware(parse_markdown("README.md", text))} == {"hw_gpu"}
+    assert find_hardware(parse_markdown("docs/adoption.md", text)) == []
+
+
+def test_a_linked_log_is_no_documentation_but_a_folder_in_inline_code_is(tmp_path: Path) -> None:
+    files = {
+        "README.md": "# T\n\nSee [the log](logs/run.txt), [notes](NOTES.txt) and `v1`.\n",
+        "logs/run.txt": "step 1 peak memory 31563 MiB\n",
+        "NOTES.txt": "Notes.\n",
+        "v1/README.md": "# V1\n",
+    }
+    docs = _tree(tmp_path, files).codebook_docs
+    assert "logs/run.txt" not in docs and "v1/README.md" in docs and "NOTES.txt" in docs
+
+
+def test_a_data_folder_inside_a_python_package_is_its_resources(tmp_path: Path) -> None:
+    blob = "x" * 60_000
+    files = {"README.md": "# T\n", "pkg/__init__.py": "", "pkg/data/table.csv": blob}
+    assert _data(tmp_path / "a", files) == []
+    files = {"README.md": "# T\n", "data/train.csv": blob}
+    assert _data(tmp_path / "b", files) == ["data_available.in_repository"]
+
+
+def test_a_data_package_keeps_its_data(tmp_path: Path) -> None:
+    blob = "x" * 60_000
+    files = {"README.md": "# T\n", "datasets/__init__.py": "", "datasets/data/train.csv": blob}
+    assert _data(tmp_path, files) == ["data_available.in_repository"]
+
+
+def test_downloading_an_installer_is_not_data(tmp_path: Path) -> None:
+    readme = "# T\n\n## Data\n\n```\nwget https://host.example/install_deps.sh\n```\n"
+    assert _data(tmp_path, {"README.md": readme}) == []
+
+
+def test_downloading_a_library_from_its_host_is_not_data(tmp_path: Path) -> None:
+    readme = "# T\n\n## Data\n\n```\nwget https://download.pytorch.org/libtorch/libtorch.zip\n```\n"
+    assert _data(tmp_path, {"README.md": readme}) == []
+
+
+def test_an_install_step_under_a_quick_start_heading_is_not_data(tmp_path: Path) -> None:
+    readme = (
+        "# T\n\n## Quick start\n\n### Install dependencies\n\n"
+        "```\nwget https://host.example/tools.zip\n```\n"
+    )
+    assert _data(tmp_path / "a", {"README.md": readme}) == []
+    data = readme.replace("Install dependencies", "Get the images")
+    assert _data(tmp_path / "b", {"README.md": data}) == ["data_available.command"]
