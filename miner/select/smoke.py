@@ -30,8 +30,15 @@ from miner.errors import ExperimentError
 from miner.models import SMOKE_OUTCOMES
 from miner.select.installs import InstallPlan, install_plan
 from miner.select.manifest import example_dir, slugify
-from miner.select.outcomes import classify_training, install_failure
-from miner.select.pythons import pythons_in_order
+from miner.select.outcomes import classify_training
+from miner.select.repair import (
+    BuildRequest,
+    EnvironmentBuild,
+    Repair,
+    build_environment,
+    locked,
+    package_cache_env,
+)
 from miner.select.sandbox import (
     GIB,
     Limits,
@@ -40,12 +47,9 @@ from miner.select.sandbox import (
     pinned,
     run_bounded,
     scrubbed_env,
-    uv_binary,
 )
 
 PLACEHOLDER = re.compile(r"\{(python|example_dir|source|workdir|run_dir|seed|threads)\}")
-VENV_TIMEOUT = 300.0
-BUILD_BACKENDS = ("setuptools", "wheel")
 
 
 @dataclass(frozen=True)
@@ -135,6 +139,8 @@ class SmokeResult:
     environment: str | None  # the kept environment of a passing project
     smoked_at: str
     notes: tuple[str, ...] = field(default_factory=tuple)
+    repairs: tuple[Repair, ...] = ()  # what the environment's repair changed, in order
+    lock: str | None = None  # lock.json of an environment whose entry point imports
 
     @property
     def ok(self) -> bool:
@@ -184,6 +190,8 @@ class SmokeResult:
             "environment": self.environment,
             "smoked_at": self.smoked_at,
             "notes": list(self.notes),
+            "repairs": [r.as_dict() for r in self.repairs],
+            "lock": self.lock,
         }
 
 
@@ -221,7 +229,10 @@ def smoke(target: SmokeTarget, options: SmokeOptions) -> SmokeResult:
         if target.requirements is not None:  # the researcher's list replaces what was found
             plan = InstallPlan(target.requirements, (), ("install.requirements of the manifest",))
         (logs / "requirements.txt").write_text(plan.text(), encoding="utf-8")
-        install, install_seconds = _install(target, venv, plan.text(), logs, work, base, options)
+        install, install_seconds, built = _install(
+            target, venv, plan.text(), logs, work, base, options, copy
+        )
+        lock = locked(built, venv, logs, work, base) if built.imports_ok else None
         train_seconds, exit_code, cut, command = 0.0, None, False, ""
         if install is not None:
             outcome, evidence = "install", install
@@ -254,6 +265,8 @@ def smoke(target: SmokeTarget, options: SmokeOptions) -> SmokeResult:
         environment=str(venv) if keep else None,
         smoked_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         notes=plan.notes,
+        repairs=built.repairs,
+        lock=None if lock is None else str(lock),
     )
     assert result.outcome in SMOKE_OUTCOMES
     (logs / "smoke.json").write_text(
@@ -271,70 +284,21 @@ def _install(
     work: Path,
     base: dict[str, str],
     options: SmokeOptions,
-) -> tuple[Evidence | None, float]:
-    """Make the environment and install the plan into it: the failure's evidence (None when it
-    worked) and the seconds it took."""
-    log = logs / "install.log"
-    interpreters = pythons_in_order(options.pythons, target.commit_date) or [sys.executable]
-    seconds = 0.0
-    failure: Evidence | None = None
-    for number, interpreter in enumerate(interpreters, start=1):
-        attempt = (interpreter, target, venv, requirements, log, work, base, options)
-        failure, took = _install_with(*attempt)
-        seconds += took
-        if failure is None or failure.rule != "smoke.install.no_wheel":
-            return failure, seconds
-        if number < len(interpreters):  # a pin with no wheel for this Python: try the next one
-            with log.open("a", encoding="utf-8") as fh:
-                fh.write(f"miner: no wheel for {interpreter}; trying {interpreters[number]}\n")
-    return failure, seconds
-
-
-def _line_count(path: Path) -> int:
-    try:
-        return len(path.read_text(encoding="utf-8", errors="replace").splitlines())
-    except OSError:
-        return 0
-
-
-def _install_with(
-    interpreter: str,
-    target: SmokeTarget,
-    venv: Path,
-    requirements: str,
-    log: Path,
-    work: Path,
-    base: dict[str, str],
-    options: SmokeOptions,
-) -> tuple[Evidence | None, float]:
-    """One attempt: a fresh environment of `interpreter`, then the install."""
-    uv = uv_binary()
-    start = _line_count(log)
-    shutil.rmtree(venv, ignore_errors=True)
-    limits = Limits(memory_bytes=None)  # resolvers and compilers get the machine's memory
-    env = {**base, "VIRTUAL_ENV": str(venv)}
-    made = run_bounded(
-        [uv, "venv", "--quiet", "--python", interpreter, str(venv)],
-        work, env, log, VENV_TIMEOUT, limits,
+    copy: Path | None = None,
+) -> tuple[Evidence | None, float, EnvironmentBuild]:
+    """Make the environment and install the plan into it, repairing what fails
+    (miner.select.repair): the failure's evidence (None when it worked), the seconds it took and
+    the build with its repairs. An environment whose entry point imports gets its lock."""
+    request = BuildRequest(
+        interpreters=options.pythons or (sys.executable,),
+        lines=tuple(ln for ln in requirements.splitlines() if ln.strip()),
+        root=copy or target.checkout, command=target.command, venv=venv, work=work,
+        log=logs / "install.log", env=package_cache_env(base, options.out_dir),
+        timeout=options.install_timeout, commit_date=target.commit_date,
+        as_of=options.as_of_commit,
     )  # fmt: skip
-    if made.exit_code != 0:
-        return install_failure(log, made.timed_out, VENV_TIMEOUT, start), made.seconds
-    if not requirements:
-        return None, made.seconds
-    plan = work / "requirements.txt"
-    plan.write_text(requirements, encoding="utf-8")
-    argv = [uv, "pip", "install", "--python", str(venv / "bin" / "python"), "-r", str(plan)]
-    if options.as_of_commit and target.commit_date:
-        # The index as it was on that day, except the build back-ends: today's uv asks for
-        # setuptools>=40.8 to build an old sdist, which an old index does not have.
-        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        argv += ["--exclude-newer", target.commit_date]
-        argv += [f"--exclude-newer-package={name}={now}" for name in BUILD_BACKENDS]
-    done = run_bounded(argv, work, env, log, options.install_timeout, limits)
-    seconds = made.seconds + done.seconds
-    if done.exit_code != 0:
-        return install_failure(log, done.timed_out, options.install_timeout, start), seconds
-    return None, seconds
+    built = build_environment(request)
+    return built.failure, built.seconds, built
 
 
 def _train(
