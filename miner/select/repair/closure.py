@@ -90,7 +90,7 @@ def import_closure(root: Path, scripts: list[Path]) -> ImportClosure:
             hint = PY2_HINTS.search(text)
             if hint and python2 is None:
                 line = text.count("\n", 0, hint.start()) + 1
-                python2 = Evidence(rel, line, hint.group(0).strip()[:160], "repair.python2")
+                python2 = Evidence(rel, line, _line(text, line), "repair.python2")
             tree = _parse_lines(text, exc)
         for node in ast.walk(tree):
             for module, level, names in _imports(node):

@@ -68,6 +68,8 @@ class IndexSource:
             indexes = []
         elif not indexes:
             indexes = [PYPI]
+        if (env.get("UV_OFFLINE") or "").lower() in ("1", "true"):  # only what is on disk
+            indexes = [i for i in indexes if i.startswith("file:")]
         return cls(tuple(indexes), tuple(links))
 
 
