@@ -55,6 +55,8 @@ def main() -> int:
         result = audit(folder)
         row = {name: format_value(result.value(name)) for name in result.labels}
         row["full_name"] = folder.name.replace("__", "/", 1)
+        row["repo_id"] = 0
+        row["commit_sha"] = None
         evidence = {name: label.evidence for name, label in result.labels.items()}
         candidate = assess(row, str(folder.resolve()), scan_checkout(folder), evidence)
         document = manifest_document(candidate, 1)

@@ -116,7 +116,7 @@ def run_experiment(
         check_narrowing(setting, tuple(spec.seed_sources), manifest.name)
     jobs = plan(threads, settings, runs, devices)
     out_dir.mkdir(parents=True, exist_ok=True)
-    python = python or spec.python or sys.executable
+    python = python or _locked_python(spec, out_dir) or spec.python or sys.executable
     # The probes see what the runs will see (the manifest's env without run placeholders).
     probe_env = {**os.environ, **{k: v for k, v in spec.env.items() if "{" not in v}}
     environment = probe_environment(python, probe_env, out_dir)
@@ -343,3 +343,24 @@ def _reap(pid: int) -> tuple[int, Any] | None:
 def finished_runs(out_dir: Path) -> int:
     """How many runs under `out_dir` have a record (for messages)."""
     return len(list(out_dir.glob(f"*/run-*/{RUN_FILE}")))
+
+
+def _locked_python(spec: RunSpec, out_dir: Path) -> str | None:
+    """The interpreter of the smoke run's environment: as it is when it is still there, else
+    rebuilt from its lock under `out_dir/env` (None without a lock)."""
+    if not spec.lock:
+        return None
+    if spec.python and Path(spec.python).exists():
+        return spec.python
+    from miner.select.repair import rebuild_environment
+
+    folder = Path(spec.lock).parent
+    env_dir = out_dir / "env"
+    python = env_dir / "bin" / "python"
+    if python.exists():
+        return str(python)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    work = out_dir / "env-build"
+    work.mkdir(exist_ok=True)
+    rebuilt = rebuild_environment(folder, env_dir, out_dir / "env-build.log", work, dict(os.environ))
+    return str(rebuilt)

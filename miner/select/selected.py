@@ -106,5 +106,9 @@ def mark_manifest(document: dict[str, Any], section: dict[str, Any]) -> dict[str
         run["python"] = str(python)
     else:
         run.pop("python", None)
+    if section.get("lock"):
+        run["lock"] = section["lock"]  # the experiment rebuilds from it what the smoke run used
+    else:
+        run.pop("lock", None)
     updated["run"] = run
     return updated
