@@ -362,5 +362,5 @@ def _locked_python(spec: RunSpec, out_dir: Path) -> str | None:
     out_dir.mkdir(parents=True, exist_ok=True)
     work = out_dir / "env-build"
     work.mkdir(exist_ok=True)
-    rebuilt = rebuild_environment(folder, env_dir, out_dir / "env-build.log", work, dict(os.environ))
-    return str(rebuilt)
+    log = out_dir / "env-build.log"
+    return str(rebuild_environment(folder, env_dir, log, work, dict(os.environ)))

@@ -9,13 +9,13 @@ from pathlib import Path
 
 from smoke_projects import TINYFIT, build_wheel
 
-FAILING_BACKEND = '''def get_requires_for_build_wheel(config_settings=None):
+FAILING_BACKEND = """def get_requires_for_build_wheel(config_settings=None):
     return []
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     raise RuntimeError("error: Microsoft Visual C++ 14.0 is required")
-'''
+"""
 
 
 def build_failing_sdist(folder: Path, name: str, version: str) -> Path:

@@ -112,8 +112,13 @@ def _virtualenv_cached(tmp: Path) -> bool:
     env = {"PATH": "/usr/bin:/bin", "UV_OFFLINE": "1"}
     from miner.select.sandbox import uv_binary
 
-    done = subprocess.run([uv_binary(), "tool", "run", "--from", "virtualenv<20.22", "virtualenv",
-                           "--version"], capture_output=True, env=env, cwd=tmp, check=False)
+    done = subprocess.run(
+        [uv_binary(), "tool", "run", "--from", "virtualenv<20.22", "virtualenv", "--version"],
+        capture_output=True,
+        env=env,
+        cwd=tmp,
+        check=False,
+    )
     return done.returncode == 0
 
 

@@ -19,8 +19,9 @@ from miner.select.repair.lock import Lock, lock_of, read_lock, rebuild_environme
 from miner.select.repair.records import Repair
 
 __all__ = [
-    "BuildRequest", "EnvironmentBuild", "Lock", "Repair", "build_environment", "locked",
-    "cache_dir", "package_cache", "package_cache_env", "read_lock", "rebuild_environment", "write_lock",
+    "BuildRequest", "EnvironmentBuild", "Lock", "Repair", "build_environment", "cache_dir",
+    "locked", "package_cache", "package_cache_env", "read_lock", "rebuild_environment",
+    "write_lock",
 ]  # fmt: skip
 
 

@@ -43,8 +43,10 @@ for name in names:
 print("MINER-PROBE " + json.dumps(out))
 """
 # Put the working folder (the checkout's copy) and its src/ on the path of every run.
-PATH_HOOK = ("import os, sys; [sys.path.insert(i, p) for i, p in enumerate("
-             "[os.getcwd(), os.path.join(os.getcwd(), 'src')]) if p not in sys.path]\n")  # fmt: skip
+PATH_HOOK = (
+    "import os, sys; [sys.path.insert(i, p) for i, p in enumerate("
+    "[os.getcwd(), os.path.join(os.getcwd(), 'src')]) if p not in sys.path]\n"
+)
 
 
 def python2_interpreters() -> list[str]:
@@ -79,8 +81,8 @@ class Builder:
         shutil.rmtree(self.venv, ignore_errors=True)
         uv = uv_binary()
         if self.python2:
-            argv = [uv, "tool", "run", "--from", VIRTUALENV_PY2, "virtualenv",
-                    "--no-periodic-update", "--quiet", "-p", interpreter, str(self.venv)]  # fmt: skip
+            argv = [uv, "tool", "run", "--from", VIRTUALENV_PY2, "virtualenv", "--quiet",
+                    "--no-periodic-update", "-p", interpreter, str(self.venv)]  # fmt: skip
         else:
             argv = [uv, "venv", "--quiet", "--python", interpreter, str(self.venv)]
         return self._run(argv, VENV_TIMEOUT)

@@ -69,7 +69,7 @@ def diagnose(lines: list[str], since: int = 0, log_name: str = "install.log") ->
             match = pattern.search(line)
             if not match:
                 continue
-            groups = [g for g in match.groups()]
+            groups = list(match.groups())
             name = (groups[0] or "").strip("`")
             version = ""
             if kind == "missing_pin" and len(groups) >= 3:
