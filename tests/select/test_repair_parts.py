@@ -125,3 +125,14 @@ def test_the_interpreter_is_the_one_the_pinned_framework_has_wheels_for(tmp_path
                                    source, None)  # fmt: skip
     assert order[0] == older[-1]
     assert done and done[0].kind == "interpreter" and "torch==1.0.0 has no wheel" in done[0].reason
+
+
+def test_a_freeze_keeps_what_any_file_imports_and_conda_duplicates_go(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("import numpy\n", encoding="utf-8")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "model.py").write_text("import tensorflow as tf\n", encoding="utf-8")
+    everything = import_closure(tmp_path, sorted(tmp_path.rglob("*.py")))
+    freeze = [f"pkg{i}==1.0" for i in range(60)] + ["numpy==1.16.4", "tensorflow==1.2.1"]
+    assert reduce_freeze(freeze, everything)[0] == ["numpy==1.16.4", "tensorflow==1.2.1"]
+    lines, done = aliases(["opencv==1.0.1", "opencv-python==3.2.0.7"], {"opencv"}.__contains__)
+    assert lines == ["opencv-python==3.2.0.7"] and done[0].after == ""

@@ -91,8 +91,10 @@ def build_environment(request: BuildRequest) -> EnvironmentBuild:
     as_of = request.commit_date if request.as_of else None
     on_index = functools.partial(_on_index, source)
     repairs: list[Repair] = []
+    # A freeze is cut to what any file of the project imports, not only the entry point.
+    everything = import_closure(request.root, sorted(request.root.rglob("*.py")))
     for rewrite in (lambda ls: aliases(ls, on_index), lambda ls: urls(ls, on_index),
-                    lambda ls: reduce_freeze(ls, closure)):  # fmt: skip
+                    lambda ls: reduce_freeze(ls, everything)):  # fmt: skip
         lines, done = rewrite(lines)
         repairs += done
     for index, line, reason in companion(lines):

@@ -109,6 +109,17 @@ def aliases(lines: list[str], on_index: Callable[[str], bool]) -> tuple[list[str
                     )
                 )
                 continue
+            if any(canonical(name_of(other)) == canonical(target) for other in lines):
+                repairs.append(
+                    _repair(
+                        "alias",
+                        stripped,
+                        "",
+                        f"conda names {target} {name}, which the list has already",
+                        "repair.alias.conda",
+                    )
+                )
+                continue
             if not on_index(name) or key in ("pytorch", "pytorch-cpu", "opencv", "py-opencv"):
                 fixed = target + stripped[len(name) :]
                 repairs.append(_repair("alias", stripped, fixed, f"conda names {target} {name}",
