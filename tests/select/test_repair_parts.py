@@ -40,6 +40,16 @@ def test_uv_failures_name_the_requirement_and_the_kind(kind: str) -> None:
     assert failure.evidence.line == 2 and failure.evidence.rule == f"repair.failure.{kind}"
 
 
+def test_pip_failures_of_python2_environments_are_read_too() -> None:
+    line = "ERROR: No matching distribution found for Lasagne==0.2.dev1 (from -r req.txt (line 4))"
+    failure = diagnose([line])
+    assert failure is not None and (failure.kind, failure.name, failure.version) == (
+        "missing_pin",
+        "Lasagne",
+        "0.2.dev1",
+    )
+
+
 def test_build_failures_say_what_the_build_needs() -> None:
     lines = ["error: Failed to build `sklearn-crfsuite==0.3`",
              "  error in sklearn-crfsuite setup command: use_2to3 is invalid."]  # fmt: skip

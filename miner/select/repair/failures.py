@@ -18,6 +18,8 @@ NAME = r"`?([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?"
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("missing_pin", re.compile(rf"there is no version of {NAME}\s*(==|===)\s*([^\s,`]+)")),
     ("missing_pin", re.compile(rf"only the following versions of {NAME} are available")),
+    # pip's words, for Python 2 environments.
+    ("missing_pin", re.compile(rf"No matching distribution found for {NAME}\s*(==)\s*([^\s,()]+)")),
     ("no_wheel", re.compile(rf"Because {NAME}(?:==([^\s,`]+))? has no (?:wheels|usable wheels)")),
     ("no_wheel", re.compile(rf"{NAME}(?:==([^\s,`]+))? has no wheels with a matching")),
     ("python", re.compile(rf"(?:Because )?{NAME}(?:==([^\s,`]+))? (?:depends on|requires) Python")),
