@@ -140,3 +140,27 @@ def test_python2_code_runs_on_a_27_interpreter(tmp_path: Path) -> None:
     assert result.python.startswith("2.7")
     assert [r.kind for r in result.repairs][:1] == ["python2"]
     assert result.repairs[0].evidence.text.startswith("print 'step")
+
+
+def test_a_dependency_in_old_syntax_moves_to_an_older_interpreter(tmp_path: Path) -> None:
+    import glob
+    import os
+
+    old = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.6.*/bin/python")))
+    new = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.[89].*/bin/python")))
+    if not old or not new:
+        pytest.skip("needs Python 3.6 and 3.8 or 3.9 under ~/.pyenv/versions")
+    index = tmp_path / "index"
+    # `async` is a keyword from Python 3.7 on: this library imports on 3.6 only.
+    build_wheel(index, "asynclib", "1.0", {"asynclib.py": "def run(async=True):\n    return 1\n"})
+    script = "import asynclib\nprint('step 1 loss %.2f' % (0.5 * asynclib.run()))\n"
+    checkout = _project(tmp_path / "repo", index, ["asynclib==1.0"], script)
+    options = _options(tmp_path)
+    options = SmokeOptions(out_dir=options.out_dir, timeout=60, env=options.env,
+                           pythons=(new[-1], old[-1]))  # fmt: skip
+    result = smoke(_target(checkout), options)
+    assert result.outcome == "ok", result.evidence
+    assert result.python.startswith("3.6")
+    moved = [r for r in result.repairs if r.kind == "interpreter"]
+    assert moved and "is not valid Python 3." in moved[0].reason
+    assert "SyntaxError" in moved[0].evidence.text

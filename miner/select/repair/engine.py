@@ -132,18 +132,35 @@ def build_environment(request: BuildRequest) -> EnvironmentBuild:
                           as_of, options, python2)  # fmt: skip
         attempt = _Attempt(builder, interpreter, closure, source, as_of, list(lines))
         last = attempt.run(started, tuple(repairs), options)
-        if last.failure is None or number == len(order):
+        syntax = _syntax_error(last)
+        if (last.failure is None and syntax is None) or number == len(order):
             return last
         nxt = order[number]
         before = interpreter_version(interpreter) or (0, 0)
         after = interpreter_version(nxt) or (0, 0)
+        if syntax is not None and after >= before:
+            return last  # a newer interpreter does not bring back old syntax
+        evidence = last.failure or syntax
+        assert evidence is not None
+        why = "the install failed"
+        if last.failure is None:
+            why = f"a dependency is not valid Python {before[0]}.{before[1]}"
         repairs.append(Repair("interpreter", "Python {}.{}".format(*before),
-                              "Python {}.{}".format(*after), "the install failed on "
-                              "Python {}.{}".format(*before), last.failure))  # fmt: skip
+                              "Python {}.{}".format(*after),
+                              f"{why} on Python {before[0]}.{before[1]}", evidence))  # fmt: skip
         with request.log.open("a", encoding="utf-8") as fh:
-            fh.write(f"miner: the install failed on {interpreter}; trying {nxt}\n")
+            fh.write(f"miner: {why} on {interpreter}; trying {nxt}\n")
     assert last is not None
     return last
+
+
+def _syntax_error(built: EnvironmentBuild) -> Evidence | None:
+    """A SyntaxError importing a dependency (`async` became a keyword in 3.7): the evidence."""
+    for module, error in built.import_failures:
+        if error.startswith("SyntaxError"):
+            return Evidence("import check", 0, f"import {module}: {error}"[:200],
+                            "repair.interpreter.syntax")  # fmt: skip
+    return None
 
 
 def _on_index(source: IndexSource, name: str) -> bool:
