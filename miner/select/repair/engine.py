@@ -131,6 +131,9 @@ def build_environment(request: BuildRequest) -> EnvironmentBuild:
         builder = Builder(request.venv, request.work, request.log, request.env, request.timeout,
                           as_of, options, python2)  # fmt: skip
         attempt = _Attempt(builder, interpreter, closure, source, as_of, list(lines))
+        # An import the freeze reduction left out is installed at the freeze's version.
+        attempt.pins = {canonical(name_of(r.before)): r.before for r in repairs
+                        if r.kind == "freeze"}  # fmt: skip
         last = attempt.run(started, tuple(repairs), options)
         syntax = _syntax_error(last)
         if (last.failure is None and syntax is None) or number == len(order):
@@ -187,6 +190,7 @@ class _Attempt:
         self.constraints: tuple[str, ...] = ()
         self.extra_build: tuple[tuple[str, str], ...] = ()
         self.tried: set[str] = set()
+        self.pins: dict[str, str] = {}
 
     def _result(self, started: float, prior: tuple[Repair, ...], options: tuple[str, ...],
                 failure: Evidence | None, imports: tuple[tuple[str, str], ...] = ()
@@ -250,6 +254,8 @@ class _Attempt:
                 continue  # declared, so it installed and still lacks the module: leave it
             if not _on_index(self.source, dist):
                 continue
+            if canonical(dist) in self.pins:
+                dist, why = self.pins[canonical(dist)], f"{why}, at the version of the freeze"
             wanted.append((module, dist, why))
         batches = [wanted] if len(wanted) > 1 else []
         batches += [[w] for w in wanted]
