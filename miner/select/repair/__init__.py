@@ -29,7 +29,7 @@ def locked(
     built: EnvironmentBuild, venv: Path, logs: Path, work: Path, env: dict[str, str]
 ) -> Path:
     """Write the lock of the environment `built` made in `venv` under `logs/lock/`."""
-    builder = Builder(venv, work, logs / "install.log", env, 600.0, None, built.options,
+    builder = Builder(venv, work, logs / "install.log", env, 600.0, built.as_of, built.options,
                       built.python2)  # fmt: skip
     return write_lock(logs / "lock", lock_of(builder, built.interpreter, built.repairs))
 

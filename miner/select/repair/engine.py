@@ -73,6 +73,7 @@ class EnvironmentBuild:
     import_failures: tuple[tuple[str, str], ...] = ()
     python2: bool = False
     options: tuple[str, ...] = field(default_factory=tuple)
+    as_of: str | None = None  # the index date it was resolved at
 
     @property
     def imports_ok(self) -> bool:
@@ -198,7 +199,7 @@ class _Attempt:
         return EnvironmentBuild(
             failure, time.perf_counter() - started, self.interpreter,
             (*prior, *self.repairs), tuple(self.lines), self.closure, imports,
-            self.builder.python2, options,
+            self.builder.python2, options, self.as_of,
         )  # fmt: skip
 
     def run(self, started: float, prior: tuple[Repair, ...], options: tuple[str, ...]
