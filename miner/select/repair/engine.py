@@ -243,6 +243,14 @@ class _Attempt:
                 )
             )
         broken = builder.probe(list(self.closure.names), "import")
+        with log.open("a", encoding="utf-8") as fh:  # what S2 (the entry point imports) needs
+            fh.write(
+                f"miner: {len(self.closure.names) - len(broken)} of "
+                f"{len(self.closure.names)} imports of the entry point import\n"
+            )
+            fh.writelines(
+                f"miner: import {name} fails: {error}\n" for name, error in broken.items()
+            )
         return self._result(started, prior, options, None, tuple(sorted(broken.items())))
 
     def _undeclared(self, good: list[str]) -> list[str]:
