@@ -133,7 +133,7 @@ SMOKE = [
     (1, "ok", "train.log", 12, "epoch 1 loss 0.4213 | acc 0.87", None, 41.5, 300.2),
     (2, "install", "install.log", 3, "Because torch==0.4.1 has no wheels with a matching Python "
      "ABI tag, we can conclude that your requirements are unsatisfiable.", 1, 2.1, 0.0),
-    (3, "gpu_only", "train.log", 7, "AssertionError: Torch not compiled with CUDA enabled", 1,
+    (3, "needs_gpu", "train.log", 7, "AssertionError: Torch not compiled with CUDA enabled", 1,
      60.0, 4.5),
     (4, "data", "train.log", 9, "FileNotFoundError: [Errno 2] No such file or directory: "
      "'data/train.csv'", 1, 12.25, 3.0),

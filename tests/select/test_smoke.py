@@ -140,9 +140,9 @@ def test_an_unsatisfiable_pin_is_an_install_failure(lab, tmp_path):
     assert not (tmp_path / "smoke" / "envs" / "lab__pinned").exists()
 
 
-def test_hard_coded_cuda_is_gpu_only(lab, tmp_path):
+def test_hard_coded_cuda_needs_gpu(lab, tmp_path):
     result = run(lab, "lab/cuda", tmp_path)
-    assert result.outcome == "gpu_only"
+    assert result.outcome == "needs_gpu"
     assert "Found no NVIDIA driver" in result.evidence.text
     assert result.evidence.rule == "smoke.gpu_only"
 

@@ -73,12 +73,12 @@ def log(tmp_path: Path, text: str) -> Path:
 def test_logs_are_classified_by_the_exception_line(tmp_path):
     traceback = 'Traceback (most recent call last):\n  File "train.py", line 3\n'
     cases = {
-        "ImportError: libcudart.so.10.0: cannot open shared object file": "gpu_only",
+        "ImportError: libcudart.so.10.0: cannot open shared object file": "needs_gpu",
         "OSError: libgfortran.so.3: cannot open shared object file: No such file": "import",
         "ModuleNotFoundError: No module named 'cv2'": "import",
         "FileNotFoundError: [Errno 2] No such file or directory: 'data/train.csv'": "data",
         "urllib.error.URLError: <urlopen error [Errno 101] Network is unreachable>": "data",
-        "AssertionError: Torch not compiled with CUDA enabled": "gpu_only",
+        "AssertionError: Torch not compiled with CUDA enabled": "needs_gpu",
         "ValueError: operands could not be broadcast together": "runtime",
     }
     for line, outcome in cases.items():
