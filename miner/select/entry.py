@@ -34,6 +34,11 @@ PLACEHOLDER = re.compile(
     r"|^\$\w+|\$\{|^(?:PATH|DIR|DATA|FOLDER|FILE)(?:_\w+)?$|xxx"
 )
 HELP = {"-h", "--help", "-help", "--helpfull"}
+# Where a command may start inside prose: an inline code span, or a runner word.
+CODE_SPAN = re.compile(r"`([^`]+)`")
+COMMAND_START = re.compile(
+    r"(?:^|\s|\()((?:[A-Za-z_]\w*=\S*\s+)*(?:python[0-9.]*|bash|sh|\./)[^\s`]*)"
+)
 
 
 @dataclass(frozen=True)
@@ -113,8 +118,21 @@ def _split_placeholders(args: list[str]) -> tuple[tuple[str, ...], tuple[str, ..
 
 def parse_command(line: str, no: int, base: str, paths: frozenset[str]) -> ReadmeCommand | None:
     """The training command on `line` of a document in folder `base`, if it runs a script of the
-    checkout with a training name (None for help requests, demos and anything else)."""
-    words = _words(line)
+    checkout with a training name (None for help requests, demos and anything else): the line
+    itself, else an inline code span of it, else the line from a runner word on."""
+    segments = [line, *CODE_SPAN.findall(line)]
+    segments += [line[m.start(1) :] for m in COMMAND_START.finditer(line)]
+    for segment in segments:
+        command = _parse(segment, line, no, base, paths)
+        if command is not None:
+            return command
+    return None
+
+
+def _parse(
+    segment: str, line: str, no: int, base: str, paths: frozenset[str]
+) -> ReadmeCommand | None:
+    words = _words(segment)
     if len(words) < 1:
         return None
     head, rest = words[0], words[1:]

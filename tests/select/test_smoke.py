@@ -88,7 +88,7 @@ def options(tmp_path: Path, timeout: float = 30.0) -> SmokeOptions:
         "UV_OFFLINE": "1",  # never the network: the fixtures install from a local folder
         "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
     }
-    return SmokeOptions(out_dir=tmp_path / "smoke", timeout=timeout, env=env)
+    return SmokeOptions(out_dir=tmp_path / "smoke", timeout=timeout, env=env, until="end")
 
 
 def target(lab: dict[str, Path], name: str) -> SmokeTarget:
@@ -144,7 +144,7 @@ def test_hard_coded_cuda_needs_gpu(lab, tmp_path):
     result = run(lab, "lab/cuda", tmp_path)
     assert result.outcome == "needs_gpu"
     assert "Found no NVIDIA driver" in result.evidence.text
-    assert result.evidence.rule == "smoke.gpu_only"
+    assert result.evidence.rule == "smoke.needs_gpu"
 
 
 def test_a_dataset_download_is_data(lab, tmp_path):
