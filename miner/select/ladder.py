@@ -27,6 +27,8 @@ STEP = re.compile(
 )
 # Outcomes that end before the entry point got past its imports.
 NOT_IMPORTED = ("install", "import", "python2", "no_entry")
+# Outcomes that say the data (or the weights) were not there, whatever was opened before.
+DATA_FAILURES = ("needs_data", "data", "needs_weights")
 
 
 @dataclass
@@ -97,7 +99,7 @@ def stage_reached(
     stage = 2
     if "args" in marks.at or (not parses_arguments and outcome != "usage"):
         stage = 3
-    if stage == 3 and "data" in marks.at:
+    if stage == 3 and "data" in marks.at and outcome not in DATA_FAILURES:
         stage = 4
     if progress and outcome == "ok":
         stage = 6 if ended_after_progress else 5
@@ -119,8 +121,9 @@ def stage_seconds(
         at["S5"] = step_at
     if stage >= 6:
         at["S6"] = end
-    if stage >= 2:
-        at["S2"] = min([v for k, v in at.items() if k > "S2"] + [end])
+    for name in STAGES[: stage + 1]:  # a stage without a mark ends when the next one begins
+        if name not in at:
+            at[name] = min([v for k, v in at.items() if k > name] + [end])
     spent: dict[str, float] = {}
     previous = 0.0
     for name in STAGES:

@@ -115,7 +115,8 @@ def smoke(
                     outcome, training.marks, closure.parses_arguments, training.ended,
                     training.progress,
                 )  # fmt: skip
-                reached(target.full_name, stage_name(stage))
+                if stage > 1:
+                    reached(target.full_name, stage_name(stage))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     seconds = time.perf_counter() - started

@@ -175,7 +175,7 @@ def _audit(event, args):
         full = os.path.abspath(path)
         if not full.startswith(_ROOT + os.sep) or full.endswith(_NOT_DATA):
             return
-        if os.path.isdir(full) or os.sep + "." in full[len(_ROOT) :]:
+        if not os.path.isfile(full) or os.sep + "." in full[len(_ROOT) :]:
             return
         _mark("data", os.path.relpath(full, _ROOT))
     except Exception:
