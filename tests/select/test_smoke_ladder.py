@@ -105,7 +105,9 @@ def test_each_outcome_names_its_evidence(tmp_path, wheels):
     files, command, *_ = LADDER["python2"]
     py2 = run(tmp_path / "p", wheels, files, command)
     assert (py2.evidence.path, py2.evidence.line, py2.evidence.text) == (
-        "model.py", 1, "print 'loading'"
+        "model.py",
+        1,
+        "print 'loading'",
     )
     files, command, *_ = LADDER["output-folder"]
     output = run(tmp_path / "o", wheels, files, command)

@@ -101,7 +101,8 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
     assert evidence.text == "train.py: error: the following arguments are required: --data"
     weights = (
         'Downloading: "https://download.pytorch.org/models/resnet18-5c106cde.pth" to /h/x.pth\n'
-        + traceback + "urllib.error.URLError: <urlopen error [Errno -3] Temporary failure>\n"
+        + traceback
+        + "urllib.error.URLError: <urlopen error [Errno -3] Temporary failure>\n"
     )
     got, evidence = classify_training(log(tmp_path, weights), 1, False, 60, None)
     assert (got, evidence.line) == ("needs_weights", 1)

@@ -111,7 +111,9 @@ def test_cli_select_smoke_report_smoke_and_run_the_folder(tmp_path):
     assert again.exit_code == 0, again.output
     assert "smoke  lab/fits  ok" in again.stderr and "lab/pinned" not in again.stderr
     unknown = runner.invoke(app, ["smoke", "lab/nothing"], env=env)
-    assert unknown.exit_code == 1 and "cannot smoke-test lab/nothing (not audited)" in unknown.stderr
+    assert (
+        unknown.exit_code == 1 and "cannot smoke-test lab/nothing (not audited)" in unknown.stderr
+    )
 
     folder = tmp_path / "data" / "runs" / "manifests"
     ran = runner.invoke(
