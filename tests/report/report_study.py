@@ -7,6 +7,7 @@ rows below.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +142,20 @@ SMOKE = [
 ]  # fmt: skip
 
 
+# The stage each outcome of SMOKE reached, and the seconds spent on each stage: 1 s for S0, the
+# install for S1, then the training time spread evenly over the stages after S1.
+STAGE = {"ok": 5, "install": 0, "needs_gpu": 3, "data": 3}
+
+
+def stage_seconds(stage: int, install: float, train: float) -> dict[str, float]:
+    spent = {"S0": 1.0}
+    if stage >= 1:
+        spent["S1"] = install
+    for index in range(2, stage + 1):
+        spent[f"S{index}"] = round(train / (stage - 1), 3)
+    return spent
+
+
 def build_store(path: Path) -> Store:
     """Create the test study's store at `path` (search log, repos, clones, audits)."""
     store = Store(path)
@@ -213,7 +228,8 @@ def build_store(path: Path) -> Store:
              "install_seconds": install, "train_seconds": train, "seconds": install + train + 1,
              "timeout": 300.0, "network_cut": 1, "python": "3.8.18", "requirements": 3,
              "command": "python train.py", "environment": None, "log_dir": f"smoke/{rid}",
-             "smoked_at": SEEN}
+             "smoked_at": SEEN, "stage": STAGE[outcome],
+             "stage_seconds": json.dumps(stage_seconds(STAGE[outcome], install, train))}
             for rid, outcome, path, line, text, code, install, train in SMOKE
         ],
         key=["repo_id", "commit_sha"],
