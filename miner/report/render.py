@@ -66,7 +66,6 @@ HEADERS = {
     "install_s": "Install (s)",
     "train_s": "Train (s)",
     "total_s": "Total (s)",
-    "stage": "Stage",
     "of_previous": "% of previous stage",
     "median_s": "Median (s)",
     "mean_s": "Mean (s)",

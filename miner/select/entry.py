@@ -32,12 +32,13 @@ SHELLS = ("bash", "sh", "zsh")
 PLACEHOLDER = re.compile(
     r"(?i)<[^>]*>|\[[^\]]*\]|\{[^}]*\}|\.\.\.|(?:^|/)path/to\b|/path/|\bpath_to_|your[_-]\w*"
     r"|^\$\w+|\$\{|^(?:PATH|DIR|DATA|FOLDER|FILE)(?:_\w+)?$|xxx"
+    r"|^/(?!dev/null$)\S+"  # an absolute path names the author's machine, not the checkout
 )
 HELP = {"-h", "--help", "-help", "--helpfull"}
 # Where a command may start inside prose: an inline code span, or a runner word.
 CODE_SPAN = re.compile(r"`([^`]+)`")
 COMMAND_START = re.compile(
-    r"(?:^|\s|\()((?:[A-Za-z_]\w*=\S*\s+)*(?:python[0-9.]*|bash|sh|\./)[^\s`]*)"
+    r"(?:^|[\s(\"'])((?:[A-Za-z_]\w*=\S*\s+)*(?:python[0-9.]*|bash|sh|\./)[^\s`]*)"
 )
 
 
@@ -121,7 +122,9 @@ def parse_command(line: str, no: int, base: str, paths: frozenset[str]) -> Readm
     checkout with a training name (None for help requests, demos and anything else): the line
     itself, else an inline code span of it, else the line from a runner word on."""
     segments = [line, *CODE_SPAN.findall(line)]
-    segments += [line[m.start(1) :] for m in COMMAND_START.finditer(line)]
+    for match in COMMAND_START.finditer(line):
+        rest, before = line[match.start(1) :], line[match.start(1) - 1 : match.start(1)]
+        segments.append(rest.split(before, 1)[0] if before in ("'", '"') else rest)
     for segment in segments:
         command = _parse(segment, line, no, base, paths)
         if command is not None:

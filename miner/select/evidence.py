@@ -130,7 +130,7 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
     scripts: list[EntryPoint] = []
     for f in py_files:
         lines = _lines(tree, f.path)
-        has_argparse = has_main = has_loop = False
+        has_argparse = has_main = has_loop = top_loop = in_def = False
         for no, line in enumerate(lines, start=1):
             stripped = line.strip()
             if stripped.startswith("#"):
@@ -149,7 +149,11 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
                 epochs = _ev(f.path, no, line, "epochs_default")
             has_argparse = has_argparse or bool(ARGPARSE.search(line))
             has_main = has_main or bool(MAIN_GUARD.match(stripped))
-            has_loop = has_loop or bool(TRAINING_LOOP.search(line))
+            if line[:1] not in ("", " ", "\t"):  # a statement at the top level
+                in_def = line.startswith(("def ", "class ", "async def ", "@"))
+            if TRAINING_LOOP.search(line):
+                has_loop = True
+                top_loop = top_loop or not in_def  # the script's own statements train
             if METRIC_LINE.search(line):
                 metrics.append(_ev(f.path, no, line, "metric_output"))
             if DATA_API.search(line):
@@ -168,7 +172,7 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
                             "large_dataset" if pattern is BIG_DATA else "small_dataset",
                         )
                     )
-        scripts.extend(_script_entry(f.path, has_argparse, has_main, has_loop))
+        scripts.extend(_script_entry(f.path, has_argparse, has_main, has_loop, top_loop))
     readme_entries, readme_data, readme_scale = _readme_evidence(tree)
     data = _data_files(tree) + data + readme_data
     entries = sorted(readme_entries + scripts, key=_entry_order)
@@ -196,22 +200,24 @@ def _entry_order(entry: EntryPoint) -> tuple[float, bool, int, str]:
     then the shallowest path."""
     name = PurePosixPath(entry.script).name.lower()
     if entry.kind == "readme_command":
-        return (-entry.strength, "train" not in name, 0, "")
+        trains = "train" in name or any("train" in a.lower() for a in entry.args)
+        return (-entry.strength, not trains, 0, "")
     return (-entry.strength, name != "train.py", entry.script.count("/"), entry.script)
 
 
 def _script_entry(
-    path: str, has_argparse: bool, has_main: bool, has_loop: bool
+    path: str, has_argparse: bool, has_main: bool, has_loop: bool, top_loop: bool = False
 ) -> list[EntryPoint]:
     """The script as an entry point when its name, parser or training loop says so (never a
-    demo, plot, server or preparation script)."""
+    demo, plot, server or preparation script): a loop counts in a script that runs as one (a
+    main guard, an argument parser, or the loop written at the top level)."""
     name = PurePosixPath(path).name.lower()
     if not is_training_script(path):
         return []
     if name.startswith("train") and name.endswith(".py") and (has_main or has_argparse):
         rule = "train_script" + ("_argparse" if has_argparse else "_main")
         return [EntryPoint(path, (), "train_script", (Evidence(path, 0, name, rule),))]
-    if has_loop and (has_main or has_argparse) and name != "__init__.py":
+    if has_loop and (has_main or has_argparse or top_loop) and name != "__init__.py":
         return [EntryPoint(path, (), "training_loop", (Evidence(path, 0, name, "training_loop"),))]
     if name == "main.py" and has_argparse:
         return [EntryPoint(path, (), "main_argparse", (Evidence(path, 0, name, "main_argparse"),))]

@@ -60,6 +60,28 @@ def test_a_command_inside_prose_is_found():
     assert command.args == ("--epochs", "3")
 
 
+def test_a_quoted_command_and_absolute_paths():
+    [command] = commands('run "python train.py --data_path=/data/tweets.csv --rows 5"\n')
+    assert command.args == ("--rows", "5")
+    assert command.placeholders == ("--data_path=/data/tweets.csv",)
+
+
+def test_the_readme_command_that_trains_comes_first(tmp_path):
+    root = write(tmp_path, {
+        "README.md": "python main.py --mode=generate\n\npython main.py --mode=train\n",
+        "main.py": "import argparse\n",
+    })  # fmt: skip
+    assert scan_checkout(root).entry_points[0].args == ("--mode=train",)
+
+
+def test_a_script_whose_own_statements_train_is_an_entry_point(tmp_path):
+    root = write(tmp_path, {
+        "FCN.py": "import keras\nfor name in names:\n    model.fit(x, y)\n",
+        "layers.py": "def fit_all(model):\n    model.fit(x, y)\n",
+    })  # fmt: skip
+    assert [e.script for e in scan_checkout(root).entry_points] == ["FCN.py"]
+
+
 def test_placeholders_are_dropped_with_their_option_and_kept():
     [command] = commands(
         "python train.py --data_dir path/to/image/directory --out <path> --epochs 5 YOUR_KEY\n"
