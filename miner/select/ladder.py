@@ -5,7 +5,8 @@ point ran (`hooks/sitecustomize.py`: arguments parsed, data arrived), and the tr
 A stage is only counted with evidence of it: S2 when the run got past its imports, S3 when an
 argument parser returned (or, for a script that parses none, when it got past its imports
 without a usage error), S4 when data arrived (a mark, or a training step, which needs data), S5
-on a training-progress line, S6 when the bounded training then ended by itself.
+on a training-step line (even when the run crashed later: the outcome says how it ended), S6
+when the bounded training then ended by itself.
 """
 
 from __future__ import annotations
@@ -101,8 +102,8 @@ def stage_reached(
         stage = 3
     if stage == 3 and "data" in marks.at and outcome not in DATA_FAILURES:
         stage = 4
-    if progress and outcome == "ok":
-        stage = 6 if ended_after_progress else 5
+    if progress:  # a step needs data and arguments: S5 whatever ended the run afterwards
+        stage = 6 if ended_after_progress and outcome == "ok" else 5
     return stage
 
 

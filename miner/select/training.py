@@ -107,7 +107,7 @@ def train_entry(
         outcome, evidence = classify_training(
             log, done.exit_code, done.timed_out, options.timeout, wrote
         )
-    progress = outcome == "ok"
+    progress = outcome == "ok" or bool(step_at)  # a step, even if the run crashed after it
     if progress and not step_at:
         step_at.append(time.time() - started_epoch)
     return Training(

@@ -197,6 +197,7 @@ def test_a_crash_after_a_step_is_runtime(lab, tmp_path):
     result = run(lab, "lab/crash", tmp_path)
     assert result.outcome == "runtime"
     assert result.evidence.text.startswith("ValueError: shapes (3,) and (4,) not aligned")
+    assert result.stage == 5  # it took a step before it crashed
 
 
 def test_secrets_are_scrubbed():
