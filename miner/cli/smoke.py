@@ -43,6 +43,16 @@ AsOfOption = Annotated[
 ]
 
 
+UntilOption = Annotated[
+    str,
+    typer.Option(
+        "--until",
+        help="Stop training at the first optimisation step (`step`: S5, the fastest) or let it "
+        "run to the time bound (`end`: S6 when it ends by itself).",
+    ),
+]
+
+
 SMOKE_INTERRUPTED = (
     "interrupted: the smoke run in progress was stopped and its copy removed; those finished are "
     "stored"
@@ -56,10 +66,15 @@ def smoke_options(
     memory: float = 8.0,
     python: str | None = None,
     as_of_commit: bool = False,
+    until: str = "step",
 ) -> SmokeOptions:
     """Smoke options from the command line: logs and kept environments under <runs>/smoke."""
+    from miner.errors import ConfigError
     from miner.select.sandbox import GIB
     from miner.select.smoke import SmokeOptions
+
+    if until not in ("step", "end"):
+        raise ConfigError(f"--until {until!r}: choose step or end")
 
     return SmokeOptions(
         out_dir=config.runs / "smoke",
@@ -68,14 +83,23 @@ def smoke_options(
         memory_bytes=int(memory * GIB),
         pythons=tuple(p.strip() for p in (python or "").split(",") if p.strip()),
         as_of_commit=as_of_commit,
+        until=until,
     )
+
+
+def echo_stage(full_name: str, stage: str) -> None:
+    """A progress line as a candidate starts and reaches each stage, on stderr."""
+    from miner.models import SMOKE_STAGES
+
+    meaning = dict(SMOKE_STAGES).get(stage, "")
+    typer.echo(f"smoke  {full_name}  {stage}{'  ' + meaning if meaning else ''}", err=True)
 
 
 def echo_smoke(result: SmokeResult) -> None:
     """One line per finished smoke run, on stderr."""
     ev = result.evidence
     typer.echo(
-        f"smoke  {result.full_name}  {result.outcome}  {result.seconds:.1f} s "
+        f"smoke  {result.full_name}  {result.label}  {result.stage_name}  {result.seconds:.1f} s "
         f"(install {result.install_seconds:.1f} s, train {result.train_seconds:.1f} s)  "
         f"{ev.path}:{ev.line}  {ev.text}",
         err=True,
@@ -85,17 +109,19 @@ def echo_smoke(result: SmokeResult) -> None:
 def render_outcomes(rows: Sequence[Mapping[str, Any]]) -> None:
     """The outcome share table of smoke runs (store rows), as Markdown on stdout."""
     from miner.report.render import to_markdown
-    from miner.report.smoke import outcome_table
+    from miner.report.smoke import ladder_table, outcome_table
 
+    typer.echo(to_markdown(ladder_table(rows)), nl=False)
     typer.echo(to_markdown(outcome_table(rows)), nl=False)
 
 
 def result_row(result: SmokeResult) -> dict[str, Any]:
-    """The columns of a stored smoke run that the outcome table reads."""
+    """The columns of a stored smoke run that the ladder and outcome tables read."""
     return {
         "outcome": result.outcome, "network_cut": result.network_cut, "timeout": result.timeout,
         "seconds": result.seconds, "install_seconds": result.install_seconds,
-        "train_seconds": result.train_seconds,
+        "train_seconds": result.train_seconds, "stage": result.stage,
+        "stage_seconds": result.stage_seconds, "qualifier": result.qualifier,
     }  # fmt: skip
 
 
@@ -103,8 +129,18 @@ def result_row(result: SmokeResult) -> dict[str, Any]:
 def smoke_cmd(
     names: Annotated[
         list[str] | None,
-        typer.Argument(help="OWNER/NAME of selected projects (default: every selected one)."),
+        typer.Argument(
+            help="OWNER/NAME of projects, in the order to try them: a selected manifest when "
+            "there is one, else the audited clone in the store (default: every selected one)."
+        ),
     ] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option("--sample", help="Try N eligible candidates of the store, drawn at random."),
+    ] = None,
+    seed: Annotated[
+        int, typer.Option("--seed", help="The seed of --sample (the same seed, the same draw).")
+    ] = 0,
     manifests: Annotated[
         Path | None,
         typer.Option(
@@ -116,24 +152,28 @@ def smoke_cmd(
     memory: MemoryOption = 8.0,
     python: PythonOption = None,
     as_of_commit: AsOfOption = False,
+    until: UntilOption = "step",
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
-    """Install and briefly train each selected project in a sandbox, and classify the outcome.
+    """Install and briefly train projects in a sandbox, and say how far each got (S0..S6).
 
-    A throw-away copy of the checkout, a fresh environment made by uv, CPU only, threads pinned,
-    no credentials, memory and time limits, no network while training. Outcomes go to the store
-    (`miner report smoke`) and to each manifest (`runnable`).
+    A throw-away copy of the checkout (with the files the clone left out fetched into it), a
+    fresh environment made by uv, CPU only, threads pinned, no credentials, memory and time
+    limits, no network while training. Outcomes go to the store (`miner report smoke`) and to
+    each manifest (`runnable`).
     """
     from miner.procs import interruptible
-    from miner.select.selected import smoke_selected
+    from miner.select.smoke_batch import smoke_named
 
     config = settings(study, db)
-    options = smoke_options(config, timeout, install_timeout, memory, python, as_of_commit)
+    options = smoke_options(config, timeout, install_timeout, memory, python, as_of_commit, until)
     folder = manifests or config.runs / "manifests"
     try:
         with interruptible(), store_if_present(config) as store:
-            results = smoke_selected(folder, options, tuple(names or ()), store, echo_smoke)
+            results = smoke_named(
+                store, folder, options, tuple(names or ()), sample, seed, echo_smoke, echo_stage
+            )
     except KeyboardInterrupt:
         typer.echo(SMOKE_INTERRUPTED, err=True)
         raise typer.Exit(130) from None

@@ -53,21 +53,35 @@ def smoke_selected(
     names: tuple[str, ...] = (),
     store: Store | None = None,
     on_smoke: Callable[[SmokeResult], None] | None = None,
+    on_stage: Callable[[str, str], None] | None = None,
 ) -> list[SmokeResult]:
     """Smoke-test the selected manifests (or those of `names`), record each outcome in the store
     and in its manifest (`smoke`, `runnable`, `run.python`)."""
     results = []
     for manifest in load_selected(folder, names):
-        result = smoke(SmokeTarget.of(manifest.document), options)
-        if store is not None:
-            store.save_smoke(result.as_row())
-        assert manifest.path is not None
-        fmt = "json" if manifest.path.suffix == ".json" else "yaml"
-        write_manifest(mark_manifest(manifest.document, result.as_dict()), manifest.path, fmt)
+        result = smoke_manifest(manifest, options, store, on_stage)
         results.append(result)
         if on_smoke is not None:
             on_smoke(result)
     return results
+
+
+def smoke_manifest(
+    manifest: Manifest,
+    options: SmokeOptions,
+    store: Store | None = None,
+    on_stage: Callable[[str, str], None] | None = None,
+) -> SmokeResult:
+    """Smoke-test one manifest; the outcome goes to the store and into the manifest."""
+    if on_stage is not None:
+        on_stage(manifest.name, "start")
+    result = smoke(SmokeTarget.of(manifest.document), options, on_stage)
+    if store is not None:
+        store.save_smoke(result.as_row())
+    assert manifest.path is not None
+    fmt = "json" if manifest.path.suffix == ".json" else "yaml"
+    write_manifest(mark_manifest(manifest.document, result.as_dict()), manifest.path, fmt)
+    return result
 
 
 def smoke_section(row: Mapping[str, Any]) -> dict[str, Any]:
