@@ -43,6 +43,33 @@ AsOfOption = Annotated[
 ]
 
 
+StandInOption = Annotated[
+    bool,
+    typer.Option(
+        "--stand-in-data/--no-stand-in-data",
+        help="Where a known loader (torchvision, torchaudio, keras.datasets, tensorflow_datasets, "
+        "Hugging Face datasets, scikit-learn fetch_*) finds no data and cannot download it, serve "
+        "a synthetic set of its shapes and classes; the outcome reads 'ok (stand-in data)'.",
+    ),
+]
+CpuShimOption = Annotated[
+    bool,
+    typer.Option(
+        "--cpu-shim",
+        help="Keep hard-coded CUDA (.cuda(), .to('cuda'), device='cuda', torch.load of GPU "
+        "checkpoints, tf.device('/gpu:0')) on the CPU; the outcome reads 'ok (cpu shim)'.",
+    ),
+]
+DataOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--data",
+        help="SRC[:DEST]: copy a data set you have into each run's copy of the checkout at "
+        "DEST (relative, default: data). Repeatable.",
+    ),
+]
+
+
 SMOKE_INTERRUPTED = (
     "interrupted: the smoke run in progress was stopped and its copy removed; those finished are "
     "stored"
@@ -56,10 +83,14 @@ def smoke_options(
     memory: float = 8.0,
     python: str | None = None,
     as_of_commit: bool = False,
+    stand_in_data: bool = True,
+    cpu_shim: bool = False,
+    data: Sequence[str] = (),
 ) -> SmokeOptions:
     """Smoke options from the command line: logs and kept environments under <runs>/smoke."""
     from miner.select.sandbox import GIB
     from miner.select.smoke import SmokeOptions
+    from miner.select.standins.mounts import DataMount
 
     return SmokeOptions(
         out_dir=config.runs / "smoke",
@@ -68,6 +99,9 @@ def smoke_options(
         memory_bytes=int(memory * GIB),
         pythons=tuple(p.strip() for p in (python or "").split(",") if p.strip()),
         as_of_commit=as_of_commit,
+        stand_in_data=stand_in_data,
+        cpu_shim=cpu_shim,
+        data=tuple(DataMount.parse(d) for d in data),
     )
 
 
@@ -75,7 +109,7 @@ def echo_smoke(result: SmokeResult) -> None:
     """One line per finished smoke run, on stderr."""
     ev = result.evidence
     typer.echo(
-        f"smoke  {result.full_name}  {result.outcome}  {result.seconds:.1f} s "
+        f"smoke  {result.full_name}  {result.label}  {result.seconds:.1f} s "
         f"(install {result.install_seconds:.1f} s, train {result.train_seconds:.1f} s)  "
         f"{ev.path}:{ev.line}  {ev.text}",
         err=True,
@@ -95,7 +129,7 @@ def result_row(result: SmokeResult) -> dict[str, Any]:
     return {
         "outcome": result.outcome, "network_cut": result.network_cut, "timeout": result.timeout,
         "seconds": result.seconds, "install_seconds": result.install_seconds,
-        "train_seconds": result.train_seconds,
+        "train_seconds": result.train_seconds, "assists": "; ".join(result.assists),
     }  # fmt: skip
 
 
@@ -116,6 +150,9 @@ def smoke_cmd(
     memory: MemoryOption = 8.0,
     python: PythonOption = None,
     as_of_commit: AsOfOption = False,
+    stand_in_data: StandInOption = True,
+    cpu_shim: CpuShimOption = False,
+    data: DataOption = None,
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
@@ -123,13 +160,17 @@ def smoke_cmd(
 
     A throw-away copy of the checkout, a fresh environment made by uv, CPU only, threads pinned,
     no credentials, memory and time limits, no network while training. Outcomes go to the store
-    (`miner report smoke`) and to each manifest (`runnable`).
+    (`miner report smoke`) and to each manifest (`runnable`); a pass on stand-in data or with
+    the CPU shim is shown as 'ok (stand-in data)' or 'ok (cpu shim)', with what it used.
     """
     from miner.procs import interruptible
     from miner.select.selected import smoke_selected
 
     config = settings(study, db)
-    options = smoke_options(config, timeout, install_timeout, memory, python, as_of_commit)
+    options = smoke_options(
+        config, timeout, install_timeout, memory, python, as_of_commit, stand_in_data, cpu_shim,
+        data or (),
+    )  # fmt: skip
     folder = manifests or config.runs / "manifests"
     try:
         with interruptible(), store_if_present(config) as store:

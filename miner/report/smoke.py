@@ -19,6 +19,13 @@ OUTCOME_MEANING = {
     "runtime": "crashed otherwise",
     "timeout": "no training progress within the time bound",
 }
+# A pass that needed help is shown apart from a plain one (the hook's words, in its order).
+ASSISTED = {
+    "ok (stand-in data)": "trained on synthetic data with the real loader's shapes and classes",
+    "ok (cpu shim)": "trained with hard-coded CUDA kept on the CPU",
+    "ok (stand-in data, cpu shim)": "trained on stand-in data, CUDA kept on the CPU",
+}
+LABELS = (OUTCOMES[0], *ASSISTED, *OUTCOMES[1:])
 CLIP = 90
 
 
@@ -33,15 +40,35 @@ def _seconds(values: list[float]) -> str:
     return f"median {statistics.median(values):.1f} s, mean {statistics.fmean(values):.1f} s"
 
 
+def _column(row: Mapping[str, Any], name: str) -> str:
+    """A column that rows stored before it existed lack."""
+    try:
+        return str(row[name] or "")
+    except (KeyError, IndexError):
+        return ""
+
+
+def smoke_label(row: Mapping[str, Any]) -> str:
+    """'ok (stand-in data)' for a pass that needed stand-in data or the CPU shim, else the
+    outcome."""
+    assists = _column(row, "assists")
+    labels = [a for a in assists.split("; ") if a]
+    outcome = str(row["outcome"])
+    return f"{outcome} ({', '.join(labels)})" if outcome == "ok" and labels else outcome
+
+
 def outcome_table(rows: Sequence[Mapping[str, Any]]) -> ReportTable:
     """Projects and percent per outcome class, every class listed."""
-    counts = dict.fromkeys(OUTCOMES, 0)
+    counts = dict.fromkeys(LABELS, 0)
     for row in rows:
-        counts[str(row["outcome"])] = counts.get(str(row["outcome"]), 0) + 1
+        label = smoke_label(row)
+        counts[label] = counts.get(label, 0) + 1
+    meaning = {**OUTCOME_MEANING, **ASSISTED}
     table_rows = [
-        {"outcome": o, "meaning": OUTCOME_MEANING.get(o, ""), "projects": n,
+        {"outcome": o, "meaning": meaning.get(o, ""), "projects": n,
          "percent": percent(n, len(rows))}
         for o, n in counts.items()
+        if n or o not in ASSISTED
     ]  # fmt: skip
     reached = [r for r in rows if r["outcome"] != "install"]  # the ones that got to train
     cut = sum(bool(r["network_cut"]) for r in reached)
@@ -64,19 +91,22 @@ def outcome_table(rows: Sequence[Mapping[str, Any]]) -> ReportTable:
 
 def project_table(rows: Sequence[Mapping[str, Any]]) -> ReportTable:
     """One row per smoke-tested project, grouped by outcome, with the evidence line."""
-    order = {o: i for i, o in enumerate(OUTCOMES)}
+    order = {o: i for i, o in enumerate(LABELS)}
     ordered = sorted(
-        rows, key=lambda r: (order.get(str(r["outcome"]), len(order)), str(r["full_name"]).lower())
+        rows, key=lambda r: (order.get(smoke_label(r), len(order)), str(r["full_name"]).lower())
     )
     table_rows = []
     for r in ordered:
         where = f"{r['evidence_path']}:{r['evidence_line']}"
-        text = " ".join(str(r["evidence_text"]).split())
+        text = " ".join(str(r["evidence_text"]).split())[:CLIP]
+        helped = _column(r, "assist_evidence").splitlines()
+        if helped:  # what the pass stood on: the first stand-in or shim rewrite
+            text += f" · {helped[0][:CLIP]}" + (f" (+{len(helped) - 1})" if len(helped) > 1 else "")
         table_rows.append({
-            "outcome": r["outcome"],
+            "outcome": smoke_label(r),
             "repository": r["full_name"],
             "commit": str(r["commit_sha"])[:10],
-            "evidence": f"{where} {text[:CLIP]}",
+            "evidence": f"{where} {text}",
             "install_s": round(float(r["install_seconds"]), 1),
             "train_s": round(float(r["train_seconds"]), 1),
             "total_s": round(float(r["seconds"]), 1),

@@ -42,6 +42,8 @@ from miner.select.sandbox import (
     scrubbed_env,
     uv_binary,
 )
+from miner.select.standins.assists import REPORT_DIR, assist_env, outcome_label, read_assists
+from miner.select.standins.mounts import DataMount, mount_data
 
 PLACEHOLDER = re.compile(r"\{(python|example_dir|source|workdir|run_dir|seed|threads)\}")
 VENV_TIMEOUT = 300.0
@@ -61,6 +63,9 @@ class SmokeOptions:
     as_of_commit: bool = False  # resolve dependencies as they were on the commit's date
     cut_network: bool = True
     env: Mapping[str, str] | None = None  # the environment to start from (default: this one)
+    stand_in_data: bool = True  # serve synthetic data where a known loader finds none
+    cpu_shim: bool = False  # keep hard-coded CUDA on the CPU
+    data: tuple[DataMount, ...] = ()  # the user's data, copied into the run's copy
 
 
 @dataclass(frozen=True)
@@ -135,11 +140,18 @@ class SmokeResult:
     environment: str | None  # the kept environment of a passing project
     smoked_at: str
     notes: tuple[str, ...] = field(default_factory=tuple)
+    assists: tuple[str, ...] = ()  # "stand-in data", "cpu shim": what the run needed
+    assist_evidence: tuple[str, ...] = ()  # each stand-in served, each shim rewrite
 
     @property
     def ok(self) -> bool:
         """True when the project trained (or printed a metric) within the bound."""
         return self.outcome == "ok"
+
+    @property
+    def label(self) -> str:
+        """The outcome as shown: 'ok (stand-in data)' apart from 'ok'."""
+        return outcome_label(self.outcome, self.assists)
 
     def as_row(self) -> dict[str, Any]:
         """The store's smoke_runs row."""
@@ -164,6 +176,8 @@ class SmokeResult:
             "environment": self.environment,
             "log_dir": self.log_dir,
             "smoked_at": self.smoked_at,
+            "assists": "; ".join(self.assists),
+            "assist_evidence": "\n".join(self.assist_evidence),
         }
 
     def as_dict(self) -> dict[str, Any]:
@@ -184,6 +198,8 @@ class SmokeResult:
             "environment": self.environment,
             "smoked_at": self.smoked_at,
             "notes": list(self.notes),
+            "assists": list(self.assists),
+            "assist_evidence": list(self.assist_evidence),
         }
 
 
@@ -217,6 +233,7 @@ def smoke(target: SmokeTarget, options: SmokeOptions) -> SmokeResult:
     try:
         copy = work / "src"
         shutil.copytree(target.checkout, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        mounted = mount_data(copy, options.data)
         plan = install_plan(copy, target.environment_files, target.framework, target.version_spec)
         if target.requirements is not None:  # the researcher's list replaces what was found
             plan = InstallPlan(target.requirements, (), ("install.requirements of the manifest",))
@@ -231,6 +248,7 @@ def smoke(target: SmokeTarget, options: SmokeOptions) -> SmokeResult:
             )
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    assists = read_assists(logs / REPORT_DIR)
     keep = outcome == "ok"
     python = _python_version(venv)
     if not keep:
@@ -253,7 +271,9 @@ def smoke(target: SmokeTarget, options: SmokeOptions) -> SmokeResult:
         log_dir=str(logs),
         environment=str(venv) if keep else None,
         smoked_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        notes=plan.notes,
+        notes=plan.notes + mounted,
+        assists=assists.labels,
+        assist_evidence=assists.evidence(),
     )
     assert result.outcome in SMOKE_OUTCOMES
     (logs / "smoke.json").write_text(
@@ -371,6 +391,11 @@ def _train(
         "PYTHONUNBUFFERED": "1",
         "MPLBACKEND": "Agg",
     }
+    env.update(
+        assist_env(
+            env, logs / REPORT_DIR, options.stand_in_data, options.cpu_shim, work / "standin-files"
+        )
+    )
     prefix = network_cut_prefix() if options.cut_network else None
     argv = [*(prefix or ()), *command]
     limits = Limits(
