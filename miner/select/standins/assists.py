@@ -18,6 +18,7 @@ HOOK_DIR = Path(__file__).with_name("hooks")
 REPORT_DIR = "standins"
 STAND_IN = "stand-in data"
 CPU_SHIM = "cpu shim"
+HF_OFFLINE = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
 
 
 @dataclass(frozen=True)
@@ -77,13 +78,16 @@ def assist_env(
     if not (stand_ins or cpu_shim):
         return {}
     path = base.get("PYTHONPATH", "")
-    return {
+    env = {
         "PYTHONPATH": os.pathsep.join(p for p in (str(HOOK_DIR), path) if p),
         "MINER_STANDINS": "1" if stand_ins else "0",
         "MINER_CPU_SHIM": "1" if cpu_shim else "0",
         "MINER_STANDIN_REPORT": str(report_dir),
         "MINER_STANDIN_FILES": str(files),
     }
+    if stand_ins:  # a blocked Hub download fails at once instead of retrying for half a minute
+        env.update({name: base.get(name, "1") for name in HF_OFFLINE})
+    return env
 
 
 def _served(entry: Mapping[str, Any]) -> ServedData:

@@ -134,7 +134,11 @@ def call_or_stand_in(loader, real, args, kwargs, make):
         if not missing_data(exc):
             raise
         why = reason(exc)
-        value = make(why)
+        try:
+            value = make(why)
+        except Exception as failed:  # the stand-in's own fault: record it, raise the real error
+            note_error(loader, failed)
+            raise exc from None
         if value is None:
             declined(loader, why)
             raise

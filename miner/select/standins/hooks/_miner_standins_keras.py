@@ -25,6 +25,7 @@ def _sequences(state, count, classes, num_words, maxlen, skip_top, start_char, i
                total, mean):  # fmt: skip
     import numpy
 
+    index_from, skip_top = index_from or 0, skip_top or 0
     top = int(num_words or total + index_from)
     lowest = max(index_from, skip_top + index_from if skip_top else index_from)
     lengths = numpy.clip(state.poisson(mean, size=count), 5, None)
