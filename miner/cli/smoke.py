@@ -68,6 +68,15 @@ DataOption = Annotated[
         "DEST (relative, default: data). Repeatable.",
     ),
 ]
+FetchOption = Annotated[
+    bool,
+    typer.Option(
+        "--fetch-data",
+        help="Before training offline, run the entry point once with the network up so the "
+        "known loaders download their data (into <runs>/smoke/data-cache, shared, or the "
+        "run's copy); stopped soon after the last loader returns.",
+    ),
+]
 
 
 SMOKE_INTERRUPTED = (
@@ -86,6 +95,7 @@ def smoke_options(
     stand_in_data: bool = True,
     cpu_shim: bool = False,
     data: Sequence[str] = (),
+    fetch_data: bool = False,
 ) -> SmokeOptions:
     """Smoke options from the command line: logs and kept environments under <runs>/smoke."""
     from miner.select.sandbox import GIB
@@ -102,6 +112,7 @@ def smoke_options(
         stand_in_data=stand_in_data,
         cpu_shim=cpu_shim,
         data=tuple(DataMount.parse(d) for d in data),
+        fetch_data=fetch_data,
     )
 
 
@@ -153,6 +164,7 @@ def smoke_cmd(
     stand_in_data: StandInOption = True,
     cpu_shim: CpuShimOption = False,
     data: DataOption = None,
+    fetch_data: FetchOption = False,
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
@@ -169,7 +181,7 @@ def smoke_cmd(
     config = settings(study, db)
     options = smoke_options(
         config, timeout, install_timeout, memory, python, as_of_commit, stand_in_data, cpu_shim,
-        data or (),
+        data or (), fetch_data,
     )  # fmt: skip
     folder = manifests or config.runs / "manifests"
     try:

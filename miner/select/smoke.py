@@ -43,6 +43,7 @@ from miner.select.sandbox import (
     uv_binary,
 )
 from miner.select.standins.assists import REPORT_DIR, assist_env, outcome_label, read_assists
+from miner.select.standins.fetch import DATA_CACHE, cache_env, fetch_data
 from miner.select.standins.mounts import DataMount, mount_data
 
 PLACEHOLDER = re.compile(r"\{(python|example_dir|source|workdir|run_dir|seed|threads)\}")
@@ -66,6 +67,8 @@ class SmokeOptions:
     stand_in_data: bool = True  # serve synthetic data where a known loader finds none
     cpu_shim: bool = False  # keep hard-coded CUDA on the CPU
     data: tuple[DataMount, ...] = ()  # the user's data, copied into the run's copy
+    fetch_data: bool = False  # a data step with the network up, before training without it
+    fetch_timeout: float = 300.0
 
 
 @dataclass(frozen=True)
@@ -403,6 +406,10 @@ def _train(
         cpu_seconds=int(options.timeout * len(cpus)) + 30,
         cpus=cpus,
     )
+    if options.fetch_data:  # downloads go to a cache all candidates share, or into the copy
+        env.update(cache_env(options.out_dir.resolve() / DATA_CACHE))
+        step = (command, copy, env, logs / REPORT_DIR / "fetch", logs / "fetch.log")
+        fetch_data(*step, options.fetch_timeout, limits)
     log = logs / "train.log"
     since = time.time()
     done = run_bounded(argv, copy, env, log, options.timeout, limits)

@@ -51,10 +51,11 @@ def run_hooked(
     proxies = dict.fromkeys(("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"), REFUSED)
     env = {
         **base, **proxies, "HOME": str(home), "NO_PROXY": "", "no_proxy": "",
-        "KERAS_BACKEND": "torch", "CUDA_VISIBLE_DEVICES": "", **(extra_env or {}),
+        "KERAS_BACKEND": "torch", "CUDA_VISIBLE_DEVICES": "",
     }  # fmt: skip
     report = tmp_path / "report"
     env.update(assist_env(env, report, stand_ins, cpu_shim, tmp_path / "files"))
+    env.update(extra_env or {})
     argv = [*(network_cut_prefix() or ()), python, "script.py"]
     done = subprocess.run(
         argv, cwd=work, env=env, capture_output=True, text=True, timeout=timeout, check=False

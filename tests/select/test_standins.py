@@ -56,6 +56,33 @@ def test_without_the_shim_the_same_script_needs_a_gpu(tmp_path):
     assert "CUDA" in output and assists.shim == ()
 
 
+DATA_STEP = """
+import json, os, sys, time
+import joblib, numpy
+from sklearn.datasets._base import _pkl_filepath
+os.makedirs("cache")
+joblib.dump(numpy.ones((50, 9)), _pkl_filepath("cache", "cal_housing.pkz"))  # on disk already
+from sklearn.datasets import fetch_california_housing, fetch_20newsgroups
+housing = fetch_california_housing(data_home="cache")
+try:
+    fetch_20newsgroups(data_home="cache")  # not there and no network: no stand-in in a data step
+except Exception as exc:
+    print("RESULT " + json.dumps({"rows": len(housing.data), "news": type(exc).__name__}))
+print("training", flush=True)
+time.sleep(120)  # the hook ends the data step soon after the last loader
+"""
+
+
+def test_the_data_step_lets_loaders_fetch_and_ends_after_them(tmp_path):
+    need("sklearn")
+    step = {"MINER_STANDINS": "0", "MINER_STANDIN_FETCH": "1", "MINER_STANDIN_FETCH_GRACE": "1"}
+    result, assists, output = run_hooked(DATA_STEP, tmp_path, extra_env=step, timeout=100)
+    assert result["_exit"] == 0 and "miner: data step done" in output, output
+    assert result["rows"] == 50 and result["news"] != "served"
+    assert assists.fetched == ("sklearn.datasets.fetch_california_housing",)
+    assert assists.served == () and assists.labels == ()
+
+
 TRAIN = """
 import sys
 from sklearn.datasets import fetch_20newsgroups

@@ -52,6 +52,7 @@ class Assists:
     declined: tuple[str, ...] = ()  # "loader: why" for data no stand-in covers
     shim: tuple[tuple[str, int], ...] = ()  # (kind of rewrite, times)
     errors: tuple[str, ...] = ()  # patches that failed (the loader then ran unpatched)
+    fetched: tuple[str, ...] = ()  # loaders that got their data in the data step
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -66,6 +67,7 @@ class Assists:
         lines += [f"no stand-in: {d}" for d in self.declined]
         lines += [f"cpu shim: {kind} x{n}" for kind, n in self.shim]
         lines += [f"hook error: {e}" for e in self.errors]
+        lines += [f"data step: {loader} downloaded" for loader in self.fetched]
         return tuple(lines)
 
 
@@ -111,7 +113,8 @@ def read_assists(report_dir: Path) -> Assists:
     declined: list[str] = []
     errors: list[str] = []
     shim: dict[str, int] = {}
-    for path in sorted(report_dir.glob("*.json")):
+    fetched: list[str] = []
+    for path in sorted(report_dir.glob("*.json")) + sorted(report_dir.glob("fetch/*.json")):
         try:
             report = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -119,11 +122,14 @@ def read_assists(report_dir: Path) -> Assists:
         served += [_served(e) for e in report.get("served") or () if isinstance(e, dict)]
         declined += [f"{d.get('loader')}: {d.get('reason')}" for d in report.get("declined") or ()]
         errors += [f"{e.get('module')}: {e.get('error')}" for e in report.get("errors") or ()]
+        fetched += [str(loader) for loader in report.get("fetched") or ()]
         for kind, times in (report.get("shim") or {}).items():
             shim[str(kind)] = shim.get(str(kind), 0) + int(times)
     unique = tuple(dict.fromkeys(served))  # a loader called again serves the same stand-in
-    return Assists(unique, tuple(dict.fromkeys(declined)), tuple(sorted(shim.items())),
-                   tuple(dict.fromkeys(errors)))  # fmt: skip
+    return Assists(
+        unique, tuple(dict.fromkeys(declined)), tuple(sorted(shim.items())),
+        tuple(dict.fromkeys(errors)), tuple(dict.fromkeys(fetched)),
+    )  # fmt: skip
 
 
 def outcome_label(outcome: str, assists: tuple[str, ...] | str) -> str:

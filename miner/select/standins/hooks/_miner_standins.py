@@ -15,10 +15,13 @@ import zlib
 
 _REPORT_DIR = os.environ.get("MINER_STANDIN_REPORT", "")
 _FILES_DIR = os.environ.get("MINER_STANDIN_FILES", "")
+FETCH = os.environ.get("MINER_STANDIN_FETCH") == "1"
+FETCH_GRACE = float(os.environ.get("MINER_STANDIN_FETCH_GRACE", "20") or 20)
+_TIMER = []  # type: list
 SEED = int(os.environ.get("MINER_STANDIN_SEED", "0") or 0)
 REPORT = {
     "pid": os.getpid(), "argv": list(sys.argv), "served": [], "declined": [], "errors": [],
-    "shim": {},
+    "shim": {}, "fetched": [],
 }  # type: dict  # fmt: skip
 _MISSING = re.compile(
     r"(?i)not found|no such file|does not exist|doesn't exist|could ?n[o']t find|download"
@@ -102,6 +105,36 @@ def note_error(where, exc):
     write()
 
 
+def fetch_begin():
+    """In a data step: a loader starts; the process is not ended while it runs."""
+    for timer in _TIMER:
+        timer.cancel()
+    del _TIMER[:]
+
+
+def fetched(loader):
+    """In a data step: record a loader that got its data (None: it failed), and end the process
+    FETCH_GRACE seconds after the last loader returns (what follows is training, which the data
+    step does not need)."""
+    import threading
+
+    if loader is not None:
+        REPORT["fetched"].append(loader)
+        write()
+    fetch_begin()
+    timer = threading.Timer(FETCH_GRACE, _done)
+    timer.daemon = True
+    _TIMER.append(timer)
+    timer.start()
+
+
+def _done():
+    write()
+    sys.stderr.write("miner: data step done\n")
+    sys.stderr.flush()
+    os._exit(0)
+
+
 def shim_used(kind):
     """Count one use of the CPU shim; the first of each kind is written at once."""
     first = kind not in REPORT["shim"]
@@ -128,10 +161,14 @@ def write():
 def call_or_stand_in(loader, real, args, kwargs, make):
     """Call the real loader; when it fails for want of data, return `make(why)` instead (None
     from `make` declines, and the real error is raised)."""
+    if FETCH:
+        fetch_begin()
     try:
-        return real(*args, **kwargs)
+        value = real(*args, **kwargs)
     except Exception as exc:
-        if not missing_data(exc):
+        if FETCH:
+            fetched(None)
+        if FETCH or not missing_data(exc):
             raise
         why = reason(exc)
         try:
@@ -143,6 +180,9 @@ def call_or_stand_in(loader, real, args, kwargs, make):
             declined(loader, why)
             raise
         return value
+    if FETCH:
+        fetched(loader)
+    return value
 
 
 def mark(function):

@@ -176,16 +176,28 @@ def _patch_init(klass, make):
 
     @functools.wraps(original)
     def __init__(self, *args, **kwargs):
+        if common.FETCH:
+            common.fetch_begin()
         try:
-            return original(self, *args, **kwargs)
+            original(self, *args, **kwargs)
         except Exception as exc:
-            if not common.missing_data(exc):
+            if common.FETCH:
+                common.fetched(None)
+            if common.FETCH or not common.missing_data(exc):
                 raise
             why = common.reason(exc)
             values = _arguments(original, self, args, kwargs)
-            if values is None or not make(self, values, why, original, args, kwargs):
+            try:
+                made = values is not None and make(self, values, why, original, args, kwargs)
+            except Exception as failed:  # the stand-in's own fault: record it, raise the real one
+                common.note_error("torchvision.datasets." + type(self).__name__, failed)
+                raise exc from None
+            if not made:
                 common.declined("torchvision.datasets." + type(self).__name__, why)
                 raise
+        else:
+            if common.FETCH:
+                common.fetched("torchvision.datasets." + type(self).__name__)
 
     common.mark(__init__)
     klass.__init__ = __init__

@@ -9,7 +9,9 @@ that fails for want of data (a missing file, a blocked download) does it serve a
 with the loader's shapes, dtypes, classes and splits. Every stand-in served, and every use of the
 CPU shim, is written to MINER_STANDIN_REPORT/<pid>.json.
 
-MINER_STANDINS=1 serves stand-ins, MINER_CPU_SHIM=1 loads the shim. The code runs on the
+MINER_STANDINS=1 serves stand-ins, MINER_CPU_SHIM=1 loads the shim; MINER_STANDIN_FETCH=1 (a data
+step before the network is cut) lets the loaders download and ends the process once they are
+done. The code runs on the
 project's own interpreter (Python 3.6 and later), so it keeps to that language. A sitecustomize
 further down sys.path still runs.
 """
@@ -24,7 +26,8 @@ import sys
 import threading
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_STANDINS = os.environ.get("MINER_STANDINS") == "1"
+# In a data step (MINER_STANDIN_FETCH=1, network up) the loaders are watched, not stood in for.
+_STANDINS = "1" in (os.environ.get("MINER_STANDINS"), os.environ.get("MINER_STANDIN_FETCH"))
 _SHIM = os.environ.get("MINER_CPU_SHIM") == "1"
 
 # module -> (adapter module in this folder, its patch function)
