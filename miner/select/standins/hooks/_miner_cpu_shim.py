@@ -24,6 +24,19 @@ CUDA_TYPES = (
 )  # fmt: skip
 
 
+def _wraps(real):
+    """functools.wraps, with a module name: TorchScript looks a builtin's wrapper up by it (a
+    builtin's own `__module__` can be None) and then compiles the op it stands for."""
+
+    def decorate(function):
+        function = functools.wraps(real)(function)
+        if function.__module__ is None:
+            function.__module__ = "torch"
+        return function
+
+    return decorate
+
+
 def _is_cuda(device):
     if device is None:
         return False
@@ -41,7 +54,7 @@ def _cpu_device(value, kind):
 
 
 def _to(real, kind):
-    @functools.wraps(real)
+    @_wraps(real)
     def to(self, *args, **kwargs):
         if args and not hasattr(args[0], "is_floating_point") and _is_cuda(args[0]):
             args = ("cpu",) + tuple(args[1:])
@@ -62,7 +75,7 @@ def _stay(kind):
 
 
 def _factory(real, kind):
-    @functools.wraps(real)
+    @_wraps(real)
     def make(*args, **kwargs):
         if "device" in kwargs:
             kwargs["device"] = _cpu_device(kwargs["device"], kind)
@@ -72,7 +85,7 @@ def _factory(real, kind):
 
 
 def _load(real):
-    @functools.wraps(real)
+    @_wraps(real)
     def load(*args, **kwargs):
         where = kwargs.get("map_location", args[1] if len(args) > 1 else None)
         if where is None:  # a checkpoint saved on a GPU needs one; a CPU one loads as it is
@@ -109,10 +122,14 @@ def patch_torch(torch):
     torch.Tensor.to = _to(torch.Tensor.to, "Tensor.to(cuda)")
     torch.nn.Module.to = _to(torch.nn.Module.to, "Module.to(cuda)")
     torch.Tensor.pin_memory = _stay("Tensor.pin_memory()")
+    register = getattr(getattr(torch.jit, "_builtins", None), "_register_builtin", None)
     for name in FACTORIES:
         real = getattr(torch, name, None)
         if real is not None:
-            setattr(torch, name, _factory(real, f"torch.{name}(device=cuda)"))
+            wrapper = _factory(real, f"torch.{name}(device=cuda)")
+            setattr(torch, name, wrapper)
+            if register is not None:  # scripted code calls the op itself, not this wrapper
+                register(wrapper, "aten::" + name)
     torch.load = _load(torch.load)
     for name in ("set_device", "synchronize"):
         setattr(torch.cuda, name, _nothing(f"torch.cuda.{name}()"))
@@ -123,7 +140,7 @@ def patch_torch(torch):
     default = torch.set_default_tensor_type if hasattr(torch, "set_default_tensor_type") else None
     if default is not None:
 
-        @functools.wraps(default)
+        @_wraps(default)
         def set_default_tensor_type(kind):
             text = kind if isinstance(kind, str) else getattr(kind, "__module__", "") + "."
             if "cuda" in str(text):
@@ -145,7 +162,7 @@ def patch_tensorflow(tf):
     if soft is not None:
         soft(True)
 
-    @functools.wraps(real)
+    @_wraps(real)
     def device(name):
         if isinstance(name, str) and "gpu" in name.lower():
             common.shim_used("tf.device(gpu)")
