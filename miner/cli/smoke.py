@@ -51,6 +51,40 @@ UntilOption = Annotated[
         "run to the time bound (`end`: S6 when it ends by itself).",
     ),
 ]
+StandInOption = Annotated[
+    bool,
+    typer.Option(
+        "--stand-in-data/--no-stand-in-data",
+        help="Where a known loader (torchvision, torchaudio, keras.datasets, tensorflow_datasets, "
+        "Hugging Face datasets, scikit-learn fetch_*) finds no data and cannot download it, serve "
+        "a synthetic set of its shapes and classes; the outcome reads 'ok (stand-in data)'.",
+    ),
+]
+CpuShimOption = Annotated[
+    bool,
+    typer.Option(
+        "--cpu-shim",
+        help="Keep hard-coded CUDA (.cuda(), .to('cuda'), device='cuda', torch.load of GPU "
+        "checkpoints, tf.device('/gpu:0')) on the CPU; the outcome reads 'ok (cpu shim)'.",
+    ),
+]
+DataOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--data",
+        help="SRC[:DEST]: copy a data set you have into each run's copy of the checkout at "
+        "DEST (relative, default: data). Repeatable.",
+    ),
+]
+FetchOption = Annotated[
+    bool,
+    typer.Option(
+        "--fetch-data",
+        help="Before training offline, run the entry point once with the network up so the "
+        "known loaders download their data (into <runs>/smoke/data-cache, shared, or the "
+        "run's copy); stopped soon after the last loader returns.",
+    ),
+]
 
 
 SMOKE_INTERRUPTED = (
@@ -67,11 +101,16 @@ def smoke_options(
     python: str | None = None,
     as_of_commit: bool = False,
     until: str = "step",
+    stand_in_data: bool = True,
+    cpu_shim: bool = False,
+    data: Sequence[str] = (),
+    fetch_data: bool = False,
 ) -> SmokeOptions:
     """Smoke options from the command line: logs and kept environments under <runs>/smoke."""
     from miner.errors import ConfigError
     from miner.select.sandbox import GIB
     from miner.select.smoke import SmokeOptions
+    from miner.select.standins.mounts import DataMount
 
     if until not in ("step", "end"):
         raise ConfigError(f"--until {until!r}: choose step or end")
@@ -84,6 +123,10 @@ def smoke_options(
         pythons=tuple(p.strip() for p in (python or "").split(",") if p.strip()),
         as_of_commit=as_of_commit,
         until=until,
+        stand_in_data=stand_in_data,
+        cpu_shim=cpu_shim,
+        data=tuple(DataMount.parse(d) for d in data),
+        fetch_data=fetch_data,
     )
 
 
@@ -122,6 +165,7 @@ def result_row(result: SmokeResult) -> dict[str, Any]:
         "seconds": result.seconds, "install_seconds": result.install_seconds,
         "train_seconds": result.train_seconds, "stage": result.stage,
         "stage_seconds": result.stage_seconds, "qualifier": result.qualifier,
+        "assists": "; ".join(result.assists),
     }  # fmt: skip
 
 
@@ -153,6 +197,10 @@ def smoke_cmd(
     python: PythonOption = None,
     as_of_commit: AsOfOption = False,
     until: UntilOption = "step",
+    stand_in_data: StandInOption = True,
+    cpu_shim: CpuShimOption = False,
+    data: DataOption = None,
+    fetch_data: FetchOption = False,
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
@@ -161,13 +209,17 @@ def smoke_cmd(
     A throw-away copy of the checkout (with the files the clone left out fetched into it), a
     fresh environment made by uv, CPU only, threads pinned, no credentials, memory and time
     limits, no network while training. Outcomes go to the store (`miner report smoke`) and to
-    each manifest (`runnable`).
+    each manifest (`runnable`); a pass on stand-in data or with the CPU shim is shown as
+    'ok (stand-in data)' or 'ok (cpu shim)', with what it used.
     """
     from miner.procs import interruptible
     from miner.select.smoke_batch import smoke_named
 
     config = settings(study, db)
-    options = smoke_options(config, timeout, install_timeout, memory, python, as_of_commit, until)
+    options = smoke_options(
+        config, timeout, install_timeout, memory, python, as_of_commit, until, stand_in_data,
+        cpu_shim, data or (), fetch_data,
+    )  # fmt: skip
     folder = manifests or config.runs / "manifests"
     try:
         with interruptible(), store_if_present(config) as store:

@@ -49,6 +49,7 @@ from miner.experiment.settings import (
 )
 from miner.procs import end_group, guardian, kill_group, spawn_group
 from miner.select.manifest import Manifest, RunSpec, example_dir
+from miner.select.standins.assists import REPORT_DIR, assist_env, stand_in_refusal
 
 PLACEHOLDER = re.compile(r"\{(python|example_dir|source|workdir|run_dir|seed|threads|device)\}")
 POLL_SECONDS = 0.01
@@ -94,6 +95,8 @@ class _Context:
     libraries: dict[str, str]
     accelerators: dict[str, Any]
     keep_workdir: bool
+    stand_in_data: bool = False
+    cpu_shim: bool = False
 
 
 def run_experiment(
@@ -106,9 +109,16 @@ def run_experiment(
     python: str | None = None,
     retry_failed: bool = False,
     keep_workdir: bool = False,
+    stand_in_data: bool = False,
+    cpu_shim: bool = False,
 ) -> Iterator[RunEvent]:
-    """Run (or skip, when done before) every planned run, yielding each record as it finishes."""
+    """Run (or skip, when done before) every planned run, yielding each record as it finishes.
+    A manifest whose smoke run trained only on stand-in data is refused unless `stand_in_data`
+    (the runs then get the same stand-ins); `cpu_shim` loads the CPU shim into every run."""
     spec = manifest.run
+    refusal = stand_in_refusal(manifest.document)
+    if refusal and not stand_in_data:
+        raise ExperimentError(f"{manifest.name}: {refusal}")
     out_dir = out_dir.resolve()  # the children run elsewhere: every path they get is absolute
     if spec.source and spec.workdir != "run_dir" and not Path(spec.source).is_dir():
         raise ExperimentError(f"{manifest.name}: checkout {spec.source} does not exist")
@@ -127,7 +137,7 @@ def run_experiment(
     _write_json(out_dir / "environment.json", environment)
     context = _Context(
         manifest, python, dict(environment.get("libraries") or {}),
-        environment["accelerators"], keep_workdir,
+        environment["accelerators"], keep_workdir, stand_in_data, cpu_shim,
     )  # fmt: skip
     done = {(r.config, r.run): r for r in load_records(out_dir)}
     for config, index in jobs:
@@ -258,6 +268,9 @@ def _child_env(
     env.update(pinning.env())
     env.update(device_env(config.device))
     env.update(hook_env(env, setting.deterministic, context.libraries, Path(values["run_dir"])))
+    run_dir = Path(values["run_dir"])  # the stand-in hook goes first on the path, then this one
+    env.update(assist_env(env, run_dir / REPORT_DIR, context.stand_in_data, context.cpu_shim,
+                          run_dir / "standin-files"))  # fmt: skip
     env["PYTHONHASHSEED"] = seeds.hash_seed
     env["PYTHONUNBUFFERED"] = "1"  # the log holds everything printed up to a crash
     env["MINER_RUN_DIR"] = values["run_dir"]

@@ -28,6 +28,13 @@ OUTCOME_MEANING = {
     "runtime": "crashed otherwise",
     "timeout": "no training progress within the time bound",
 }
+# A pass that needed help is shown apart from a plain one (the hook's words, in its order).
+ASSISTED = {
+    "ok (stand-in data)": "trained on synthetic data with the real loader's shapes and classes",
+    "ok (cpu shim)": "trained with hard-coded CUDA kept on the CPU",
+    "ok (stand-in data, cpu shim)": "trained on stand-in data, CUDA kept on the CPU",
+}
+LABELS = (OUTCOMES[0], *ASSISTED, *OUTCOMES[1:])
 
 
 def smoke_tables(rows: Sequence[Mapping[str, Any]]) -> list[ReportTable]:
@@ -68,7 +75,7 @@ def ladder_table(rows: Sequence[Mapping[str, Any]]) -> ReportTable:
             "mean_s": round(statistics.fmean(spent), 1) if spent else None,
         })  # fmt: skip
         before = len(at)
-    qualified = sum(1 for r in rows if r.get("qualifier") and _stage(r) >= 5)
+    qualified = sum(1 for r in rows if _qualifier(r) and _stage(r) >= 5)
     notes = (
         f"N = {projects(total)} smoke-tested; a stage counts only with evidence of it (S2: got "
         "past its imports; S3: an argument parser returned, or a script without one started; "
@@ -96,7 +103,7 @@ def repair_table(rows: Sequence[Mapping[str, Any]]) -> ReportTable:
                 "; ".join(f"{k}: {v}" for k, v in repair.items() if v not in (None, ""))
                 if isinstance(repair, dict) else str(repair)
             )  # fmt: skip
-            table_rows.append({"repository": r["full_name"], "outcome": _label(r),
+            table_rows.append({"repository": r["full_name"], "outcome": smoke_label(r),
                                "repair": text})  # fmt: skip
     return ReportTable(
         key="smoke_repairs",
@@ -106,35 +113,49 @@ def repair_table(rows: Sequence[Mapping[str, Any]]) -> ReportTable:
     )
 
 
-def _label(row: Mapping[str, Any]) -> str:
-    qualifier = row.get("qualifier")
-    return f"{row['outcome']} ({qualifier})" if qualifier else str(row["outcome"])
-
-
 def _seconds(values: list[float]) -> str:
     if not values:
         return "-"
     return f"median {statistics.median(values):.1f} s, mean {statistics.fmean(values):.1f} s"
 
 
+def _column(row: Mapping[str, Any], name: str) -> str:
+    """A column that rows stored before it existed lack."""
+    try:
+        return str(row[name] or "")
+    except (KeyError, IndexError):
+        return ""
+
+
+def _qualifier(row: Mapping[str, Any]) -> str:
+    """How an outcome was reached ('stand-in data, cpu shim'): the stored qualifier, else the
+    assists of a pass stored without one."""
+    if _column(row, "qualifier"):
+        return _column(row, "qualifier")
+    labels = [a for a in _column(row, "assists").split("; ") if a]
+    return ", ".join(labels) if str(row["outcome"]) == "ok" else ""
+
+
+def smoke_label(row: Mapping[str, Any]) -> str:
+    """'ok (stand-in data)' for a pass that needed stand-in data or the CPU shim, else the
+    outcome."""
+    qualifier = _qualifier(row)
+    return f"{row['outcome']} ({qualifier})" if qualifier else str(row["outcome"])
+
+
 def outcome_table(rows: Sequence[Mapping[str, Any]]) -> ReportTable:
     """Projects and percent per outcome class, every class listed."""
-    counts = dict.fromkeys(OUTCOMES, 0)
+    counts = dict.fromkeys(LABELS, 0)
     for row in rows:
-        counts[str(row["outcome"])] = counts.get(str(row["outcome"]), 0) + 1
-    qualified: dict[str, int] = {}
-    for row in rows:
-        if row.get("qualifier"):  # `ok (stand-in data)` apart from `ok`
-            qualified[_label(row)] = qualified.get(_label(row), 0) + 1
-            counts[str(row["outcome"])] -= 1
-    table_rows = []
-    for o, n in counts.items():
-        table_rows.append({"outcome": o, "meaning": OUTCOME_MEANING.get(o, ""), "projects": n,
-                           "percent": percent(n, len(rows))})  # fmt: skip
-        for label in sorted(k for k in qualified if k.startswith(f"{o} (")):
-            table_rows.append({"outcome": label, "meaning": OUTCOME_MEANING.get(o, ""),
-                               "projects": qualified[label],
-                               "percent": percent(qualified[label], len(rows))})  # fmt: skip
+        label = smoke_label(row)
+        counts[label] = counts.get(label, 0) + 1
+    meaning = {**OUTCOME_MEANING, **ASSISTED}
+    table_rows = [
+        {"outcome": o, "meaning": meaning.get(o, OUTCOME_MEANING.get(o.split(" (")[0], "")),
+         "projects": n, "percent": percent(n, len(rows))}
+        for o, n in counts.items()
+        if n or o in OUTCOMES
+    ]  # fmt: skip
     reached = [r for r in rows if _stage(r) >= 1]  # the ones that got to train
     cut = sum(bool(r["network_cut"]) for r in reached)
     bounds = sorted({float(r["timeout"]) for r in rows})
@@ -156,17 +177,20 @@ def outcome_table(rows: Sequence[Mapping[str, Any]]) -> ReportTable:
 
 def project_table(rows: Sequence[Mapping[str, Any]]) -> ReportTable:
     """One row per smoke-tested project, grouped by outcome, with the evidence line."""
-    order = {o: i for i, o in enumerate(OUTCOMES)}
+    order = {o: i for i, o in enumerate(LABELS)}
     ordered = sorted(
-        rows, key=lambda r: (order.get(str(r["outcome"]), len(order)), str(r["full_name"]).lower())
+        rows, key=lambda r: (order.get(smoke_label(r), len(order)), str(r["full_name"]).lower())
     )
     table_rows = []
     for r in ordered:
         where = f"{r['evidence_path']}:{r['evidence_line']}"
         text = " ".join(str(r["evidence_text"]).split())
+        helped = _column(r, "assist_evidence").splitlines()
+        if helped:  # what the pass stood on: the first stand-in or shim rewrite
+            text += f" · {helped[0]}" + (f" (+{len(helped) - 1})" if len(helped) > 1 else "")
         stage = _stage(r)
         table_rows.append({
-            "outcome": _label(r),
+            "outcome": smoke_label(r),
             "stage": SMOKE_STAGES[stage][0] if stage >= 0 else "-",
             "repository": r["full_name"],
             "commit": str(r["commit_sha"])[:10],

@@ -105,7 +105,16 @@ def smoke_section(row: Mapping[str, Any]) -> dict[str, Any]:
         "log_dir": row["log_dir"],
         "environment": row["environment"],
         "smoked_at": row["smoked_at"],
+        "assists": [a for a in str(_get(row, "assists")).split("; ") if a],
+        "assist_evidence": str(_get(row, "assist_evidence")).splitlines(),
     }
+
+
+def _get(row: Mapping[str, Any], name: str) -> Any:
+    try:
+        return row[name] or ""
+    except (KeyError, IndexError):  # a row stored before the column existed
+        return ""
 
 
 def mark_manifest(document: dict[str, Any], section: dict[str, Any]) -> dict[str, Any]:

@@ -40,6 +40,8 @@ from miner.select.repair import (
 from miner.select.repair.envs import python2_interpreters
 from miner.select.sandbox import scrubbed_env
 from miner.select.smoke_records import SmokeOptions, SmokeResult, SmokeTarget
+from miner.select.standins.assists import REPORT_DIR, read_assists
+from miner.select.standins.mounts import mount_data
 from miner.select.training import Training, train_entry
 
 __all__ = ["SmokeOptions", "SmokeResult", "SmokeTarget", "smoke"]
@@ -87,6 +89,7 @@ def smoke(
         if options.fetch_blobs:
             blobs = fetch_omitted(target.checkout, copy, work)
             notes += [blobs.note()] if blobs is not None else []
+        notes += mount_data(copy, options.data)  # the user's data over what the checkout has
         entry = target.entry_script or script_in_command(target.command)
         closure = import_closure(copy, entry)
         static = time.perf_counter() - started
@@ -127,6 +130,7 @@ def smoke(
     finally:
         shutil.rmtree(work, ignore_errors=True)
     seconds = time.perf_counter() - started
+    assists = read_assists(logs / REPORT_DIR)
     keep = outcome == "ok"
     python = _python_version(venv)
     if not keep:
@@ -162,6 +166,9 @@ def smoke(
         entry=entry or "",
         repairs=built.repairs if built is not None else (),
         lock=None if lock is None else str(lock),
+        assists=assists.labels,
+        assist_evidence=assists.evidence(),
+        qualifier=_qualifier(assists.labels, outcome, stage),
     )
     assert result.outcome in SMOKE_OUTCOMES
     (logs / "smoke.json").write_text(
@@ -185,6 +192,11 @@ def _placeholders(
     return "needs_data", Evidence(
         where.path, where.line, text[:500], "smoke.needs_data.placeholder"
     )
+
+
+def _qualifier(assists: tuple[str, ...], outcome: str, stage: int) -> str | None:
+    """How a pass (or a step) was reached, shown beside the outcome: `stand-in data`."""
+    return ", ".join(assists) if assists and (outcome == "ok" or stage >= 5) else None
 
 
 def _stops(outcome: str) -> bool:

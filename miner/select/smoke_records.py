@@ -13,6 +13,7 @@ from miner.codebook import Evidence
 from miner.errors import ExperimentError
 from miner.select.ladder import stage_name
 from miner.select.sandbox import GIB
+from miner.select.standins.mounts import DataMount
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,11 @@ class SmokeOptions:
     env: Mapping[str, str] | None = None  # the environment to start from (default: this one)
     until: str = "step"  # stop at the first training step (`step`) or at the bound (`end`)
     fetch_blobs: bool = True  # fetch what the clone's blob filter left out into the copy
+    stand_in_data: bool = True  # serve synthetic data where a known loader finds none
+    cpu_shim: bool = False  # keep hard-coded CUDA on the CPU
+    data: tuple[DataMount, ...] = ()  # the user's data, copied into the run's copy
+    fetch_data: bool = False  # a data step with the network up, before training without it
+    fetch_timeout: float = 300.0
 
 
 @dataclass(frozen=True)
@@ -120,6 +126,8 @@ class SmokeResult:
     blob_bytes: int = 0
     entry: str = ""  # the entry point's script
     lock: str | None = None  # lock.json of an environment whose entry point imports
+    assists: tuple[str, ...] = ()  # "stand-in data", "cpu shim": what the run needed
+    assist_evidence: tuple[str, ...] = ()  # each stand-in served, each shim rewrite
 
     @property
     def label(self) -> str:
@@ -171,6 +179,8 @@ class SmokeResult:
             "blob_bytes": self.blob_bytes,
             "entry": self.entry,
             "notes": json.dumps(list(self.notes)),
+            "assists": "; ".join(self.assists),
+            "assist_evidence": "\n".join(self.assist_evidence),
         }
 
     def as_dict(self) -> dict[str, Any]:
@@ -199,4 +209,6 @@ class SmokeResult:
             "blob_bytes": self.blob_bytes,
             "entry": self.entry,
             "lock": self.lock,
+            "assists": list(self.assists),
+            "assist_evidence": list(self.assist_evidence),
         }

@@ -16,6 +16,8 @@ from miner.select.manifest import example_dir
 from miner.select.outcomes import classify_training
 from miner.select.sandbox import Limits, first_new_file, network_cut_prefix, pinned, run_bounded
 from miner.select.smoke_records import SmokeOptions, SmokeTarget
+from miner.select.standins.assists import REPORT_DIR, assist_env
+from miner.select.standins.fetch import DATA_CACHE, cache_env, fetch_data
 
 PLACEHOLDER = re.compile(r"\{(python|example_dir|source|workdir|run_dir|seed|threads)\}")
 
@@ -78,6 +80,9 @@ def train_entry(
         "MPLBACKEND": "Agg",
         **hook_env(marks_file, base),
     }
+    # The stand-in hook goes first on the path; it runs the stage hook after it.
+    env.update(assist_env(env, logs / REPORT_DIR, options.stand_in_data, options.cpu_shim,
+                          work / "standin-files"))  # fmt: skip
     prefix = network_cut_prefix() if options.cut_network else None
     argv = [*(prefix or ()), *command]
     limits = Limits(
@@ -85,6 +90,11 @@ def train_entry(
         cpu_seconds=int(options.timeout * len(cpus)) + 30,
         cpus=cpus,
     )
+    if options.fetch_data:  # downloads go to a cache all candidates share, or into the copy
+        env.update(cache_env(options.out_dir.resolve() / DATA_CACHE))
+        fetch_env = {**env, "MINER_SMOKE_MARKS": str(logs / "fetch-stages.txt")}  # not S3/S4
+        step = (command, copy, fetch_env, logs / REPORT_DIR / "fetch", logs / "fetch.log")
+        fetch_data(*step, options.fetch_timeout, limits)
     log = logs / "train.log"
     since = time.time()
     watch = ProgressWatch(log)
