@@ -117,6 +117,17 @@ def checkouts_at(study: Path, commits: Path, mirrors: Path) -> int:
     return done
 
 
+def github_from_mirrors(mirrors: Path) -> str:
+    """Git configuration that serves https://github.com/OWNER/NAME from MIRRORS/OWNER+NAME (what
+    a machine with a network fetches from GitHub, on one without)."""
+    lines = []
+    for git_dir in sorted(mirrors.glob("*+*/repo")):
+        owner, _, name = git_dir.parent.name.partition("+")
+        lines += [f'[url "file://{git_dir}"]',
+                  f"\tinsteadOf = https://github.com/{owner}/{name}"]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
 def main() -> int:
     """Build the study, smoke-test a seeded sample of its candidates, print the ladder."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
@@ -135,10 +146,17 @@ def main() -> int:
     parser.add_argument("--python", default=ALL_PYTHONS)
     parser.add_argument("--cpu-shim", action="store_true")
     parser.add_argument("--skip-build", action="store_true", help="reuse clones and audits")
+    parser.add_argument(
+        "--github-from-mirrors", action="store_true", help="github.com URLs served by the mirrors"
+    )
     args = parser.parse_args()
     study = args.study.resolve()
     (study / "data").mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": str(git_config(study)), "GIT_CONFIG_NOSYSTEM": "1"}
+    config = git_config(study)
+    if args.github_from_mirrors:
+        with config.open("a", encoding="utf-8") as fh:
+            fh.write(github_from_mirrors(args.mirrors))
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": str(config), "GIT_CONFIG_NOSYSTEM": "1"}
     env["PYTHONPATH"] = str(HERE)
     if not args.skip_build:
         names = add_repositories(study, corpus_names(args.corpus), args.mirrors)
