@@ -164,3 +164,18 @@ def test_a_dependency_in_old_syntax_moves_to_an_older_interpreter(tmp_path: Path
     moved = [r for r in result.repairs if r.kind == "interpreter"]
     assert moved and "is not valid Python 3." in moved[0].reason
     assert "SyntaxError" in moved[0].evidence.text
+
+
+def test_a_build_that_imports_an_undeclared_module_gets_it_at_build_time(tmp_path: Path) -> None:
+    from repair_index import NEEDY_BACKEND
+
+    index = tmp_path / "index"
+    build_failing_sdist(index, "needy", "1.0", NEEDY_BACKEND)
+    build_wheel(index, "buildhelper", "1.0", {"buildhelper.py": ""})
+    script = "import needy\nprint('step 1 loss 0.25', needy.BUILT)\n"
+    checkout = _project(tmp_path / "repo", index, ["needy==1.0"], script)
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", result.evidence
+    build = [r for r in result.repairs if r.kind == "build"]
+    assert [(r.before, r.after) for r in build] == [("needy", "buildhelper at build time")]
+    assert "imports buildhelper without declaring it" in build[0].reason
