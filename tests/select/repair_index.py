@@ -26,7 +26,7 @@ def get_requires_for_build_wheel(config_settings=None):
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    import buildhelper  # used at build time, never declared (as old setup.py files use numpy)
+    import {module}  # used at build time
 
     name, files = "{name}-{version}-py3-none-any.whl", {{"{name}.py": "BUILT = True\\n"}}
     info = "{name}-{version}.dist-info"
@@ -45,16 +45,21 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
 
 
 def build_failing_sdist(
-    folder: Path, name: str, version: str, backend: str = FAILING_BACKEND
+    folder: Path,
+    name: str,
+    version: str,
+    backend: str = FAILING_BACKEND,
+    module: str = "",
+    requires: str = "",
 ) -> Path:
     """A sdist with an in-tree build backend (needs no setuptools to be tried): by default one
     that always fails."""
     base = f"{name}-{version}"
     files = {
-        f"{base}/pyproject.toml": '[build-system]\nrequires = []\nbuild-backend = "backend"\n'
+        f"{base}/pyproject.toml": f'[build-system]\nrequires = [{requires}]\nbuild-backend = "backend"\n'
         f'backend-path = ["."]\n\n[project]\nname = "{name}"\nversion = "{version}"\n',
         f"{base}/PKG-INFO": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
-        f"{base}/backend.py": backend.format(name=name, version=version),
+        f"{base}/backend.py": backend.format(name=name, version=version, module=module),
     }
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{base}.tar.gz"
