@@ -56,7 +56,8 @@ def build_failing_sdist(
     that always fails."""
     base = f"{name}-{version}"
     files = {
-        f"{base}/pyproject.toml": f'[build-system]\nrequires = [{requires}]\nbuild-backend = "backend"\n'
+        f"{base}/pyproject.toml": f"[build-system]\nrequires = [{requires}]\n"
+        'build-backend = "backend"\n'
         f'backend-path = ["."]\n\n[project]\nname = "{name}"\nversion = "{version}"\n',
         f"{base}/PKG-INFO": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
         f"{base}/backend.py": backend.format(name=name, version=version, module=module),
