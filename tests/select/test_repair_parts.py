@@ -40,6 +40,12 @@ def test_uv_failures_name_the_requirement_and_the_kind(kind: str) -> None:
     assert failure.evidence.line == 2 and failure.evidence.rule == f"repair.failure.{kind}"
 
 
+def test_a_project_with_no_release_before_the_date_is_not_found() -> None:
+    line = "  cause: Because there are no versions of torch and you require torch>=0.2, we can"
+    failure = diagnose([line])
+    assert failure is not None and (failure.kind, failure.name) == ("not_found", "torch")
+
+
 def test_pip_failures_of_python2_environments_are_read_too() -> None:
     line = "ERROR: No matching distribution found for Lasagne==0.2.dev1 (from -r req.txt (line 4))"
     failure = diagnose([line])

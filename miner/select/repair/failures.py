@@ -27,6 +27,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "not_found",
         re.compile(rf"Because {NAME} was not found in the (?:package registry|provided)"),
     ),
+    ("not_found", re.compile(rf"Because there are no versions of {NAME}")),  # none by the date
     ("url", re.compile(rf"Failed to (?:download and build|fetch|download) `{NAME}\s*@\s*([^`]+)`")),
     (
         "build",
