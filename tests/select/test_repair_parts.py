@@ -87,6 +87,19 @@ def test_companions_follow_their_framework() -> None:
     moved = companion(["torch==1.4.0", "torchvision", "keras==2.2.4", "tensorflow"])
     assert (1, "torchvision==0.5.0") in [(i, line) for i, line, _ in moved]
     assert (3, "tensorflow==1.15.*") in [(i, line) for i, line, _ in moved]
+    moved = companion(["keras==2.3.1", "tensorflow>=1.15.2"])  # the project's bound is kept
+    assert [line for _, line, _ in moved] == ["tensorflow>=1.15.2,==2.2.*"]
+
+
+def test_a_platform_only_dependency_is_traced_to_the_requirement_that_brought_it() -> None:
+    lines = ["error: Failed to build `pyobjc-framework-coremedia==7.1`",
+             "hint: `pyobjc-framework-coremedia` (v7.1) was included because `pyobjc` (v7.1) "
+             "depends on `pyobjc-framework-coremedia`"]  # fmt: skip
+    failure = diagnose(lines)
+    assert failure is not None and failure.required_by == "pyobjc"
+    mac = Release(Version("7.1"), ("p-7.1.tar.gz", "p-7.1-cp38-cp38-macosx_10_9_x86_64.whl"), None)
+    assert mac.platform_only and mac.platforms == {"macOS"}
+    assert not _releases("1.0", wheel="cp38-cp38-manylinux1_x86_64")[0].platform_only
 
 
 def test_conda_and_apt_names_and_urls_become_the_index_names() -> None:

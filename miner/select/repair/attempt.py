@@ -207,6 +207,9 @@ class Attempt:
         """Apply the one repair `failure` calls for; False when there is none left."""
         index = self._line(failure.name)
         line = self.lines[index] if index is not None else ""
+        parent = self._line(failure.required_by) if index is None else None
+        if parent is not None and self._platform_only(self.lines[parent], failure):
+            return True
         if failure.kind == "build" and (failure.use_2to3 or failure.legacy):
             if "setuptools<58" not in self.constraints:
                 self.constraints += ("setuptools<58",)
@@ -283,8 +286,10 @@ class Attempt:
             return False
         self.lines.remove(line)
         systems = " and ".join(sorted(release.platforms))
-        return self._record("platform", line, "", f"{failure.name} {release.version} is built "
-                            f"for {systems} only", failure)  # fmt: skip
+        what = f"{failure.name} {release.version}"
+        if canonical(name_of(line)) != canonical(failure.name):
+            what = f"it needs {what}, which"
+        return self._record("platform", line, "", f"{what} is built for {systems} only", failure)
 
     def _moved(self, line: str, failure: Failure) -> bool:
         found = releases(self.source, failure.name, self.as_of) or []

@@ -135,7 +135,9 @@ def companion(lines: list[str]) -> list[tuple[int, str, str]]:
         if keras and keras[1] is not None and tf and tf[1] is None:
             key = "{}.{}".format(*major_minor(keras[1]))
             if key in TENSORFLOW_FOR_KERAS:
-                line = f"{tf[2].name}=={TENSORFLOW_FOR_KERAS[key]}.*"
+                spec = str(tf[2].specifier)
+                pin = f"=={TENSORFLOW_FOR_KERAS[key]}.*"
+                line = f"{tf[2].name}{spec + ',' if spec else ''}{pin}"
                 out.append((tf[0], line, f"keras {key} runs on TensorFlow "
                             f"{TENSORFLOW_FOR_KERAS[key]}"))  # fmt: skip
     return out
