@@ -165,3 +165,22 @@ def test_a_freeze_keeps_what_any_file_imports_and_conda_duplicates_go(tmp_path: 
     assert reduce_freeze(freeze, everything)[0] == ["numpy==1.16.4", "tensorflow==1.2.1"]
     lines, done = aliases(["opencv==1.0.1", "opencv-python==3.2.0.7"], {"opencv"}.__contains__)
     assert lines == ["opencv-python==3.2.0.7"] and done[0].after == ""
+
+
+def test_frameworks_are_never_dropped_and_a_wheel_move_for_python_keeps_the_major(
+    tmp_path: Path,
+) -> None:
+    from miner.select.repair.moves import wheel_move
+    from miner.select.repair.requirements import needed
+
+    (tmp_path / "train.py").write_text("import keras\n", encoding="utf-8")
+    closure = import_closure(tmp_path, [tmp_path / "train.py"])
+    assert needed("tensorflow==0.12.1", closure) and not needed("PyYAML==3.12", closure)
+    found = _releases("0.12.1", "1.13.1", wheel="cp37-cp37m-manylinux1_x86_64")
+    assert wheel_move("tensorflow==0.12.0", "tensorflow", "0.12.0", found, (3, 7), True) == (
+        "tensorflow==0.12.1"
+    )
+    assert wheel_move("tensorflow==0.11", "tensorflow", "0.11", found[1:], (3, 7), True) is None
+    assert wheel_move("tensorflow==0.11", "tensorflow", "0.11", found[1:], (3, 7)) == (
+        "tensorflow==1.13.1"
+    )

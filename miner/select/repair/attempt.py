@@ -240,7 +240,10 @@ class Attempt:
             return True
         if failure.kind in ("build", "no_wheel", "python"):
             found = releases(self.source, failure.name, self.as_of) or []
-            fixed = wheel_move(line, failure.name, failure.version, found, self.version)
+            # A sdist that does not build may move anywhere; a release with no wheel for this
+            # Python stays within its major (else the next interpreter is the better repair).
+            fixed = wheel_move(line, failure.name, failure.version, found, self.version,
+                               same_major=failure.kind != "build")  # fmt: skip
             if fixed and fixed not in self.tried:
                 self.tried.add(fixed)
                 why = ("its sdist does not build" if failure.kind == "build" else

@@ -75,14 +75,22 @@ def pin_move(
 
 
 def wheel_move(
-    line: str, name: str, version: str, available: list[Release], python: tuple[int, int]
+    line: str,
+    name: str,
+    version: str,
+    available: list[Release],
+    python: tuple[int, int],
+    same_major: bool = False,
 ) -> str | None:
-    """The requirement that replaces a failing build: the nearest release with a wheel."""
+    """The requirement that replaces a failing build: the nearest release with a wheel (of the
+    same major version when `same_major`)."""
     wheels = [r for r in available if r.wheel_for(python)]
     try:
         target = Version(version) if version else None
     except InvalidVersion:
         target = None
+    if same_major and target is not None:
+        wheels = [r for r in wheels if r.version.major == target.major]
     if target is None:
         chosen = wheels[-1] if wheels else None
     else:
