@@ -18,15 +18,51 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
 """
 
 
-def build_failing_sdist(folder: Path, name: str, version: str) -> Path:
-    """A sdist whose in-tree build backend always fails (needs no setuptools to be tried)."""
+NEEDY_BACKEND = """import base64, hashlib, os, zipfile
+
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    import {module}  # used at build time
+
+    name, files = "{name}-{version}-py3-none-any.whl", {{"{name}.py": "BUILT = True\\n"}}
+    info = "{name}-{version}.dist-info"
+    files[info + "/METADATA"] = "Metadata-Version: 2.1\\nName: {name}\\nVersion: {version}\\n"
+    files[info + "/WHEEL"] = "Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
+    record = []
+    for path, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
+        record.append("%s,sha256=%s,%d" % (path, digest.decode(), len(text.encode())))
+    files[info + "/RECORD"] = "\\n".join(record + [info + "/RECORD,,"]) + "\\n"
+    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
+    return name
+"""
+
+
+def build_failing_sdist(
+    folder: Path,
+    name: str,
+    version: str,
+    backend: str = FAILING_BACKEND,
+    module: str = "",
+    requires: str = "",
+) -> Path:
+    """A sdist with an in-tree build backend (needs no setuptools to be tried): by default one
+    that always fails."""
     base = f"{name}-{version}"
     files = {
-        f"{base}/pyproject.toml": '[build-system]\nrequires = []\nbuild-backend = "backend"\n'
+        f"{base}/pyproject.toml": f"[build-system]\nrequires = [{requires}]\n"
+        'build-backend = "backend"\n'
         f'backend-path = ["."]\n\n[project]\nname = "{name}"\nversion = "{version}"\n',
         f"{base}/PKG-INFO": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
-        f"{base}/backend.py": FAILING_BACKEND,
+        f"{base}/backend.py": backend.format(name=name, version=version, module=module),
     }
+    folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{base}.tar.gz"
     with tarfile.open(path, "w:gz") as archive:
         for rel, text in files.items():

@@ -70,7 +70,9 @@ def test_every_repair_is_recorded_and_the_project_trains(tmp_path: Path, index: 
     url = [r for r in result.repairs if r.kind == "url"]
     assert url[0].after.startswith("git+https://example.invalid/")  # git:// rewritten first
     assert url[-1].after == "helperpkg"
-    assert summaries["drop"].startswith("winonly==1.0 -> (dropped)")
+    assert (
+        summaries["platform"] == "winonly==1.0 -> (dropped): winonly 1.0 is built for Windows only"
+    )
     assert summaries["alias"].startswith("python-dev -> (dropped): python-dev is a system (apt)")
     imported = [r for r in result.repairs if r.kind == "import"]
     assert [(r.before, r.after) for r in imported] == [("import yaml", "PyYAML")]
@@ -164,3 +166,36 @@ def test_a_dependency_in_old_syntax_moves_to_an_older_interpreter(tmp_path: Path
     moved = [r for r in result.repairs if r.kind == "interpreter"]
     assert moved and "is not valid Python 3." in moved[0].reason
     assert "SyntaxError" in moved[0].evidence.text
+
+
+def test_a_build_that_imports_an_undeclared_module_gets_it_at_build_time(tmp_path: Path) -> None:
+    from repair_index import NEEDY_BACKEND
+
+    index = tmp_path / "index"
+    build_failing_sdist(index, "needy", "1.0", NEEDY_BACKEND, "buildhelper")
+    build_wheel(index, "buildhelper", "1.0", {"buildhelper.py": ""})
+    script = "import needy\nprint('step 1 loss 0.25', needy.BUILT)\n"
+    checkout = _project(tmp_path / "repo", index, ["needy==1.0"], script)
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", result.evidence
+    build = [r for r in result.repairs if r.kind == "build"]
+    assert [(r.before, r.after) for r in build] == [("needy", "buildhelper at build time")]
+    assert "imports buildhelper without declaring it" in build[0].reason
+
+
+def test_a_build_that_needs_use_2to3_gets_setuptools_before_58(tmp_path: Path) -> None:
+    from repair_index import NEEDY_BACKEND
+
+    index = tmp_path / "index"
+    build_failing_sdist(index, "oldbuild", "1.0", NEEDY_BACKEND, "setuptools", '"setuptools"')
+    # Stand-ins for setuptools 58 (which dropped use_2to3) and 57.5 (which still had it).
+    refusal = "raise SystemExit('error in oldbuild setup command: use_2to3 is invalid.')\n"
+    build_wheel(index, "setuptools", "58.0.0", {"setuptools/__init__.py": refusal})
+    build_wheel(index, "setuptools", "57.5.0", {"setuptools/__init__.py": ""})
+    script = "import oldbuild\nprint('step 1 loss 0.25', oldbuild.BUILT)\n"
+    checkout = _project(tmp_path / "repo", index, ["oldbuild==1.0"], script)
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", result.evidence
+    build = [r for r in result.repairs if r.kind == "build"]
+    assert [(r.before, r.after) for r in build] == [("oldbuild", "setuptools<58 at build time")]
+    assert "use_2to3" in build[0].reason

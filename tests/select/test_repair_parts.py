@@ -40,6 +40,12 @@ def test_uv_failures_name_the_requirement_and_the_kind(kind: str) -> None:
     assert failure.evidence.line == 2 and failure.evidence.rule == f"repair.failure.{kind}"
 
 
+def test_a_project_with_no_release_before_the_date_is_not_found() -> None:
+    line = "  cause: Because there are no versions of torch and you require torch>=0.2, we can"
+    failure = diagnose([line])
+    assert failure is not None and (failure.kind, failure.name) == ("not_found", "torch")
+
+
 def test_pip_failures_of_python2_environments_are_read_too() -> None:
     line = "ERROR: No matching distribution found for Lasagne==0.2.dev1 (from -r req.txt (line 4))"
     failure = diagnose([line])
@@ -81,6 +87,19 @@ def test_companions_follow_their_framework() -> None:
     moved = companion(["torch==1.4.0", "torchvision", "keras==2.2.4", "tensorflow"])
     assert (1, "torchvision==0.5.0") in [(i, line) for i, line, _ in moved]
     assert (3, "tensorflow==1.15.*") in [(i, line) for i, line, _ in moved]
+    moved = companion(["keras==2.3.1", "tensorflow>=1.15.2"])  # the project's bound is kept
+    assert [line for _, line, _ in moved] == ["tensorflow>=1.15.2,==2.2.*"]
+
+
+def test_a_platform_only_dependency_is_traced_to_the_requirement_that_brought_it() -> None:
+    lines = ["error: Failed to build `pyobjc-framework-coremedia==7.1`",
+             "hint: `pyobjc-framework-coremedia` (v7.1) was included because `pyobjc` (v7.1) "
+             "depends on `pyobjc-framework-coremedia`"]  # fmt: skip
+    failure = diagnose(lines)
+    assert failure is not None and failure.required_by == "pyobjc"
+    mac = Release(Version("7.1"), ("p-7.1.tar.gz", "p-7.1-cp38-cp38-macosx_10_9_x86_64.whl"), None)
+    assert mac.platform_only and mac.platforms == {"macOS"}
+    assert not _releases("1.0", wheel="cp38-cp38-manylinux1_x86_64")[0].platform_only
 
 
 def test_conda_and_apt_names_and_urls_become_the_index_names() -> None:
@@ -146,3 +165,22 @@ def test_a_freeze_keeps_what_any_file_imports_and_conda_duplicates_go(tmp_path: 
     assert reduce_freeze(freeze, everything)[0] == ["numpy==1.16.4", "tensorflow==1.2.1"]
     lines, done = aliases(["opencv==1.0.1", "opencv-python==3.2.0.7"], {"opencv"}.__contains__)
     assert lines == ["opencv-python==3.2.0.7"] and done[0].after == ""
+
+
+def test_frameworks_are_never_dropped_and_a_wheel_move_for_python_keeps_the_major(
+    tmp_path: Path,
+) -> None:
+    from miner.select.repair.moves import wheel_move
+    from miner.select.repair.requirements import needed
+
+    (tmp_path / "train.py").write_text("import keras\n", encoding="utf-8")
+    closure = import_closure(tmp_path, [tmp_path / "train.py"])
+    assert needed("tensorflow==0.12.1", closure) and not needed("PyYAML==3.12", closure)
+    found = _releases("0.12.1", "1.13.1", wheel="cp37-cp37m-manylinux1_x86_64")
+    assert wheel_move("tensorflow==0.12.0", "tensorflow", "0.12.0", found, (3, 7), True) == (
+        "tensorflow==0.12.1"
+    )
+    assert wheel_move("tensorflow==0.11", "tensorflow", "0.11", found[1:], (3, 7), True) is None
+    assert wheel_move("tensorflow==0.11", "tensorflow", "0.11", found[1:], (3, 7)) == (
+        "tensorflow==1.13.1"
+    )

@@ -13,7 +13,8 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-from miner.select.repair.engine import BuildRequest, EnvironmentBuild, build_environment
+from miner.select.repair.attempt import BuildRequest, EnvironmentBuild
+from miner.select.repair.engine import build_environment
 from miner.select.repair.envs import Builder
 from miner.select.repair.lock import Lock, lock_of, read_lock, rebuild_environment, write_lock
 from miner.select.repair.records import Repair

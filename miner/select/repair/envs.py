@@ -108,6 +108,8 @@ class Builder:
         extra_build: tuple[tuple[str, str], ...] = (),
     ) -> Finished:
         """Install `lines` (with the era's build constraints and extra build dependencies)."""
+        if not lines:
+            return Finished(0, False, 0.0)
         plan = self._requirements(lines, "requirements.txt")
         if self.python2:
             argv = [str(self.python), "-m", "pip", "install", "--disable-pip-version-check",

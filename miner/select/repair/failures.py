@@ -27,6 +27,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "not_found",
         re.compile(rf"Because {NAME} was not found in the (?:package registry|provided)"),
     ),
+    ("not_found", re.compile(rf"Because there are no versions of {NAME}")),  # none by the date
     ("url", re.compile(rf"Failed to (?:download and build|fetch|download) `{NAME}\s*@\s*([^`]+)`")),
     (
         "build",
@@ -44,6 +45,7 @@ BUILD_IMPORT = re.compile(r"No module named '([A-Za-z_][\w]*)")
 UV_BUILD_HINT = re.compile(r"^\s*([A-Za-z0-9][\w.-]*)\s*=\s*\[\s*\"([^\"]+)\"")
 METADATA = re.compile(r"(?i)invalid metadata|failed to parse metadata|metadata mismatch|"
                       r"Failed to read metadata|invalid version")  # fmt: skip
+INCLUDED = re.compile(r"`([^`]+)` \(v[^)]*\) was included because `([^`]+)`")
 SYNTAX = re.compile(r"SyntaxError|Missing parentheses in call to 'print'")
 
 
@@ -60,6 +62,7 @@ class Failure:
     legacy: bool = False  # the build needs an older setuptools for another reason
     metadata: bool = False  # the package's metadata could not be read
     syntax: bool = False  # a build ran Python 2 code
+    required_by: str = ""  # the requirement that pulled it in (uv's "was included because")
 
 
 def diagnose(lines: list[str], since: int = 0, log_name: str = "install.log") -> Failure | None:
@@ -89,8 +92,18 @@ def diagnose(lines: list[str], since: int = 0, log_name: str = "install.log") ->
                 legacy=bool(LEGACY.search(text)),
                 metadata=bool(METADATA.search(text)),
                 syntax=bool(SYNTAX.search(text)),
+                required_by=_required_by(tail, name),
             )  # fmt: skip
     return None
+
+
+def _required_by(lines: list[str], name: str) -> str:
+    """The first requirement on the chain that brought `name` in."""
+    for line in lines:
+        match = INCLUDED.search(line)
+        if match and match.group(1).lower() == name.lower():
+            return match.group(2)
+    return ""
 
 
 def _build_hint(lines: list[str]) -> str:

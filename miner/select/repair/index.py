@@ -86,6 +86,21 @@ class Release:
         return any(_wheel_fits(f, python) for f in self.files if f.endswith(".whl"))
 
     @property
+    def platforms(self) -> frozenset[str]:
+        """The operating systems its binary wheels are for ("any" for pure ones)."""
+        found = set()
+        for name in self.files:
+            if name.endswith(".whl"):
+                tag = name[:-4].rsplit("-", 1)[-1]
+                found |= {_system(p) for p in tag.split(".")}
+        return frozenset(found)
+
+    @property
+    def platform_only(self) -> bool:
+        """True when its wheels are all for another operating system than Linux."""
+        return bool(self.platforms) and not self.platforms & {"any", "linux"}
+
+    @property
     def has_sdist(self) -> bool:
         """True when it ships a source distribution."""
         return any(not f.endswith(".whl") for f in self.files)
@@ -121,6 +136,15 @@ def ever_released(source: IndexSource, name: str, version: str) -> bool:
     """True when the index has (or had, before a later upload) `name==version` at any date."""
     found = releases(source, name)
     return any(str(r.version) == version or r.version == _version(version) for r in found or [])
+
+
+def _system(platform_tag: str) -> str:
+    systems = (("any", "any"), ("manylinux", "linux"), ("musllinux", "linux"),
+               ("linux", "linux"), ("macosx", "macOS"), ("win", "Windows"))  # fmt: skip
+    for prefix, system in systems:
+        if platform_tag.startswith(prefix):
+            return system
+    return platform_tag
 
 
 def _version(text: str) -> Version | None:

@@ -75,14 +75,22 @@ def pin_move(
 
 
 def wheel_move(
-    line: str, name: str, version: str, available: list[Release], python: tuple[int, int]
+    line: str,
+    name: str,
+    version: str,
+    available: list[Release],
+    python: tuple[int, int],
+    same_major: bool = False,
 ) -> str | None:
-    """The requirement that replaces a failing build: the nearest release with a wheel."""
+    """The requirement that replaces a failing build: the nearest release with a wheel (of the
+    same major version when `same_major`)."""
     wheels = [r for r in available if r.wheel_for(python)]
     try:
         target = Version(version) if version else None
     except InvalidVersion:
         target = None
+    if same_major and target is not None:
+        wheels = [r for r in wheels if r.version.major == target.major]
     if target is None:
         chosen = wheels[-1] if wheels else None
     else:
@@ -135,7 +143,9 @@ def companion(lines: list[str]) -> list[tuple[int, str, str]]:
         if keras and keras[1] is not None and tf and tf[1] is None:
             key = "{}.{}".format(*major_minor(keras[1]))
             if key in TENSORFLOW_FOR_KERAS:
-                line = f"{tf[2].name}=={TENSORFLOW_FOR_KERAS[key]}.*"
+                spec = str(tf[2].specifier)
+                pin = f"=={TENSORFLOW_FOR_KERAS[key]}.*"
+                line = f"{tf[2].name}{spec + ',' if spec else ''}{pin}"
                 out.append((tf[0], line, f"keras {key} runs on TensorFlow "
                             f"{TENSORFLOW_FOR_KERAS[key]}"))  # fmt: skip
     return out

@@ -16,6 +16,7 @@ from miner.codebook import Evidence
 from miner.select.repair.closure import ImportClosure
 from miner.select.repair.names import canonical, modules_of
 from miner.select.repair.records import Repair
+from miner.select.versions import PACKAGES
 
 # conda's names for packages the index names otherwise ("" = nothing to install from the index).
 CONDA_NAMES = {
@@ -32,6 +33,7 @@ APT_NAME = re.compile(r"^(?:python3?-(?:dev|pip|tk|venv|setuptools|numpy|scipy|o
 CONDA_PIN = re.compile(r"^([A-Za-z0-9][\w.-]*)=(?!=)([\w.*+!]+)(?:=[\w.*]+)?$")
 GIT_PROTOCOL = re.compile(r"\bgit://")
 EGG = re.compile(r"#(?:.*&)?egg=([A-Za-z0-9][\w.-]*)")
+FRAMEWORKS = frozenset(canonical(name) for name in PACKAGES)
 FREEZE_SIZE = 40  # a requirements file this long, all `==`, reads as a whole system's freeze
 
 
@@ -71,7 +73,10 @@ def provides(line: str) -> frozenset[str]:
 
 
 def needed(line: str, closure: ImportClosure) -> bool:
-    """True when the entry point's closure imports something this line provides."""
+    """True when the entry point's closure imports something this line provides, or when it is
+    a deep-learning framework (Keras finds its back-end at run time, never by an import)."""
+    if canonical(name_of(line)) in FRAMEWORKS:
+        return True
     return bool(provides(line) & set(closure.names))
 
 
