@@ -158,7 +158,7 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=Path("/work/shared/corpus/dev.tsv"))
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--timeout", type=float, default=90.0, help="training bound, seconds")
-    parser.add_argument("--install-timeout", type=float, default=600.0)
+    parser.add_argument("--install-timeout", type=float, default=300.0, help="seconds")
     parser.add_argument("--until", default="end", choices=("step", "end"))
     parser.add_argument("--max-candidates", type=int, default=None)
     parser.add_argument("--deadline", default=None, help="ISO time (UTC) to stop smoke runs at")
@@ -184,7 +184,8 @@ def main() -> int:
     select = [
         "select", "--n", "5", "--smoke", "--smoke-timeout", f"{args.timeout:g}",
         "--smoke-python", args.python, "--smoke-as-of-commit", "--smoke-until", args.until,
-        "--diversify", "framework,domain,version",
+        "--smoke-install-timeout", f"{args.install_timeout:g}", "--diversify",
+        "framework,domain,version",
     ]  # fmt: skip
     if args.max_candidates:
         select += ["--max-candidates", str(args.max_candidates)]

@@ -81,6 +81,10 @@ def select_cmd(
             help="Resolve smoke installs as the index was on each commit's date.",
         ),
     ] = False,
+    smoke_install_timeout: Annotated[
+        float,
+        typer.Option("--smoke-install-timeout", help="Seconds a smoke run's install may take."),
+    ] = 900.0,
     smoke_until: Annotated[
         str,
         typer.Option(
@@ -117,8 +121,8 @@ def select_cmd(
     smoking = None
     if smoke:
         smoking = smoke_options(
-            config, smoke_timeout, python=smoke_python, as_of_commit=smoke_as_of_commit,
-            until=smoke_until,
+            config, smoke_timeout, smoke_install_timeout, python=smoke_python,
+            as_of_commit=smoke_as_of_commit, until=smoke_until,
         )  # fmt: skip
     options = SelectOptions(
         out_dir=out or config.runs / "manifests",

@@ -21,9 +21,11 @@ from miner.models import SMOKE_STAGES
 HOOK_DIR = Path(__file__).with_name("hooks")
 STAGES = tuple(name for name, _ in SMOKE_STAGES)
 # A line that shows an optimisation step was taken: a loss or metric with its value, or a Keras
-# progress bar; an `Epoch 1/10` header alone is printed before the first step.
+# progress bar (`train_loss=0.3` too); an `Epoch 1/10` header alone is printed before the first
+# step.
 STEP = re.compile(
-    r"(?i)\b(?:loss|acc|accuracy|perplexity|ppl|f1|bleu|mse|mae)\b[^\d\n]{0,20}[-+]?\d*\.\d+"
+    r"(?i)(?<![a-z0-9])(?:loss|acc|accuracy|perplexity|ppl|f1|bleu|mse|mae)(?![a-z0-9_])"
+    r"[^\d\n]{0,20}[-+]?\d*\.\d+"
     r"|\d+/\d+\s*\[[=>.]+\].*\bloss\b"
 )
 # Outcomes that end before the entry point got past its imports.

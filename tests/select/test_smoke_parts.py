@@ -116,6 +116,15 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
     assert classify_training(log(tmp_path, missing), 2, False, 60, None)[0] == "runtime"
 
 
+def test_a_step_line_names_its_loss_in_any_spelling():
+    from miner.select.ladder import STEP
+
+    steps = ["Epoch: 0002 Iter: 0001 train_loss= 36.88084 val_roc= 0.61", "val_acc: 0.93",
+             "12/50 [=====>....] - loss: 0.6931", "step 3 loss 0.2500"]  # fmt: skip
+    assert all(STEP.search(line) for line in steps)
+    assert not any(STEP.search(s) for s in ["loss_fn = 3.0", "closs 0.5", "Epoch 1/10"])
+
+
 def test_progress_decides_ok_and_timeout(tmp_path):
     trained = log(tmp_path, "loading\nEpoch 1/10\n12/50 [=====>....] - loss: 0.6931\n")
     outcome, evidence = classify_training(trained, None, True, 60, None)
