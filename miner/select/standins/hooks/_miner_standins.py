@@ -20,7 +20,7 @@ FETCH_GRACE = float(os.environ.get("MINER_STANDIN_FETCH_GRACE", "20") or 20)
 _TIMER = []  # type: list
 SEED = int(os.environ.get("MINER_STANDIN_SEED", "0") or 0)
 REPORT = {
-    "pid": os.getpid(), "argv": list(sys.argv), "served": [], "declined": [], "errors": [],
+    "pid": os.getpid(), "argv": [], "served": [], "declined": [], "errors": [],
     "shim": {}, "fetched": [],
 }  # type: dict  # fmt: skip
 _MISSING = re.compile(
@@ -148,6 +148,7 @@ def write():
     if not _REPORT_DIR:
         return
     REPORT["pid"] = os.getpid()
+    REPORT["argv"] = list(getattr(sys, "argv", []))  # not set yet while site runs (3.6, 3.7)
     try:
         os.makedirs(_REPORT_DIR, exist_ok=True)
         path = os.path.join(_REPORT_DIR, f"{os.getpid()}.json")
