@@ -47,5 +47,6 @@ def modules_of(distribution: str) -> frozenset[str]:
     what does this requirement provide?"""
     want = canonical(distribution)
     found = {m for m, d in import_mapping().items() if canonical(d) == want}
-    found.add(re.sub(r"[-.]", "_", distribution))
+    own = re.sub(r"[-.]", "_", distribution)
+    found |= {own, own.lower()}  # PyAudio is imported as pyaudio
     return frozenset(found)
