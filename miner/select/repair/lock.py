@@ -116,14 +116,16 @@ def _script(lock: Lock) -> str:
         'here=$(cd "$(dirname "$0")" && pwd)',
         'env=${1:-"$here/env"}',
     ]
+    # The interpreter the smoke run used where it is still there, else any of its version.
+    lines.append(f'py={shlex.quote(lock.interpreter)}; [ -x "$py" ] || py={python}')
     if lock.python2:
         lines += [
-            f"uv tool run --from 'virtualenv<20.22' virtualenv -p python{python} \"$env\"",
+            'uv tool run --from \'virtualenv<20.22\' virtualenv -p "$py" "$env"',
             '"$env/bin/python" -m pip install --no-deps -r "$here/requirements.lock.txt"',
         ]
     else:
         lines += [
-            f'uv venv --python {python} "$env"',
+            'uv venv --python "$py" "$env"',
             'uv pip sync --python "$env/bin/python" "$here/requirements.lock.txt"',
         ]
     lines.append(
