@@ -10,7 +10,20 @@ from typing import Any
 from miner.codebook import FIELD_NAMES, Evidence, LabelValue, format_value
 
 # What a smoke run of a selected project showed (miner.select.outcomes classifies its logs).
-SMOKE_OUTCOMES = ("ok", "install", "import", "data", "gpu_only", "runtime", "timeout")
+SMOKE_OUTCOMES = (
+    "ok", "no_entry", "python2", "install", "import", "usage", "needs_gpu", "needs_weights",
+    "needs_data", "data", "runtime", "timeout",
+)  # fmt: skip
+# How far a smoke run got (miner.select.ladder): each stage needs the ones before it.
+SMOKE_STAGES = (
+    ("S0", "the entry point and its local import closure parse"),
+    ("S1", "environment built"),
+    ("S2", "entry point imports"),
+    ("S3", "entry point starts (parses its arguments)"),
+    ("S4", "data found (real or stand-in)"),
+    ("S5", "one optimisation step"),
+    ("S6", "a bounded training ends"),
+)
 
 
 @dataclass(frozen=True)

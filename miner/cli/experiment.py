@@ -99,6 +99,17 @@ def run_cmd(
     keep_workdir: Annotated[
         bool, typer.Option("--keep-workdir", help="Keep each run's copy of the checkout.")
     ] = False,
+    stand_in_data: Annotated[
+        bool,
+        typer.Option(
+            "--stand-in-data",
+            help="Run a manifest whose smoke run trained only on stand-in data, on the same "
+            "synthetic data (refused without this).",
+        ),
+    ] = False,
+    cpu_shim: Annotated[
+        bool, typer.Option("--cpu-shim", help="Keep hard-coded CUDA on the CPU in every run.")
+    ] = False,
     study: StudyOption = None,
 ) -> None:
     """Run the training N times per configuration, pinned; finished runs are skipped."""
@@ -109,6 +120,7 @@ def run_cmd(
     from miner.experiment.settings import parse_seed_modes, parse_settings
     from miner.select.manifest import load_manifest
     from miner.select.selected import load_selected
+    from miner.select.standins.assists import stand_in_refusal
 
     if (manifest is None) == (example is None):
         raise ExperimentError("give a MANIFEST or --example NAME (not both)")
@@ -116,12 +128,19 @@ def run_cmd(
         raise ExperimentError("give --setting or --seed-mode (its aliases), not both")
     settings_ = parse_seed_modes(seed_mode) if seed_mode else parse_settings(setting or "impl")
     counts, devices = parse_threads(threads), parse_devices(device)
-    factors = (counts, settings_, runs, devices, python, retry_failed, keep_workdir)
+    factors = (
+        counts, settings_, runs, devices, python, retry_failed, keep_workdir, stand_in_data,
+        cpu_shim,
+    )  # fmt: skip
     if manifest is not None and manifest.is_dir():
         failed = ran = 0
         for loaded in load_selected(manifest):
             if loaded.document.get("runnable") is False:
                 typer.echo(f"{loaded.name}: skipped, its smoke run failed", err=True)
+                continue
+            refusal = stand_in_refusal(loaded.document)
+            if refusal and not stand_in_data:
+                typer.echo(f"{loaded.name}: skipped, {refusal}", err=True)
                 continue
             ran += 1
             folder = (out / loaded.slug) if out else settings(study).runs / loaded.slug
@@ -147,6 +166,8 @@ def _run_one(
     python: str | None,
     retry_failed: bool,
     keep_workdir: bool,
+    stand_in_data: bool = False,
+    cpu_shim: bool = False,
 ) -> int:
     """Run one manifest's experiment with progress lines; how many runs were not ok (a Ctrl-C
     is one line and exit code 130)."""
@@ -165,7 +186,8 @@ def _run_one(
     )
     events = run_experiment(
         loaded, folder, counts, settings_, runs, devices, python=python,
-        retry_failed=retry_failed, keep_workdir=keep_workdir,
+        retry_failed=retry_failed, keep_workdir=keep_workdir, stand_in_data=stand_in_data,
+        cpu_shim=cpu_shim,
     )  # fmt: skip
     ran = skipped = failed = 0
     try:

@@ -81,6 +81,23 @@ def select_cmd(
             help="Resolve smoke installs as the index was on each commit's date.",
         ),
     ] = False,
+    smoke_install_timeout: Annotated[
+        float,
+        typer.Option("--smoke-install-timeout", help="Seconds a smoke run's install may take."),
+    ] = 900.0,
+    smoke_until: Annotated[
+        str,
+        typer.Option(
+            "--smoke-until",
+            help="Stop smoke training at the first step (`step`) or at the bound (`end`).",
+        ),
+    ] = "step",
+    max_candidates: Annotated[
+        int | None,
+        typer.Option(
+            "--max-candidates", help="Smoke-test at most this many candidates, best ranked first."
+        ),
+    ] = None,
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
@@ -89,7 +106,13 @@ def select_cmd(
     Ranking uses static evidence, and with --smoke what a real install and a bounded training
     run showed; each manifest runs with `miner experiment run MANIFEST` (or the whole folder).
     """
-    from miner.cli.smoke import SMOKE_INTERRUPTED, echo_smoke, render_outcomes, smoke_options
+    from miner.cli.smoke import (
+        SMOKE_INTERRUPTED,
+        echo_smoke,
+        echo_stage,
+        render_outcomes,
+        smoke_options,
+    )
     from miner.procs import interruptible
     from miner.select.rank import DIVERSITY_KEYS, REQUIREMENTS, parse_names
     from miner.select.selection import SelectOptions, select_candidates
@@ -98,8 +121,9 @@ def select_cmd(
     smoking = None
     if smoke:
         smoking = smoke_options(
-            config, smoke_timeout, python=smoke_python, as_of_commit=smoke_as_of_commit
-        )
+            config, smoke_timeout, smoke_install_timeout, python=smoke_python,
+            as_of_commit=smoke_as_of_commit, until=smoke_until,
+        )  # fmt: skip
     options = SelectOptions(
         out_dir=out or config.runs / "manifests",
         n=n,
@@ -109,10 +133,11 @@ def select_cmd(
         include_excluded=include_excluded,
         smoke=smoking,
         smoke_again=smoke_again,
+        max_candidates=max_candidates,
     )
     try:
         with interruptible(), open_store(config) as store:
-            result = select_candidates(store, options, on_smoke=echo_smoke)
+            result = select_candidates(store, options, on_smoke=echo_smoke, on_stage=echo_stage)
     except KeyboardInterrupt:
         typer.echo(SMOKE_INTERRUPTED + ", and the same command goes on from there", err=True)
         raise typer.Exit(130) from None

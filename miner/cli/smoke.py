@@ -43,6 +43,50 @@ AsOfOption = Annotated[
 ]
 
 
+UntilOption = Annotated[
+    str,
+    typer.Option(
+        "--until",
+        help="Stop training at the first optimisation step (`step`: S5, the fastest) or let it "
+        "run to the time bound (`end`: S6 when it ends by itself).",
+    ),
+]
+StandInOption = Annotated[
+    bool,
+    typer.Option(
+        "--stand-in-data/--no-stand-in-data",
+        help="Where a known loader (torchvision, torchaudio, keras.datasets, tensorflow_datasets, "
+        "Hugging Face datasets, scikit-learn fetch_*) finds no data and cannot download it, serve "
+        "a synthetic set of its shapes and classes; the outcome reads 'ok (stand-in data)'.",
+    ),
+]
+CpuShimOption = Annotated[
+    bool,
+    typer.Option(
+        "--cpu-shim",
+        help="Keep hard-coded CUDA (.cuda(), .to('cuda'), device='cuda', torch.load of GPU "
+        "checkpoints, tf.device('/gpu:0')) on the CPU; the outcome reads 'ok (cpu shim)'.",
+    ),
+]
+DataOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--data",
+        help="SRC[:DEST]: copy a data set you have into each run's copy of the checkout at "
+        "DEST (relative, default: data). Repeatable.",
+    ),
+]
+FetchOption = Annotated[
+    bool,
+    typer.Option(
+        "--fetch-data",
+        help="Before training offline, run the entry point once with the network up so the "
+        "known loaders download their data (into <runs>/smoke/data-cache, shared, or the "
+        "run's copy); stopped soon after the last loader returns.",
+    ),
+]
+
+
 SMOKE_INTERRUPTED = (
     "interrupted: the smoke run in progress was stopped and its copy removed; those finished are "
     "stored"
@@ -56,10 +100,20 @@ def smoke_options(
     memory: float = 8.0,
     python: str | None = None,
     as_of_commit: bool = False,
+    until: str = "step",
+    stand_in_data: bool = True,
+    cpu_shim: bool = False,
+    data: Sequence[str] = (),
+    fetch_data: bool = False,
 ) -> SmokeOptions:
     """Smoke options from the command line: logs and kept environments under <runs>/smoke."""
+    from miner.errors import ConfigError
     from miner.select.sandbox import GIB
     from miner.select.smoke import SmokeOptions
+    from miner.select.standins.mounts import DataMount
+
+    if until not in ("step", "end"):
+        raise ConfigError(f"--until {until!r}: choose step or end")
 
     return SmokeOptions(
         out_dir=config.runs / "smoke",
@@ -68,14 +122,27 @@ def smoke_options(
         memory_bytes=int(memory * GIB),
         pythons=tuple(p.strip() for p in (python or "").split(",") if p.strip()),
         as_of_commit=as_of_commit,
+        until=until,
+        stand_in_data=stand_in_data,
+        cpu_shim=cpu_shim,
+        data=tuple(DataMount.parse(d) for d in data),
+        fetch_data=fetch_data,
     )
+
+
+def echo_stage(full_name: str, stage: str) -> None:
+    """A progress line as a candidate starts and reaches each stage, on stderr."""
+    from miner.models import SMOKE_STAGES
+
+    meaning = dict(SMOKE_STAGES).get(stage, "")
+    typer.echo(f"smoke  {full_name}  {stage}{'  ' + meaning if meaning else ''}", err=True)
 
 
 def echo_smoke(result: SmokeResult) -> None:
     """One line per finished smoke run, on stderr."""
     ev = result.evidence
     typer.echo(
-        f"smoke  {result.full_name}  {result.outcome}  {result.seconds:.1f} s "
+        f"smoke  {result.full_name}  {result.label}  {result.stage_name}  {result.seconds:.1f} s "
         f"(install {result.install_seconds:.1f} s, train {result.train_seconds:.1f} s)  "
         f"{ev.path}:{ev.line}  {ev.text}",
         err=True,
@@ -85,17 +152,20 @@ def echo_smoke(result: SmokeResult) -> None:
 def render_outcomes(rows: Sequence[Mapping[str, Any]]) -> None:
     """The outcome share table of smoke runs (store rows), as Markdown on stdout."""
     from miner.report.render import to_markdown
-    from miner.report.smoke import outcome_table
+    from miner.report.smoke import ladder_table, outcome_table
 
+    typer.echo(to_markdown(ladder_table(rows)), nl=False)
     typer.echo(to_markdown(outcome_table(rows)), nl=False)
 
 
 def result_row(result: SmokeResult) -> dict[str, Any]:
-    """The columns of a stored smoke run that the outcome table reads."""
+    """The columns of a stored smoke run that the ladder and outcome tables read."""
     return {
         "outcome": result.outcome, "network_cut": result.network_cut, "timeout": result.timeout,
         "seconds": result.seconds, "install_seconds": result.install_seconds,
-        "train_seconds": result.train_seconds,
+        "train_seconds": result.train_seconds, "stage": result.stage,
+        "stage_seconds": result.stage_seconds, "qualifier": result.qualifier,
+        "assists": "; ".join(result.assists),
     }  # fmt: skip
 
 
@@ -103,8 +173,18 @@ def result_row(result: SmokeResult) -> dict[str, Any]:
 def smoke_cmd(
     names: Annotated[
         list[str] | None,
-        typer.Argument(help="OWNER/NAME of selected projects (default: every selected one)."),
+        typer.Argument(
+            help="OWNER/NAME of projects, in the order to try them: a selected manifest when "
+            "there is one, else the audited clone in the store (default: every selected one)."
+        ),
     ] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option("--sample", help="Try N eligible candidates of the store, drawn at random."),
+    ] = None,
+    seed: Annotated[
+        int, typer.Option("--seed", help="The seed of --sample (the same seed, the same draw).")
+    ] = 0,
     manifests: Annotated[
         Path | None,
         typer.Option(
@@ -116,24 +196,36 @@ def smoke_cmd(
     memory: MemoryOption = 8.0,
     python: PythonOption = None,
     as_of_commit: AsOfOption = False,
+    until: UntilOption = "step",
+    stand_in_data: StandInOption = True,
+    cpu_shim: CpuShimOption = False,
+    data: DataOption = None,
+    fetch_data: FetchOption = False,
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
-    """Install and briefly train each selected project in a sandbox, and classify the outcome.
+    """Install and briefly train projects in a sandbox, and say how far each got (S0..S6).
 
-    A throw-away copy of the checkout, a fresh environment made by uv, CPU only, threads pinned,
-    no credentials, memory and time limits, no network while training. Outcomes go to the store
-    (`miner report smoke`) and to each manifest (`runnable`).
+    A throw-away copy of the checkout (with the files the clone left out fetched into it), a
+    fresh environment made by uv, CPU only, threads pinned, no credentials, memory and time
+    limits, no network while training. Outcomes go to the store (`miner report smoke`) and to
+    each manifest (`runnable`); a pass on stand-in data or with the CPU shim is shown as
+    'ok (stand-in data)' or 'ok (cpu shim)', with what it used.
     """
     from miner.procs import interruptible
-    from miner.select.selected import smoke_selected
+    from miner.select.smoke_batch import smoke_named
 
     config = settings(study, db)
-    options = smoke_options(config, timeout, install_timeout, memory, python, as_of_commit)
+    options = smoke_options(
+        config, timeout, install_timeout, memory, python, as_of_commit, until, stand_in_data,
+        cpu_shim, data or (), fetch_data,
+    )  # fmt: skip
     folder = manifests or config.runs / "manifests"
     try:
         with interruptible(), store_if_present(config) as store:
-            results = smoke_selected(folder, options, tuple(names or ()), store, echo_smoke)
+            results = smoke_named(
+                store, folder, options, tuple(names or ()), sample, seed, echo_smoke, echo_stage
+            )
     except KeyboardInterrupt:
         typer.echo(SMOKE_INTERRUPTED, err=True)
         raise typer.Exit(130) from None

@@ -49,6 +49,7 @@ from miner.experiment.settings import (
 )
 from miner.procs import end_group, guardian, kill_group, spawn_group
 from miner.select.manifest import Manifest, RunSpec, example_dir
+from miner.select.standins.assists import REPORT_DIR, assist_env, stand_in_refusal
 
 PLACEHOLDER = re.compile(r"\{(python|example_dir|source|workdir|run_dir|seed|threads|device)\}")
 POLL_SECONDS = 0.01
@@ -94,6 +95,8 @@ class _Context:
     libraries: dict[str, str]
     accelerators: dict[str, Any]
     keep_workdir: bool
+    stand_in_data: bool = False
+    cpu_shim: bool = False
 
 
 def run_experiment(
@@ -106,9 +109,16 @@ def run_experiment(
     python: str | None = None,
     retry_failed: bool = False,
     keep_workdir: bool = False,
+    stand_in_data: bool = False,
+    cpu_shim: bool = False,
 ) -> Iterator[RunEvent]:
-    """Run (or skip, when done before) every planned run, yielding each record as it finishes."""
+    """Run (or skip, when done before) every planned run, yielding each record as it finishes.
+    A manifest whose smoke run trained only on stand-in data is refused unless `stand_in_data`
+    (the runs then get the same stand-ins); `cpu_shim` loads the CPU shim into every run."""
     spec = manifest.run
+    refusal = stand_in_refusal(manifest.document)
+    if refusal and not stand_in_data:
+        raise ExperimentError(f"{manifest.name}: {refusal}")
     out_dir = out_dir.resolve()  # the children run elsewhere: every path they get is absolute
     if spec.source and spec.workdir != "run_dir" and not Path(spec.source).is_dir():
         raise ExperimentError(f"{manifest.name}: checkout {spec.source} does not exist")
@@ -116,7 +126,7 @@ def run_experiment(
         check_narrowing(setting, tuple(spec.seed_sources), manifest.name)
     jobs = plan(threads, settings, runs, devices)
     out_dir.mkdir(parents=True, exist_ok=True)
-    python = python or spec.python or sys.executable
+    python = python or _locked_python(spec, out_dir) or spec.python or sys.executable
     # The probes see what the runs will see (the manifest's env without run placeholders).
     probe_env = {**os.environ, **{k: v for k, v in spec.env.items() if "{" not in v}}
     environment = probe_environment(python, probe_env, out_dir)
@@ -127,7 +137,7 @@ def run_experiment(
     _write_json(out_dir / "environment.json", environment)
     context = _Context(
         manifest, python, dict(environment.get("libraries") or {}),
-        environment["accelerators"], keep_workdir,
+        environment["accelerators"], keep_workdir, stand_in_data, cpu_shim,
     )  # fmt: skip
     done = {(r.config, r.run): r for r in load_records(out_dir)}
     for config, index in jobs:
@@ -258,6 +268,9 @@ def _child_env(
     env.update(pinning.env())
     env.update(device_env(config.device))
     env.update(hook_env(env, setting.deterministic, context.libraries, Path(values["run_dir"])))
+    run_dir = Path(values["run_dir"])  # the stand-in hook goes first on the path, then this one
+    env.update(assist_env(env, run_dir / REPORT_DIR, context.stand_in_data, context.cpu_shim,
+                          run_dir / "standin-files"))  # fmt: skip
     env["PYTHONHASHSEED"] = seeds.hash_seed
     env["PYTHONUNBUFFERED"] = "1"  # the log holds everything printed up to a crash
     env["MINER_RUN_DIR"] = values["run_dir"]
@@ -343,3 +356,24 @@ def _reap(pid: int) -> tuple[int, Any] | None:
 def finished_runs(out_dir: Path) -> int:
     """How many runs under `out_dir` have a record (for messages)."""
     return len(list(out_dir.glob(f"*/run-*/{RUN_FILE}")))
+
+
+def _locked_python(spec: RunSpec, out_dir: Path) -> str | None:
+    """The interpreter of the smoke run's environment: as it is when it is still there, else
+    rebuilt from its lock under `out_dir/env` (None without a lock)."""
+    if not spec.lock:
+        return None
+    if spec.python and Path(spec.python).exists():
+        return spec.python
+    from miner.select.repair import rebuild_environment
+
+    folder = Path(spec.lock).parent
+    env_dir = out_dir / "env"
+    python = env_dir / "bin" / "python"
+    if python.exists():
+        return str(python)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    work = out_dir / "env-build"
+    work.mkdir(exist_ok=True)
+    log = out_dir / "env-build.log"
+    return str(rebuild_environment(folder, env_dir, log, work, dict(os.environ)))

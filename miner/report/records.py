@@ -26,7 +26,7 @@ KIND_TABLES: dict[str, tuple[str, ...]] = {
         "crosstab_tests",
     ),
     "trend": ("trend", "trend_transitions", "trend_changes"),
-    "smoke": ("smoke_outcomes", "smoke"),
+    "smoke": ("smoke_ladder", "smoke_outcomes", "smoke"),  # and smoke_repairs when any
 }
 KINDS: tuple[str, ...] = (*KIND_TABLES, "all")
 FORMATS: tuple[str, ...] = ("markdown", "csv", "latex", "json")

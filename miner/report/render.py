@@ -66,8 +66,12 @@ HEADERS = {
     "install_s": "Install (s)",
     "train_s": "Train (s)",
     "total_s": "Total (s)",
+    "of_previous": "% of previous stage",
+    "median_s": "Median (s)",
+    "mean_s": "Mean (s)",
+    "repair": "Repair",
 }
-WIDE_TEXT = {"note", "meaning", "evidence"}  # long text columns wrap in LaTeX
+WIDE_TEXT = {"note", "meaning", "evidence", "repair"}  # long text columns wrap in LaTeX
 
 
 def cell(value: Any) -> str:

@@ -31,6 +31,8 @@ def _entry(entry: EntryPoint) -> dict[str, Any]:
         "script": entry.script,
         "args": list(entry.args),
         "kind": entry.kind,
+        "runner": entry.runner,
+        "placeholders": list(entry.placeholders),
         "evidence": _ev_list(entry.evidence),
     }
 
@@ -39,8 +41,7 @@ def run_section(candidate: Candidate) -> RunSpec:
     """The runnable part: the entry point run in a fresh copy of the checkout per run."""
     scan = candidate.scan
     if scan.entry_points:
-        entry = scan.entry_points[0]
-        command: tuple[str, ...] = ("{python}", entry.script, *entry.args)
+        command: tuple[str, ...] = scan.entry_points[0].command()
     else:
         command = ("{python}", "-c", NO_ENTRY)
     return RunSpec(

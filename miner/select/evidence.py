@@ -8,13 +8,13 @@ tree, size cap, undecodable bytes replaced).
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from miner.audit.detect.reproducibility import SEED_PATTERNS, THREAD_PATTERNS
 from miner.audit.files import RepoTree, is_vendored
 from miner.codebook import Evidence
+from miner.select.entry import is_training_script, readme_commands
 from miner.select.versions import VersionSpec, version_specs
 
 MAX_LINES_PER_FILE = 5000
@@ -23,7 +23,10 @@ CLIP = 160
 SEED_ARG = re.compile(r"add_argument\(\s*['\"]--(?:manual_|random_|random-)?seed['\"]")
 ARGPARSE = re.compile(r"\bargparse\b|\bArgumentParser\(|\babsl\.flags\b|\btf\.app\.flags\b")
 MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]")
-README_RUN = re.compile(r"\bpython[0-9.]*\s+(?:-u\s+)?([\w./-]+\.py)\b([^\n`|&;>]*)")
+TRAINING_LOOP = re.compile(
+    r"\.backward\(|optimi[sz]er\.step\(|\.fit(?:_generator)?\(|train_on_batch\(|"
+    r"apply_gradients\(|\.minimize\(|sess\.run\(\s*\[?\s*(?:self\.)?train"
+)
 EPOCHS = re.compile(
     r"(?:['\"]--(?:n_|num_|max_)?epochs?['\"][^\n]*?default\s*=\s*|\b(?:n_|num_|max_)?epochs?\s*=\s*)(\d+)",
     re.I,
@@ -58,13 +61,26 @@ class EntryPoint:
 
     script: str
     args: tuple[str, ...]
-    kind: str  # readme_command | train_script | main_argparse
+    kind: str  # readme_command | train_script | training_loop | main_argparse
     evidence: tuple[Evidence, ...]
+    runner: str = "python"  # python | module (`python -m`) | shell (`bash x.sh`, `./x.sh`)
+    module: str = ""  # the module `python -m` runs
+    placeholders: tuple[str, ...] = ()  # README arguments left out: the user must supply them
 
     @property
     def strength(self) -> float:
-        """How sure the entry point is (README command > train*.py > main.py with argparse)."""
-        return {"readme_command": 2.0, "train_script": 1.5, "main_argparse": 1.0}[self.kind]
+        """How sure the entry point is (README command > train*.py > a script with a training
+        loop > main.py with argparse)."""
+        return {"readme_command": 2.0, "train_script": 1.5, "training_loop": 1.2,
+                "main_argparse": 1.0}[self.kind]  # fmt: skip
+
+    def command(self) -> tuple[str, ...]:
+        """The argv that runs it, `{python}` standing for the environment's interpreter."""
+        if self.runner == "module":
+            return ("{python}", "-m", self.module, *self.args)
+        if self.runner == "shell" and self.script.endswith(".sh"):
+            return ("bash", self.script, *self.args)
+        return ("{python}", self.script, *self.args)
 
 
 @dataclass(frozen=True)
@@ -114,7 +130,7 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
     scripts: list[EntryPoint] = []
     for f in py_files:
         lines = _lines(tree, f.path)
-        has_argparse = has_main = False
+        has_argparse = has_main = has_loop = top_loop = in_def = False
         for no, line in enumerate(lines, start=1):
             stripped = line.strip()
             if stripped.startswith("#"):
@@ -133,6 +149,11 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
                 epochs = _ev(f.path, no, line, "epochs_default")
             has_argparse = has_argparse or bool(ARGPARSE.search(line))
             has_main = has_main or bool(MAIN_GUARD.match(stripped))
+            if line[:1] not in ("", " ", "\t"):  # a statement at the top level
+                in_def = line.startswith(("def ", "class ", "async def ", "@"))
+            if TRAINING_LOOP.search(line):
+                has_loop = True
+                top_loop = top_loop or not in_def  # the script's own statements train
             if METRIC_LINE.search(line):
                 metrics.append(_ev(f.path, no, line, "metric_output"))
             if DATA_API.search(line):
@@ -151,7 +172,7 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
                             "large_dataset" if pattern is BIG_DATA else "small_dataset",
                         )
                     )
-        scripts.extend(_script_entry(f.path, has_argparse, has_main))
+        scripts.extend(_script_entry(f.path, has_argparse, has_main, has_loop, top_loop))
     readme_entries, readme_data, readme_scale = _readme_evidence(tree)
     data = _data_files(tree) + data + readme_data
     entries = sorted(readme_entries + scripts, key=_entry_order)
@@ -175,62 +196,57 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
 
 
 def _entry_order(entry: EntryPoint) -> tuple[float, bool, int, str]:
-    """Strongest kind first, then train.py, then the shallowest path."""
+    """Strongest kind first; README commands that train in the README's order, then train.py,
+    then the shallowest path."""
     name = PurePosixPath(entry.script).name.lower()
+    if entry.kind == "readme_command":
+        trains = "train" in name or any("train" in a.lower() for a in entry.args)
+        return (-entry.strength, not trains, 0, "")
     return (-entry.strength, name != "train.py", entry.script.count("/"), entry.script)
 
 
-def _script_entry(path: str, has_argparse: bool, has_main: bool) -> list[EntryPoint]:
+def _script_entry(
+    path: str, has_argparse: bool, has_main: bool, has_loop: bool, top_loop: bool = False
+) -> list[EntryPoint]:
+    """The script as an entry point when its name, parser or training loop says so (never a
+    demo, plot, server or preparation script): a loop counts in a script that runs as one (a
+    main guard, an argument parser, or the loop written at the top level)."""
     name = PurePosixPath(path).name.lower()
+    if not is_training_script(path):
+        return []
     if name.startswith("train") and name.endswith(".py") and (has_main or has_argparse):
         rule = "train_script" + ("_argparse" if has_argparse else "_main")
         return [EntryPoint(path, (), "train_script", (Evidence(path, 0, name, rule),))]
+    if has_loop and (has_main or has_argparse or top_loop) and name != "__init__.py":
+        return [EntryPoint(path, (), "training_loop", (Evidence(path, 0, name, "training_loop"),))]
     if name == "main.py" and has_argparse:
         return [EntryPoint(path, (), "main_argparse", (Evidence(path, 0, name, "main_argparse"),))]
     return []
 
 
 def _readme_evidence(tree: RepoTree) -> tuple[list[EntryPoint], list[Evidence], list[Evidence]]:
-    """`python train.py ...` commands naming an existing script; download lines; dataset names."""
+    """Training commands naming an existing script; download lines; dataset names."""
     entries: list[EntryPoint] = []
     data: list[Evidence] = []
     scale: list[Evidence] = []
+    paths = frozenset(tree.paths)
     for doc in tree.docs:
+        text = tree.read_text(doc) or ""
+        for command in readme_commands(
+            doc, "\n".join(text.splitlines()[:MAX_LINES_PER_FILE]), paths
+        ):
+            evidence = _ev(doc, command.line, command.text, "readme_command")
+            entries.append(
+                EntryPoint(command.script, command.args, "readme_command", (evidence,),
+                           command.runner, command.module, command.placeholders)
+            )  # fmt: skip
         for no, line in enumerate(_lines(tree, doc), start=1):
-            for match in README_RUN.finditer(line):
-                script = match.group(1).removeprefix("./")
-                base = str(PurePosixPath(doc).parent)
-                candidates = [script] if base == "." else [script, f"{base}/{script}"]
-                found = next((c for c in candidates if c in tree.paths), None)
-                if found is None or "test" in PurePosixPath(found).name.lower():
-                    continue
-                if not re.search(r"(?i)train|main|run|fit", PurePosixPath(found).name):
-                    continue
-                entries.append(
-                    EntryPoint(
-                        found,
-                        _concrete_args(match.group(2)),
-                        "readme_command",
-                        (_ev(doc, no, line, "readme_command"),),
-                    )
-                )
             if DOWNLOAD_LINE.search(line) and DATA_WORDS.search(line):
                 data.append(_ev(doc, no, line, "readme_download"))
             if BIG_DATA.search(line) or SMALL_DATA.search(line):
                 rule = "large_dataset" if BIG_DATA.search(line) else "small_dataset"
                 scale.append(_ev(doc, no, line, rule))
     return entries, data[:10], scale[:10]
-
-
-def _concrete_args(text: str) -> tuple[str, ...]:
-    """The README command's arguments when they are literal; placeholders drop them all."""
-    try:
-        args = shlex.split(text.strip().rstrip("\\"))
-    except ValueError:
-        return ()
-    if any(re.search(r"[<>$\[\]{}]|\.\.\.|/path/to|your_", a, re.I) for a in args):
-        return ()
-    return tuple(args)
 
 
 def _data_files(tree: RepoTree) -> list[Evidence]:

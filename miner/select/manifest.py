@@ -21,6 +21,8 @@ evidence, seed and thread hooks, cost); the `run` section is what the runner nee
       timeout: 3600
       python: /path/to/env/bin/python                         # optional: the interpreter for
                                                               # {python} (a smoke run's env)
+      lock: /path/to/lock/lock.json                           # optional: rebuild that env from
+                                                              # its lock when it is gone
 
 Placeholders: {python} {example_dir} {source} {workdir} {run_dir} {seed} {threads} {device}.
 `seed_sources` maps `init`, `data`, `dropout` to the arguments that seed that source alone
@@ -70,6 +72,7 @@ class RunSpec:
     predictions: str | None = None
     labels: str | None = None
     python: str | None = None  # the environment a smoke run built and passed in
+    lock: str | None = None  # its lock.json: the environment is rebuilt from it when needed
 
     def as_dict(self) -> dict[str, Any]:
         """The `run` section as written to a manifest."""
@@ -92,6 +95,7 @@ class RunSpec:
             "predictions": self.predictions,
             "labels": self.labels,
             "python": self.python,
+            "lock": self.lock,
         }
 
 
@@ -186,6 +190,7 @@ def run_spec(data: dict[str, Any], where: str = "run") -> RunSpec:
         predictions=_optional(data, "predictions"),
         labels=_optional(data, "labels"),
         python=str(data["python"]) if data.get("python") else None,
+        lock=_optional(data, "lock"),
     )
 
 

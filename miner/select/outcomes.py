@@ -1,8 +1,11 @@
 """Classify a smoke run from its logs, with the log line that shows why.
 
 Classes: `ok` (trained at least one step or printed a metric), `install` (the environment could
-not be built), `import`, `data` (dataset missing, or a download blocked), `gpu_only` (hard-coded
-CUDA), `runtime` (any other crash), `timeout` (still silent when the time was up).
+not be built), `import`, `python2` (Python 2 code), `usage` (required arguments missing: the
+argparse message), `needs_gpu` (hard-coded CUDA), `needs_weights` (a pretrained checkpoint to
+download or a weights file missing), `needs_data` (a file-path dataset missing), `data` (a data
+set download blocked), `runtime` (any other crash; a missing output folder is one, not a data
+failure), `timeout` (still silent when the time was up).
 """
 
 from __future__ import annotations
@@ -12,11 +15,12 @@ from pathlib import Path
 
 from miner.codebook import Evidence
 
-CLIP = 200
+CLIP = 500  # evidence is kept whole, up to a long traceback line
 
 # Training progress: a loss or accuracy with a number, an epoch/step counter, a Keras bar.
 PROGRESS = re.compile(
-    r"(?i)\b(?:loss|acc|accuracy|perplexity|ppl|f1|bleu)\b[^\d\n]{0,20}[-+]?\d*\.?\d+"
+    r"(?i)(?<![a-z0-9])(?:loss|acc|accuracy|perplexity|ppl|f1|bleu)(?![a-z0-9_])"
+    r"[^\d\n]{0,20}[-+]?\d*\.?\d+"
     r"|\b(?:epoch|iter(?:ation)?|step|batch)\b\s*[:#=\[(]?\s*\d+"
     r"|\d+/\d+\s*\[[=>.]+\]"
 )
@@ -40,12 +44,41 @@ IMPORT = re.compile(
     r"ModuleNotFoundError|ImportError|No module named|cannot import name|undefined symbol"
     r"|cannot open shared object file"
 )
+PYTHON2 = re.compile(
+    r"Missing parentheses in call to|print statement|No module named '?(?:cPickle|urllib2|Queue"
+    r"|cStringIO|StringIO|ConfigParser|Tkinter|commands|itertools\.izip)\b"
+    r"|name '(?:xrange|unicode|raw_input|basestring|long|unichr|reduce|file|execfile)' is not"
+    r"|has no attribute '(?:iteritems|itervalues|iterkeys|has_key|maxint)'"
+)
+USAGE = re.compile(
+    r"^\S+: error: (?:the following arguments are required|unrecognized arguments|argument )"
+    r"|Flags parsing error|FATAL Flags parsing error"
+)
+WEIGHTS_DOWNLOAD = re.compile(
+    r"(?i)Downloading:? \S*(?:\.pth|\.pt|\.ckpt|\.h5|\.bin|\.params|\.t7|\.npy)\b"
+    r"|Downloading data from \S*(?:keras-applications|models|weights)"
+    r"|keras-applications/|download\.pytorch\.org/models|huggingface\.co|hub\.load"
+    r"|Can't load (?:weights|config|tokenizer|the model)|pretrained model"
+)
+WEIGHTS_FILE = re.compile(
+    r"(?i)No such file or directory: '[^']*(?:\.pth|\.pt|\.ckpt[^'/]*|\.caffemodel|\.weights"
+    r"|\.h5|\.hdf5|\.t7|\.params|\.pb|pretrain[^']*)'"
+    r"|Unable to open file \(unable to open file: name = '[^']*(?:\.h5|\.hdf5)'"
+)
+DOWNLOAD = re.compile(
+    r"(?i)Dataset not found|download=True|urlopen error|URLError|Network is unreachable"
+    r"|Name or service not known|Temporary failure in name resolution|gaierror|ConnectionError"
+    r"|Connection refused|Failed to establish a new connection|Max retries exceeded"
+    r"|HTTP Error \d+"
+)
 DATA = re.compile(
-    r"(?i)FileNotFoundError|No such file or directory|Dataset not found|download=True"
-    r"|urlopen error|URLError|Network is unreachable|Name or service not known"
-    r"|Temporary failure in name resolution|gaierror|ConnectionError|Connection refused"
-    r"|Failed to establish a new connection|Max retries exceeded|HTTP Error \d+"
-    r"|(?:please|manually) download|not found\. (?:Download|Please)"
+    r"(?i)FileNotFoundError|No such file or directory|(?:please|manually) download"
+    r"|not found\. (?:Download|Please)|does not exist|IsADirectoryError|NotADirectoryError"
+)
+# A traceback's code line that writes: its missing folder is an output folder, not data.
+WRITES = re.compile(
+    r"""open\([^)]*['"](?:w|wb|a|ab|w\+)['"]|\.save\w*\(|savefig\(|\.to_csv\(|\.dump\(|"""
+    r"""imwrite\(|imsave\(|SummaryWriter\(|FileWriter\(|\.write\(|ModelCheckpoint\("""
 )
 EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Warning)\b")
 
@@ -122,12 +155,18 @@ def classify_training(
             "smoke.runtime.no_progress",
         )  # fmt: skip
     tail = _error_tail(lines)
-    checks = (("runtime", NO_SCRIPT), ("gpu_only", GPU), ("import", IMPORT), ("data", DATA))
+    usage = _usage(lines, exit_code)
+    if usage is not None:
+        return "usage", Evidence(log.name, usage[0], _clip(usage[1]), "smoke.usage")
+    checks = (
+        ("runtime", NO_SCRIPT), ("python2", PYTHON2), ("needs_gpu", GPU), ("import", IMPORT),
+        ("needs_weights", WEIGHTS_FILE), ("data", DOWNLOAD), ("needs_data", DATA),
+    )  # fmt: skip
     for outcome, pattern in checks:
         # The exception line decides first; its message lines only when it says nothing.
         for no, line in sorted(tail, key=lambda item: not EXCEPTION_LINE.match(item[1].strip())):
             if pattern.search(line):
-                return outcome, Evidence(log.name, no, _clip(line), f"smoke.{outcome}")
+                return _refine(log, lines, outcome, no, line)
     if exit_code is not None and exit_code < 0:
         text = f"killed by signal {-exit_code}" + (" (memory limit?)" if exit_code == -9 else "")
         return "runtime", Evidence(log.name, len(lines), text, "smoke.runtime.signal")
@@ -136,3 +175,41 @@ def classify_training(
         exception = raised[-1]
         return "runtime", Evidence(log.name, exception[0], _clip(exception[1]), "smoke.runtime")
     return "runtime", _last_line(log, lines, "smoke.runtime.exit")
+
+
+def _usage(lines: list[str], exit_code: int | None) -> tuple[int, str] | None:
+    """argparse's (or absl's) complaint about the command line, when that is how it ended."""
+    if exit_code not in (1, 2):
+        return None
+    for no in range(len(lines), max(0, len(lines) - 15), -1):
+        if USAGE.search(lines[no - 1]):
+            return no, lines[no - 1]
+    return None
+
+
+def _refine(log: Path, lines: list[str], outcome: str, no: int, line: str) -> tuple[str, Evidence]:
+    """A blocked download that fetched a pretrained checkpoint needs weights, not data; a missing
+    folder the failing code line writes into is an output folder, not data."""
+    if outcome == "data":
+        for index, text in enumerate(lines, start=1):
+            if WEIGHTS_DOWNLOAD.search(text):
+                return "needs_weights", Evidence(
+                    log.name, index, _clip(text), "smoke.needs_weights"
+                )
+    if outcome == "needs_data" and _writes(lines, no):
+        return "runtime", Evidence(log.name, no, _clip(line), "smoke.runtime.output_folder")
+    return outcome, Evidence(log.name, no, _clip(line), f"smoke.{outcome}")
+
+
+def _writes(lines: list[str], no: int) -> bool:
+    """True when a code line of the innermost three frames above line `no` writes a file."""
+    code = []
+    for index in range(no - 2, max(-1, no - 40), -1):
+        text = lines[index].strip()
+        if text.startswith("Traceback"):
+            break
+        if text and not text.startswith("File ") and not text.startswith("^"):
+            code.append(text)
+        if len(code) == 3:
+            break
+    return any(WRITES.search(text) for text in code)

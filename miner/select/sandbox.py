@@ -54,6 +54,7 @@ class Finished:
     timed_out: bool
     seconds: float
     error: str | None = None
+    stopped: bool = False  # ended by the caller's `stop_when`, not by itself nor the time limit
 
 
 def is_secret(name: str) -> bool:
@@ -135,11 +136,12 @@ def run_bounded(
     log: Path,
     timeout: float,
     limits: Limits,
+    stop_when: Callable[[], bool] | None = None,
 ) -> Finished:
     """Run `argv` in its own session and process group with `limits`, stdout and stderr appended
-    to `log`; past `timeout` seconds the whole group is killed. The group is killed on return
-    too, so nothing the step left running in the background outlives it, and it dies with miner
-    should miner die first."""
+    to `log`; past `timeout` seconds (or once `stop_when()`, polled twice a second, is true) the
+    whole group is killed. The group is killed on return too, so nothing the step left running
+    in the background outlives it, and it dies with miner should miner die first."""
     with log.open("ab") as out:
         start = time.perf_counter()
         try:
@@ -152,16 +154,31 @@ def run_bounded(
         except OSError as exc:
             out.write(f"cannot start {argv[0]}: {exc}\n".encode())
             return Finished(None, False, 0.0, f"cannot start {argv[0]}: {exc.strerror}")
-        timed_out = False
+        timed_out = stopped = False
         try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+            stopped = _wait(proc, start + timeout, stop_when)
+            timed_out = proc.poll() is None and not stopped
         finally:
             end_group(proc)  # the leader's pid is the group id (start_new_session)
         seconds = time.perf_counter() - start
     error = f"killed after {timeout:g} s" if timed_out else None
-    return Finished(proc.returncode, timed_out, seconds, error)
+    return Finished(proc.returncode, timed_out, seconds, error, stopped)
+
+
+def _wait(
+    proc: subprocess.Popen[bytes], deadline: float, stop_when: Callable[[], bool] | None
+) -> bool:
+    """Wait for the process until the deadline; True when `stop_when` asked to stop it."""
+    while True:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            return False
+        try:
+            proc.wait(timeout=left if stop_when is None else min(left, 0.5))
+            return False
+        except subprocess.TimeoutExpired:
+            if stop_when is not None and stop_when():
+                return True
 
 
 def uv_binary() -> str:

@@ -53,21 +53,35 @@ def smoke_selected(
     names: tuple[str, ...] = (),
     store: Store | None = None,
     on_smoke: Callable[[SmokeResult], None] | None = None,
+    on_stage: Callable[[str, str], None] | None = None,
 ) -> list[SmokeResult]:
     """Smoke-test the selected manifests (or those of `names`), record each outcome in the store
     and in its manifest (`smoke`, `runnable`, `run.python`)."""
     results = []
     for manifest in load_selected(folder, names):
-        result = smoke(SmokeTarget.of(manifest.document), options)
-        if store is not None:
-            store.save_smoke(result.as_row())
-        assert manifest.path is not None
-        fmt = "json" if manifest.path.suffix == ".json" else "yaml"
-        write_manifest(mark_manifest(manifest.document, result.as_dict()), manifest.path, fmt)
+        result = smoke_manifest(manifest, options, store, on_stage)
         results.append(result)
         if on_smoke is not None:
             on_smoke(result)
     return results
+
+
+def smoke_manifest(
+    manifest: Manifest,
+    options: SmokeOptions,
+    store: Store | None = None,
+    on_stage: Callable[[str, str], None] | None = None,
+) -> SmokeResult:
+    """Smoke-test one manifest; the outcome goes to the store and into the manifest."""
+    if on_stage is not None:
+        on_stage(manifest.name, "start")
+    result = smoke(SmokeTarget.of(manifest.document), options, on_stage)
+    if store is not None:
+        store.save_smoke(result.as_row())
+    assert manifest.path is not None
+    fmt = "json" if manifest.path.suffix == ".json" else "yaml"
+    write_manifest(mark_manifest(manifest.document, result.as_dict()), manifest.path, fmt)
+    return result
 
 
 def smoke_section(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -91,7 +105,16 @@ def smoke_section(row: Mapping[str, Any]) -> dict[str, Any]:
         "log_dir": row["log_dir"],
         "environment": row["environment"],
         "smoked_at": row["smoked_at"],
+        "assists": [a for a in str(_get(row, "assists")).split("; ") if a],
+        "assist_evidence": str(_get(row, "assist_evidence")).splitlines(),
     }
+
+
+def _get(row: Mapping[str, Any], name: str) -> Any:
+    try:
+        return row[name] or ""
+    except (KeyError, IndexError):  # a row stored before the column existed
+        return ""
 
 
 def mark_manifest(document: dict[str, Any], section: dict[str, Any]) -> dict[str, Any]:
@@ -106,5 +129,9 @@ def mark_manifest(document: dict[str, Any], section: dict[str, Any]) -> dict[str
         run["python"] = str(python)
     else:
         run.pop("python", None)
+    if section.get("lock"):
+        run["lock"] = section["lock"]  # the experiment rebuilds from it what the smoke run used
+    else:
+        run.pop("lock", None)
     updated["run"] = run
     return updated

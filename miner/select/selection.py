@@ -35,6 +35,7 @@ class SelectOptions:
     include_excluded: bool = False
     smoke: SmokeOptions | None = None  # smoke-test every eligible candidate before picking
     smoke_again: bool = False  # also those smoke-tested before at the same commit
+    max_candidates: int | None = None  # smoke-test at most this many (in rank order)
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,7 @@ def select_candidates(
     options: SelectOptions,
     progress: Callable[[str], None] | None = None,
     on_smoke: Callable[[SmokeResult], None] | None = None,
+    on_stage: Callable[[str, str], None] | None = None,
 ) -> Selection:
     """Rank the store's candidates, smoke-test them if asked, pick `n` (passing candidates
     first, diversely if asked) and write one manifest each."""
@@ -114,19 +116,11 @@ def select_candidates(
     if options.fmt not in ("yaml", "json"):
         raise ConfigError(f"--format {options.fmt!r}: choose yaml or json")
     candidates, skipped = assess_store(store, progress)
-    eligible = []
-    for candidate in candidates:
-        if candidate.exclusions and not options.include_excluded:
-            skipped.append(
-                Skipped(candidate.full_name, f"excluded: {', '.join(candidate.exclusions)}")
-            )
-            continue
-        missing = meets(candidate, options.require)
-        if missing:
-            skipped.append(Skipped(candidate.full_name, f"lacks {', '.join(missing)}"))
-            continue
-        eligible.append(candidate)
-    smoked = smoke_candidates(store, rank(eligible), options.smoke, on_smoke, options.smoke_again)
+    eligible = eligible_candidates(candidates, skipped, options.require, options.include_excluded)
+    smoked = smoke_candidates(
+        store, rank(eligible), options.smoke, on_smoke, options.smoke_again,
+        options.max_candidates, on_stage,
+    )  # fmt: skip
     sections = {c.full_name: _stored_smoke(store, c) for c in eligible}
     passing = [c for c in eligible if (sections[c.full_name] or {"outcome": ""})["outcome"] == "ok"]
     picked = diversify(passing, options.n, options.diversify)
@@ -155,6 +149,29 @@ def select_candidates(
     )
 
 
+def eligible_candidates(
+    candidates: list[Candidate],
+    skipped: list[Skipped],
+    require: tuple[str, ...] = DEFAULT_REQUIRE,
+    include_excluded: bool = False,
+) -> list[Candidate]:
+    """The candidates neither excluded by the codebook nor lacking a required criterion (the
+    others are added to `skipped` with the reason)."""
+    eligible = []
+    for candidate in candidates:
+        if candidate.exclusions and not include_excluded:
+            skipped.append(
+                Skipped(candidate.full_name, f"excluded: {', '.join(candidate.exclusions)}")
+            )
+            continue
+        missing = meets(candidate, require)
+        if missing:
+            skipped.append(Skipped(candidate.full_name, f"lacks {', '.join(missing)}"))
+            continue
+        eligible.append(candidate)
+    return eligible
+
+
 def _stored_smoke(store: Store, candidate: Candidate) -> dict[str, Any] | None:
     row = store.smoke_outcome(candidate.repo_id, candidate.commit_sha)
     return None if row is None else dict(row)
@@ -166,16 +183,23 @@ def smoke_candidates(
     options: SmokeOptions | None,
     on_smoke: Callable[[SmokeResult], None] | None = None,
     again: bool = False,
+    limit: int | None = None,
+    on_stage: Callable[[str, str], None] | None = None,
 ) -> list[SmokeResult]:
-    """Smoke-test each candidate in rank order (none without options), storing each outcome;
-    those tested before at the same commit are skipped unless `again`, so a run resumes."""
+    """Smoke-test each candidate in rank order (none without options; at most `limit`),
+    storing each outcome; those tested before at the same commit are skipped unless `again`,
+    so a run resumes."""
     if options is None:
         return []
-    results = []
+    results: list[SmokeResult] = []
     for candidate in ranked:
+        if limit is not None and len(results) >= limit:
+            break
         if not again and store.smoke_outcome(candidate.repo_id, candidate.commit_sha):
             continue
-        result = smoke(SmokeTarget.of(manifest_document(candidate, 0)), options)
+        if on_stage is not None:
+            on_stage(candidate.full_name, "start")
+        result = smoke(SmokeTarget.of(manifest_document(candidate, 0)), options, on_stage)
         store.save_smoke(result.as_row())
         results.append(result)
         if on_smoke is not None:

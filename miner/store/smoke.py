@@ -13,12 +13,22 @@ class SmokeQueries(StoreBase):
     """Queries over smoke_runs."""
 
     def save_smoke(self, row: Mapping[str, Any]) -> None:
-        """Record a smoke run (a smoke_runs row), replacing the earlier one of the same
-        repository and commit; one of no mined repository (no id or commit) is not kept."""
+        """Record a smoke run (a smoke_runs row): kept as one more attempt, and as the latest of
+        its repository and commit; one of no mined repository (no id or commit) is not kept."""
         if row.get("repo_id") is None or not row.get("commit_sha"):
             return
         with self.transaction() as conn:
             self.upsert("smoke_runs", [row], key=["repo_id", "commit_sha"], conn=conn)
+            columns = list(row)
+            conn.execute(
+                f"INSERT INTO smoke_attempts ({', '.join(columns)}) "
+                f"VALUES ({', '.join('?' for _ in columns)})",
+                [row[c] for c in columns],
+            )
+
+    def smoke_attempts(self) -> list[sqlite3.Row]:
+        """Every smoke run ever recorded, oldest first."""
+        return self.query("SELECT * FROM smoke_attempts ORDER BY attempt")
 
     def smoke_runs(self) -> list[sqlite3.Row]:
         """Every recorded smoke run, by full name."""

@@ -7,6 +7,7 @@ rows below.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -133,12 +134,26 @@ SMOKE = [
     (1, "ok", "train.log", 12, "epoch 1 loss 0.4213 | acc 0.87", None, 41.5, 300.2),
     (2, "install", "install.log", 3, "Because torch==0.4.1 has no wheels with a matching Python "
      "ABI tag, we can conclude that your requirements are unsatisfiable.", 1, 2.1, 0.0),
-    (3, "gpu_only", "train.log", 7, "AssertionError: Torch not compiled with CUDA enabled", 1,
+    (3, "needs_gpu", "train.log", 7, "AssertionError: Torch not compiled with CUDA enabled", 1,
      60.0, 4.5),
     (4, "data", "train.log", 9, "FileNotFoundError: [Errno 2] No such file or directory: "
      "'data/train.csv'", 1, 12.25, 3.0),
     (5, "ok", "train.log", 40, "Epoch 1/10 step 5 loss: 2.3011", None, 80.0, 300.1),
 ]  # fmt: skip
+
+
+# The stage each outcome of SMOKE reached, and the seconds spent on each stage: 1 s for S0, the
+# install for S1, then the training time spread evenly over the stages after S1.
+STAGE = {"ok": 5, "install": 0, "needs_gpu": 3, "data": 3}
+
+
+def stage_seconds(stage: int, install: float, train: float) -> dict[str, float]:
+    spent = {"S0": 1.0}
+    if stage >= 1:
+        spent["S1"] = install
+    for index in range(2, stage + 1):
+        spent[f"S{index}"] = round(train / (stage - 1), 3)
+    return spent
 
 
 def build_store(path: Path) -> Store:
@@ -213,7 +228,8 @@ def build_store(path: Path) -> Store:
              "install_seconds": install, "train_seconds": train, "seconds": install + train + 1,
              "timeout": 300.0, "network_cut": 1, "python": "3.8.18", "requirements": 3,
              "command": "python train.py", "environment": None, "log_dir": f"smoke/{rid}",
-             "smoked_at": SEEN}
+             "smoked_at": SEEN, "stage": STAGE[outcome],
+             "stage_seconds": json.dumps(stage_seconds(STAGE[outcome], install, train))}
             for rid, outcome, path, line, text, code, install, train in SMOKE
         ],
         key=["repo_id", "commit_sha"],

@@ -149,7 +149,7 @@ def test_no_labels_skips_label_tables_for_all_and_fails_for_one_kind(tmp_path: P
         store.conn.execute("DELETE FROM audits")
         result = write_report(store, ReportOptions(output_dir=tmp_path / "out"))  # type: ignore[arg-type]
         keys = [t.key for t in result.tables]
-        assert keys == ["search", "exclusions", "smoke_outcomes", "smoke"]  # not label tables
+        assert keys == ["search", "exclusions", "smoke_ladder", "smoke_outcomes", "smoke"]
         assert "label tables skipped" in result.warnings[0]
         with pytest.raises(MinerError, match="no audited repositories"):
             write_report(store, ReportOptions(kind="coverage", output_dir=tmp_path / "o"))  # type: ignore[arg-type]

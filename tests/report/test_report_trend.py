@@ -127,6 +127,14 @@ def test_trend_without_snapshots_is_a_one_line_error(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "no snapshots in the store" in result.output
 
 
+def roll_back_smoke_ladder(store: Store) -> None:
+    """Undo the smoke-ladder migration (it comes after snapshots)."""
+    store.conn.execute("DROP TABLE smoke_attempts")
+    for column in ("stage", "stage_seconds", "qualifier", "repairs", "blob_files", "blob_bytes",
+                   "entry", "notes"):  # fmt: skip
+        store.conn.execute(f"ALTER TABLE smoke_runs DROP COLUMN {column}")
+
+
 def test_a_store_from_before_snapshots_migrates_and_reports_the_same_table_x(
     tmp_path: Path,
 ) -> None:
@@ -143,6 +151,9 @@ def test_a_store_from_before_snapshots_migrates_and_reports_the_same_table_x(
     build_store(path).close()
     with Store(path) as store:  # roll the schema back to the release before snapshots
         store.conn.execute("DROP TABLE snapshots")
+        roll_back_smoke_ladder(store)
+        for column in ("assists", "assist_evidence"):  # and the smoke columns added after it
+            store.conn.execute(f"ALTER TABLE smoke_runs DROP COLUMN {column}")
         store.conn.execute(f"PRAGMA user_version = {before}")
     with Store(path) as store:
         assert store.schema_version == max(n for n, _, _ in _migrations())

@@ -81,7 +81,7 @@ def projects(
             "requirements.txt": HEADER.format(wheels=wheels) + "tinyfit==9.9\n",
             "train.py": train(),
         },
-        # gpu_only: a hard-coded .cuda()
+        # needs_gpu: a hard-coded .cuda()
         "lab/cuda": {
             "requirements.txt": ok_requirements,
             "train.py": train().replace("tinyfit.Model(seed=1)", "tinyfit.Model(seed=1).cuda()"),

@@ -88,7 +88,7 @@ def options(tmp_path: Path, timeout: float = 30.0) -> SmokeOptions:
         "UV_OFFLINE": "1",  # never the network: the fixtures install from a local folder
         "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
     }
-    return SmokeOptions(out_dir=tmp_path / "smoke", timeout=timeout, env=env)
+    return SmokeOptions(out_dir=tmp_path / "smoke", timeout=timeout, env=env, until="end")
 
 
 def target(lab: dict[str, Path], name: str) -> SmokeTarget:
@@ -140,11 +140,11 @@ def test_an_unsatisfiable_pin_is_an_install_failure(lab, tmp_path):
     assert not (tmp_path / "smoke" / "envs" / "lab__pinned").exists()
 
 
-def test_hard_coded_cuda_is_gpu_only(lab, tmp_path):
+def test_hard_coded_cuda_needs_gpu(lab, tmp_path):
     result = run(lab, "lab/cuda", tmp_path)
-    assert result.outcome == "gpu_only"
+    assert result.outcome == "needs_gpu"
     assert "Found no NVIDIA driver" in result.evidence.text
-    assert result.evidence.rule == "smoke.gpu_only"
+    assert result.evidence.rule == "smoke.needs_gpu"
 
 
 def test_a_dataset_download_is_data(lab, tmp_path):
@@ -197,6 +197,7 @@ def test_a_crash_after_a_step_is_runtime(lab, tmp_path):
     result = run(lab, "lab/crash", tmp_path)
     assert result.outcome == "runtime"
     assert result.evidence.text.startswith("ValueError: shapes (3,) and (4,) not aligned")
+    assert result.stage == 5  # it took a step before it crashed
 
 
 def test_secrets_are_scrubbed():

@@ -73,12 +73,18 @@ def log(tmp_path: Path, text: str) -> Path:
 def test_logs_are_classified_by_the_exception_line(tmp_path):
     traceback = 'Traceback (most recent call last):\n  File "train.py", line 3\n'
     cases = {
-        "ImportError: libcudart.so.10.0: cannot open shared object file": "gpu_only",
+        "ImportError: libcudart.so.10.0: cannot open shared object file": "needs_gpu",
         "OSError: libgfortran.so.3: cannot open shared object file: No such file": "import",
         "ModuleNotFoundError: No module named 'cv2'": "import",
-        "FileNotFoundError: [Errno 2] No such file or directory: 'data/train.csv'": "data",
+        "FileNotFoundError: [Errno 2] No such file or directory: 'data/train.csv'": "needs_data",
+        "FileNotFoundError: [Errno 2] No such file or directory: 'pretrained/vgg16.pth'": (
+            "needs_weights"
+        ),
+        "SyntaxError: Missing parentheses in call to 'print'. Did you mean print(x)?": "python2",
+        "NameError: name 'xrange' is not defined": "python2",
+        "ModuleNotFoundError: No module named 'cPickle'": "python2",
         "urllib.error.URLError: <urlopen error [Errno 101] Network is unreachable>": "data",
-        "AssertionError: Torch not compiled with CUDA enabled": "gpu_only",
+        "AssertionError: Torch not compiled with CUDA enabled": "needs_gpu",
         "ValueError: operands could not be broadcast together": "runtime",
     }
     for line, outcome in cases.items():
@@ -86,8 +92,37 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
             log(tmp_path, traceback + line + "\n"), 1, False, 60, None
         )
         assert (got, evidence.text, evidence.line) == (outcome, line[:200], 3), line
+    usage = (
+        "usage: train.py [-h] --data DATA [--epochs EPOCHS]\n"
+        "train.py: error: the following arguments are required: --data\n"
+    )
+    got, evidence = classify_training(log(tmp_path, usage), 2, False, 60, None)
+    assert (got, evidence.line, evidence.rule) == ("usage", 2, "smoke.usage")
+    assert evidence.text == "train.py: error: the following arguments are required: --data"
+    weights = (
+        'Downloading: "https://download.pytorch.org/models/resnet18-5c106cde.pth" to /h/x.pth\n'
+        + traceback
+        + "urllib.error.URLError: <urlopen error [Errno -3] Temporary failure>\n"
+    )
+    got, evidence = classify_training(log(tmp_path, weights), 1, False, 60, None)
+    assert (got, evidence.line) == ("needs_weights", 1)
+    output = (
+        traceback + "    with open('results/log.txt', 'w') as fh:\n"
+        "FileNotFoundError: [Errno 2] No such file or directory: 'results/log.txt'\n"
+    )
+    got, evidence = classify_training(log(tmp_path, output), 1, False, 60, None)
+    assert (got, evidence.rule) == ("runtime", "smoke.runtime.output_folder")
     missing = "python: can't open file 'train.py': [Errno 2] No such file or directory\n"
     assert classify_training(log(tmp_path, missing), 2, False, 60, None)[0] == "runtime"
+
+
+def test_a_step_line_names_its_loss_in_any_spelling():
+    from miner.select.ladder import STEP
+
+    steps = ["Epoch: 0002 Iter: 0001 train_loss= 36.88084 val_roc= 0.61", "val_acc: 0.93",
+             "12/50 [=====>....] - loss: 0.6931", "step 3 loss 0.2500"]  # fmt: skip
+    assert all(STEP.search(line) for line in steps)
+    assert not any(STEP.search(s) for s in ["loss_fn = 3.0", "closs 0.5", "Epoch 1/10"])
 
 
 def test_progress_decides_ok_and_timeout(tmp_path):

@@ -111,7 +111,9 @@ def test_cli_select_smoke_report_smoke_and_run_the_folder(tmp_path):
     assert again.exit_code == 0, again.output
     assert "smoke  lab/fits  ok" in again.stderr and "lab/pinned" not in again.stderr
     unknown = runner.invoke(app, ["smoke", "lab/nothing"], env=env)
-    assert unknown.exit_code == 1 and "no manifest for lab/nothing" in unknown.stderr
+    assert (
+        unknown.exit_code == 1 and "cannot smoke-test lab/nothing (not audited)" in unknown.stderr
+    )
 
     folder = tmp_path / "data" / "runs" / "manifests"
     ran = runner.invoke(
@@ -130,3 +132,40 @@ def test_report_smoke_without_runs_is_an_error(tmp_path):
     build_study(tmp_path)
     result = CliRunner().invoke(app, ["report", "smoke"], env={"MINER_STUDY_DIR": str(tmp_path)})
     assert result.exit_code == 1 and "no smoke runs" in result.stderr
+
+
+def test_cli_smoke_named_projects_and_samples_without_manifests(tmp_path):
+    db = build_study(tmp_path)
+    runner = CliRunner()
+    env = {**offline_env(tmp_path), "MINER_STUDY_DIR": str(tmp_path)}
+    named = runner.invoke(app, ["smoke", "lab/pinned", "lab/fits", "--smoke-timeout", "30"],
+                          env=env)  # fmt: skip
+    assert named.exit_code == 0, named.output
+    lines = [line for line in named.stderr.splitlines() if line.startswith("smoke  ")]
+    starts = [line.split()[1] for line in lines if line.endswith("start")]
+    assert starts == ["lab/pinned", "lab/fits"]  # the order given, no manifest written
+    assert "smoke  lab/fits  S1  environment built" in named.stderr
+    assert "smoke  lab/pinned  install  S0" in named.stderr
+    assert "| S1 | environment built | 1 | 50.0 |" in named.stdout
+    assert not (tmp_path / "data" / "runs" / "manifests").exists()
+
+    draws = set()
+    for seed in range(6):
+        sampled = runner.invoke(app, ["smoke", "--sample", "1", "--seed", str(seed),
+                                      "--smoke-timeout", "30"], env=env)  # fmt: skip
+        assert sampled.exit_code == 0, sampled.output
+        draws.add(next(ln.split()[1] for ln in sampled.stderr.splitlines() if ln.endswith("start")))
+    assert draws == {"lab/pinned", "lab/fits"}
+    with Store(db) as store:
+        assert len(store.smoke_attempts()) == 8 and len(store.smoke_runs()) == 2
+
+
+def test_select_smoke_tries_at_most_max_candidates(tmp_path, monkeypatch):
+    db = build_study(tmp_path)
+    for key, value in offline_env(tmp_path).items():
+        monkeypatch.setenv(key, value)
+    smoking = SmokeOptions(out_dir=tmp_path / "smoke", timeout=30)
+    with Store(db) as store:
+        options = SelectOptions(out_dir=tmp_path / "m", n=2, smoke=smoking, max_candidates=1)
+        result = select_candidates(store, options)
+        assert [r.full_name for r in result.smoked] == ["lab/pinned"]  # the best ranked only

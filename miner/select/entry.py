@@ -1,0 +1,187 @@
+"""Where training starts: the README's training command when it has one, else a script chosen
+from evidence (its name, an argument parser, a training loop), never a demo, a plot, a server,
+a webcam or a preprocessing step.
+
+README commands are read as a shell would see them: lines continued with `\\` are joined, a
+`$ ` prompt, `VAR=value` prefixes, `nohup`/`time` and trailing redirections or pipes are dropped,
+and `python script.py`, `python -m package.module`, `./script`, `bash|sh script.sh` are
+understood. A command asking for help (`-h`, `--help`) is never taken. Placeholder arguments
+(`path/to/...`, `<path>`, `YOUR_DIR`, `$DATA`) are dropped with the option that precedes them and
+kept as evidence: such a run needs data the user must supply.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+# Scripts that are not training: demos, plots, servers, webcams, data preparation, evaluation.
+NOT_TRAINING = re.compile(
+    r"(?i)(?:^|[_\-.])(?:demo|plot\w*|visuali[sz]\w*|vis|serve|server|app|api|webcam|camera|gui"
+    r"|preprocess\w*|prepare\w*|prep|download\w*|convert\w*|export\w*|test\w*|eval\w*|infer\w*"
+    r"|predict\w*|detect|inference|setup|install|clean\w*|make_data\w*|build_\w*|deploy)(?:[_\-.]|$)"
+)
+TRAINING_NAME = re.compile(r"(?i)train|main|run|fit|learn|finetune|pretrain")
+PROMPT = re.compile(r"^\s*(?:[$>#]|\w*@[\w.-]+:[^$#]*[$#]|\(\w+\)\s*\$?)\s+")
+ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
+WRAPPERS = {"nohup", "time", "sudo", "exec", "env", "srun", "stdbuf", "-u"}
+PYTHON = re.compile(r"^(?:python[0-9.]*|py|ipython)$")
+SHELLS = ("bash", "sh", "zsh")
+PLACEHOLDER = re.compile(
+    r"(?i)<[^>]*>|\[[^\]]*\]|\{[^}]*\}|\.\.\.|(?:^|/)path/to\b|/path/|\bpath_to_|your[_-]\w*"
+    r"|^\$\w+|\$\{|^(?:PATH|DIR|DATA|FOLDER|FILE)(?:_\w+)?$|xxx"
+    r"|^/(?!dev/null$)\S+"  # an absolute path names the author's machine, not the checkout
+)
+HELP = {"-h", "--help", "-help", "--helpfull"}
+# Where a command may start inside prose: an inline code span, or a runner word.
+CODE_SPAN = re.compile(r"`([^`]+)`")
+COMMAND_START = re.compile(
+    r"(?:^|[\s(\"'])((?:[A-Za-z_]\w*=\S*\s+)*(?:python[0-9.]*|bash|sh|\./)[^\s`]*)"
+)
+
+
+@dataclass(frozen=True)
+class ReadmeCommand:
+    """A command of the README, parsed: how to run it, what it runs, and what it left out."""
+
+    line: int  # the line the command starts on
+    text: str  # the command as written, continuation lines joined
+    runner: str  # python | module | shell
+    script: str  # the script's path in the checkout (for `module`, the module's file)
+    args: tuple[str, ...]
+    placeholders: tuple[str, ...]
+    module: str = ""
+
+
+def joined_lines(text: str) -> list[tuple[int, str]]:
+    """(first line number, line) with `\\` continuations joined into one line."""
+    out: list[tuple[int, str]] = []
+    pending: list[str] = []
+    start = 0
+    for no, raw in enumerate(text.splitlines(), start=1):
+        line = raw.rstrip()
+        if not pending:
+            start = no
+        if line.endswith("\\"):
+            pending.append(line[:-1].strip())
+            continue
+        pending.append(line.strip())
+        out.append((start, " ".join(p for p in pending if p)))
+        pending = []
+    if pending:
+        out.append((start, " ".join(p for p in pending if p)))
+    return out
+
+
+def _words(line: str) -> list[str]:
+    """The command's words, from the first runnable word to the first shell operator."""
+    line = PROMPT.sub("", line.strip().strip("`").strip())
+    line = re.split(r"\s(?:\|\|?|&&|;|2?>>?|&>|&)(?:\s|$)|\s*[;|]\s*$|\s&\s*$", line)[0]
+    try:
+        words = shlex.split(line, comments=True)
+    except ValueError:
+        return []
+    while words and (ASSIGNMENT.match(words[0]) or words[0] in WRAPPERS):
+        words.pop(0)
+    return words
+
+
+def _resolve(script: str, base: str, paths: frozenset[str]) -> str | None:
+    script = script.removeprefix("./")
+    for candidate in (f"{base}/{script}" if base not in ("", ".") else None, script):
+        if candidate and candidate in paths:
+            return candidate
+    return None
+
+
+def _split_placeholders(args: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Concrete arguments, and the placeholders dropped (an option goes with its value)."""
+    kept: list[str] = []
+    dropped: list[str] = []
+    for arg in args:
+        value = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
+        if PLACEHOLDER.search(value):
+            if (
+                not arg.startswith("-")
+                and kept
+                and kept[-1].startswith("-")
+                and "=" not in kept[-1]
+            ):
+                dropped.append(f"{kept.pop()} {arg}")
+            else:
+                dropped.append(arg)
+            continue
+        kept.append(arg)
+    return tuple(kept), tuple(dropped)
+
+
+def parse_command(line: str, no: int, base: str, paths: frozenset[str]) -> ReadmeCommand | None:
+    """The training command on `line` of a document in folder `base`, if it runs a script of the
+    checkout with a training name (None for help requests, demos and anything else): the line
+    itself, else an inline code span of it, else the line from a runner word on."""
+    segments = [line, *CODE_SPAN.findall(line)]
+    for match in COMMAND_START.finditer(line):
+        rest, before = line[match.start(1) :], line[match.start(1) - 1 : match.start(1)]
+        segments.append(rest.split(before, 1)[0] if before in ("'", '"') else rest)
+    for segment in segments:
+        command = _parse(segment, line, no, base, paths)
+        if command is not None:
+            return command
+    return None
+
+
+def _parse(
+    segment: str, line: str, no: int, base: str, paths: frozenset[str]
+) -> ReadmeCommand | None:
+    words = _words(segment)
+    if len(words) < 1:
+        return None
+    head, rest = words[0], words[1:]
+    runner, module = "", ""
+    if PYTHON.match(PurePosixPath(head).name):
+        while rest and rest[0] in ("-u", "-O", "-B", "-W") or (rest and rest[0].startswith("-X")):
+            rest = rest[2:] if rest[0] in ("-W", "-X") else rest[1:]
+        if len(rest) >= 2 and rest[0] == "-m":
+            module, rest = rest[1], rest[2:]
+            target = module.replace(".", "/") + ".py"
+            runner = "module"
+        elif rest and rest[0].endswith(".py"):
+            target, rest, runner = rest[0], rest[1:], "python"
+        else:
+            return None
+    elif head in SHELLS and rest and rest[0].endswith(".sh"):
+        target, rest, runner = rest[0], rest[1:], "shell"
+    elif head.startswith("./") and head.endswith((".sh", ".py")):
+        target, runner = head, "shell" if head.endswith(".sh") else "python"
+    else:
+        return None
+    if HELP.intersection(rest):
+        return None
+    script = _resolve(target, base, paths)
+    if script is None:
+        return None
+    name = PurePosixPath(script).stem
+    if NOT_TRAINING.search(name) or not TRAINING_NAME.search(name):
+        return None
+    args, placeholders = _split_placeholders(rest)
+    return ReadmeCommand(no, line.strip(), runner, script, args, placeholders, module)
+
+
+def readme_commands(doc: str, text: str, paths: frozenset[str]) -> list[ReadmeCommand]:
+    """Every training command of one document, in the order written."""
+    base = str(PurePosixPath(doc).parent)
+    found = []
+    for no, line in joined_lines(text):
+        if not re.search(r"\.(?:py|sh)\b|-m\s+\w", line):
+            continue
+        command = parse_command(line, no, base, paths)
+        if command is not None:
+            found.append(command)
+    return found
+
+
+def is_training_script(path: str) -> bool:
+    """True unless the script's name says it is a demo, plot, server or preparation step."""
+    return not NOT_TRAINING.search(PurePosixPath(path).stem)

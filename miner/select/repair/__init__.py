@@ -1,0 +1,72 @@
+"""Deterministic environment repair for smoke runs, and the locks that replay what worked.
+
+A smoke run hands its install plan to `build_environment`; each change it makes is a `Repair`
+with its reason and evidence (`torch==0.4.0 -> torch==0.4.1: 0.4.0 was never on the index`). An
+environment whose entry point imports gets a lock (`locked`), which `rebuild_environment`
+replays for `miner experiment`. All candidates share one package cache (`package_cache`).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+
+from miner.select.repair.attempt import BuildRequest, EnvironmentBuild
+from miner.select.repair.engine import build_environment
+from miner.select.repair.envs import Builder
+from miner.select.repair.lock import Lock, lock_of, read_lock, rebuild_environment, write_lock
+from miner.select.repair.records import Repair
+
+__all__ = [
+    "BuildRequest", "EnvironmentBuild", "Lock", "Repair", "build_environment", "cache_dir",
+    "locked", "package_cache", "package_cache_env", "read_lock", "rebuild_environment",
+    "write_lock",
+]  # fmt: skip
+
+
+def locked(
+    built: EnvironmentBuild, venv: Path, logs: Path, work: Path, env: dict[str, str]
+) -> Path:
+    """Write the lock of the environment `built` made in `venv` under `logs/lock/`."""
+    builder = Builder(venv, work, logs / "install.log", env, 600.0, built.as_of, built.options,
+                      built.python2)  # fmt: skip
+    return write_lock(logs / "lock", lock_of(builder, built.interpreter, built.repairs))
+
+
+def cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where uv keeps its package cache for `env` (`uv cache dir`)."""
+    from miner.select.sandbox import uv_binary
+
+    env = dict(os.environ if env is None else env)
+    try:
+        done = subprocess.run([uv_binary(), "cache", "dir"], capture_output=True, text=True,
+                              timeout=60, check=False, env=env)  # fmt: skip
+        if done.returncode == 0 and done.stdout.strip():
+            return Path(done.stdout.strip())
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    return Path(env.get("UV_CACHE_DIR") or Path.home() / ".cache" / "uv")
+
+
+def package_cache(env: Mapping[str, str] | None = None) -> tuple[Path, int]:
+    """Where the package cache every candidate shares is, and how many bytes it holds."""
+    path = cache_dir(env)
+    size = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            try:
+                size += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
+    return path, size
+
+
+def package_cache_env(base: dict[str, str], out_dir: Path) -> dict[str, str]:
+    """The install's environment with uv's cache named once, so that every candidate, and the
+    tools a build runs through `uv tool run`, share it (kept where the user set it)."""
+    del out_dir  # the cache outlives any one study's output folder
+    if base.get("UV_CACHE_DIR"):
+        return dict(base)
+    return {**base, "UV_CACHE_DIR": str(cache_dir(base))}

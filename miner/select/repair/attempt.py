@@ -1,0 +1,328 @@
+"""One interpreter's build: a fresh environment, the install with a repair per failure (the
+environment put back to its last good state first), undeclared imports, setuptools, the path, and
+the check that the entry point's imports import."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from miner.codebook import Evidence
+from miner.select.outcomes import install_failure
+from miner.select.pythons import interpreter_version
+from miner.select.repair.closure import ImportClosure
+from miner.select.repair.envs import Builder
+from miner.select.repair.failures import Failure, diagnose
+from miner.select.repair.index import IndexSource, ever_released, releases
+from miner.select.repair.moves import pin_move, wheel_move
+from miner.select.repair.names import canonical, distribution_for
+from miner.select.repair.records import Repair
+from miner.select.repair.requirements import drop_backports, name_of, needed, provides
+
+MAX_ROUNDS = 12
+SETUPTOOLS = "setuptools<81"  # the last line with pkg_resources
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    """What to build: the plan's lines for the checkout copy at `root`, where, and how."""
+
+    interpreters: tuple[str, ...]
+    lines: tuple[str, ...]
+    root: Path
+    command: tuple[str, ...]
+    venv: Path
+    work: Path
+    log: Path
+    env: dict[str, str]
+    timeout: float
+    commit_date: str | None = None
+    as_of: bool = False
+
+
+@dataclass(frozen=True)
+class EnvironmentBuild:
+    """The environment built (or the failure), the repairs applied and what it imports."""
+
+    failure: Evidence | None
+    seconds: float
+    interpreter: str
+    repairs: tuple[Repair, ...]
+    lines: tuple[str, ...]
+    closure: ImportClosure
+    import_failures: tuple[tuple[str, str], ...] = ()
+    python2: bool = False
+    options: tuple[str, ...] = field(default_factory=tuple)
+    as_of: str | None = None  # the index date it was resolved at
+
+    @property
+    def imports_ok(self) -> bool:
+        """True when every external module the entry point imports imports."""
+        return self.failure is None and not self.import_failures
+
+
+def on_index(source: IndexSource, name: str) -> bool:
+    """True when the index has any release of `name`."""
+    found = releases(source, name)
+    return bool(found)
+
+
+def _lines_of(log: Path) -> list[str]:
+    try:
+        return log.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+class Attempt:
+    """One interpreter's build, from a fresh environment."""
+
+    def __init__(self, builder: Builder, interpreter: str, closure: ImportClosure,
+                 source: IndexSource, as_of: str | None, lines: list[str]) -> None:  # fmt: skip
+        self.builder, self.interpreter, self.closure = builder, interpreter, closure
+        self.source, self.as_of, self.lines = source, as_of, lines
+        self.version = interpreter_version(interpreter) or (3, 0)
+        self.repairs: list[Repair] = []
+        self.constraints: tuple[str, ...] = ()
+        self.extra_build: tuple[tuple[str, str], ...] = ()
+        self.tried: set[str] = set()
+        self.pins: dict[str, str] = {}
+
+    def _result(self, started: float, prior: tuple[Repair, ...], options: tuple[str, ...],
+                failure: Evidence | None, imports: tuple[tuple[str, str], ...] = ()
+                ) -> EnvironmentBuild:  # fmt: skip
+        return EnvironmentBuild(
+            failure, time.perf_counter() - started, self.interpreter,
+            (*prior, *self.repairs), tuple(self.lines), self.closure, imports,
+            self.builder.python2, options, self.as_of,
+        )  # fmt: skip
+
+    def run(self, started: float, prior: tuple[Repair, ...], options: tuple[str, ...]
+            ) -> EnvironmentBuild:  # fmt: skip
+        """Make, install with repairs, add undeclared imports, check the imports."""
+        builder, log = self.builder, self.builder.log
+        since = len(_lines_of(log))
+        made = builder.make(self.interpreter)
+        if made.exit_code != 0:
+            failure = install_failure(log, made.timed_out, 300.0, since)
+            return self._result(started, prior, options, failure)
+        # A fresh environment holds the standard library only: what it finds, it ships.
+        names = sorted({m for ln in self.lines for m in provides(ln)})
+        lacks = builder.probe(names)
+        self.lines, dropped = drop_backports(self.lines, lambda m: m in names and m not in lacks)
+        self.repairs += dropped
+        good = builder.freeze()
+        for _ in range(MAX_ROUNDS):
+            since = len(_lines_of(log))
+            done = builder.install(self.lines, self.constraints, self.extra_build)
+            if done.exit_code == 0:
+                good = builder.freeze()
+                break
+            builder.restore(good)
+            diagnosis = diagnose(_lines_of(log), since, log.name)
+            evidence = install_failure(log, done.timed_out, builder.timeout, since)
+            if done.timed_out or diagnosis is None or not self._repair(diagnosis):
+                return self._result(started, prior, options, evidence)
+        else:
+            return self._result(started, prior, options, install_failure(log, False, 0, since))
+        good = self._undeclared(good)
+        good = self._setuptools(good)
+        if builder.add_path_hook() is not None:
+            self.repairs.append(
+                Repair(
+                    "path",
+                    "",
+                    "the working folder and src/ on sys.path",
+                    "the code imports its own modules",
+                    Evidence("miner-checkout.pth", 1, "", "repair.path"),
+                )
+            )
+        broken = builder.probe(list(self.closure.names), "import")
+        with log.open("a", encoding="utf-8") as fh:  # what S2 (the entry point imports) needs
+            fh.write(
+                f"miner: {len(self.closure.names) - len(broken)} of "
+                f"{len(self.closure.names)} imports of the entry point import\n"
+            )
+            fh.writelines(
+                f"miner: import {name} fails: {error}\n" for name, error in broken.items()
+            )
+        return self._result(started, prior, options, None, tuple(sorted(broken.items())))
+
+    def _undeclared(self, good: list[str]) -> list[str]:
+        """Install the distributions of the imports the environment does not have."""
+        missing = self.builder.probe(list(self.closure.names))
+        wanted = []
+        for module in missing:
+            dist, why = distribution_for(module)
+            if any(canonical(name_of(ln)) == canonical(dist) for ln in self.lines):
+                continue  # declared, so it installed and still lacks the module: leave it
+            if not on_index(self.source, dist):
+                continue
+            if canonical(dist) in self.pins:
+                dist, why = self.pins[canonical(dist)], f"{why}, at the version of the freeze"
+            wanted.append((module, dist, why))
+        batches = [wanted] if len(wanted) > 1 else []
+        batches += [[w] for w in wanted]
+        for batch in batches:
+            if not batch or all(d in self.lines for _, d, _ in batch):
+                continue
+            since = len(_lines_of(self.builder.log))
+            done = self.builder.install([*self.lines, *(d for _, d, _ in batch)],
+                                        self.constraints, self.extra_build)  # fmt: skip
+            if done.exit_code != 0:
+                self.builder.restore(good)
+                continue
+            good = self.builder.freeze()
+            for module, dist, why in batch:
+                self.lines.append(dist)
+                where = dict(self.closure.imports)[module]
+                self.repairs.append(
+                    Repair(
+                        "import",
+                        f"import {module}",
+                        dist,
+                        f"imported, never declared ({why})",
+                        where,
+                    )
+                )
+            if len(batch) > 1:
+                break
+            del since
+        return good
+
+    def _setuptools(self, good: list[str]) -> list[str]:
+        if not self.builder.probe(["pkg_resources"]) or self.builder.python2:
+            return good
+        done = self.builder.install([*self.lines, SETUPTOOLS], self.constraints, self.extra_build)
+        if done.exit_code != 0:
+            self.builder.restore(good)
+            return good
+        self.repairs.append(Repair("setuptools", "", SETUPTOOLS, "uv environments have no "
+                                   "pkg_resources; old code imports it",
+                                   Evidence("", 0, "", "repair.setuptools")))  # fmt: skip
+        return self.builder.freeze()
+
+    def _repair(self, failure: Failure) -> bool:
+        """Apply the one repair `failure` calls for; False when there is none left."""
+        index = self._line(failure.name)
+        line = self.lines[index] if index is not None else ""
+        parent = self._line(failure.required_by) if index is None else None
+        if parent is not None and self._platform_only(self.lines[parent], failure):
+            return True
+        if failure.kind == "build" and (failure.use_2to3 or failure.legacy):
+            if "setuptools<58" not in self.constraints:
+                self.constraints += ("setuptools<58",)
+                why = "use_2to3" if failure.use_2to3 else "a legacy setup.py"
+                return self._record(
+                    "build",
+                    failure.name,
+                    "setuptools<58 at build time",
+                    f"its build needs setuptools < 58 ({why})",
+                    failure,
+                )
+        if failure.kind == "build" and failure.build_missing:
+            extra = distribution_for(failure.build_missing)[0]
+            if (failure.name, extra) not in self.extra_build:
+                self.extra_build += ((failure.name, extra),)
+                return self._record(
+                    "build",
+                    failure.name,
+                    f"{extra} at build time",
+                    f"its build imports {failure.build_missing} without declaring it",
+                    failure,
+                )
+        if failure.kind == "missing_pin" and line:
+            moved = self._moved(line, failure)
+            if moved:
+                return True
+        if failure.kind in ("build", "no_wheel") and line and self._platform_only(line, failure):
+            return True
+        if failure.kind in ("build", "no_wheel", "python"):
+            found = releases(self.source, failure.name, self.as_of) or []
+            # A sdist that does not build may move anywhere; a release with no wheel for this
+            # Python stays within its major (else the next interpreter is the better repair).
+            fixed = wheel_move(line, failure.name, failure.version, found, self.version,
+                               same_major=failure.kind != "build")  # fmt: skip
+            if fixed and fixed not in self.tried:
+                self.tried.add(fixed)
+                why = ("its sdist does not build" if failure.kind == "build" else
+                       "it has no wheel for this Python")  # fmt: skip
+                before = line or f"{failure.name}=={failure.version}"
+                reason = (
+                    f"{why}; {fixed} has a wheel for Python {self.version[0]}.{self.version[1]}"
+                )
+                self._replace(index, fixed)
+                return self._record("wheel", before, fixed, reason, failure)
+        if failure.kind == "not_found" and line:
+            dist, why = distribution_for(failure.name)
+            if canonical(dist) != canonical(failure.name) and on_index(self.source, dist):
+                self._replace(index, dist + line[len(name_of(line)) :])
+                return self._record(
+                    "alias",
+                    line,
+                    self.lines[index or 0],
+                    f"an import name; {why} gives {dist}",
+                    failure,
+                )
+        if index is None and "you require " in failure.evidence.text:
+            required = failure.evidence.text.split("you require ", 1)[1].split()[0].strip(",")
+            index = self._line(name_of(required))
+            line = self.lines[index] if index is not None else ""
+        if line and self.closure.files and not needed(line, self.closure):
+            del self.lines[index]  # type: ignore[arg-type]
+            return self._record(
+                "drop",
+                line,
+                "",
+                "it does not install and the entry point's imports do not need it",
+                failure,
+            )
+        return False
+
+    def _platform_only(self, line: str, failure: Failure) -> bool:
+        """Drop a package for another operating system (pyobjc, pywin32) nothing here imports."""
+        found = releases(self.source, failure.name) or []
+        release = next((r for r in found if str(r.version) == failure.version), None)
+        release = release or (found[-1] if found and not failure.version else None)
+        if release is None or not release.platform_only or needed(line, self.closure):
+            return False
+        self.lines.remove(line)
+        systems = " and ".join(sorted(release.platforms))
+        what = f"{failure.name} {release.version}"
+        if canonical(name_of(line)) != canonical(failure.name):
+            what = f"it needs {what}, which"
+        return self._record("platform", line, "", f"{what} is built for {systems} only", failure)
+
+    def _moved(self, line: str, failure: Failure) -> bool:
+        found = releases(self.source, failure.name, self.as_of) or []
+        move = pin_move(line, found, self.version)
+        if move is None or move[0] in self.tried:
+            return False
+        self.tried.add(move[0])
+        if ever_released(self.source, failure.name, failure.version):
+            why = f"{failure.version} is not on the index as of {self.as_of}"
+        else:
+            why = f"{failure.version} was never on the index"
+        index = self._line(failure.name)
+        self._replace(index, move[0])
+        return self._record("pin", line, move[0], why, failure)
+
+    def _line(self, name: str) -> int | None:
+        want = canonical(name) if name else ""
+        for i, line in enumerate(self.lines):
+            if want and canonical(name_of(line)) == want:
+                return i
+        return None
+
+    def _replace(self, index: int | None, line: str) -> None:
+        if index is None:
+            self.lines.append(line)
+        else:
+            self.lines[index] = line
+
+    def _record(self, kind: str, before: str, after: str, reason: str, failure: Failure) -> bool:
+        self.repairs.append(Repair(kind, before, after, reason, failure.evidence))
+        with self.builder.log.open("a", encoding="utf-8") as fh:
+            fh.write(f"miner: repair {kind}: {before} -> {after or '(dropped)'}: {reason}\n")
+        return True

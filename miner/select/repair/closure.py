@@ -1,0 +1,170 @@
+"""The entry point's import closure, read with `ast` (never run): local modules are followed, and
+what is left are the top-level names the environment must provide.
+
+Local modules are looked up beside the importing file, at the checkout's root and under `src/`,
+the places the smoke run puts on the path. A file that does not parse as Python 3 but does once
+its `print` statements and `except X, e` clauses are read as Python 2 marks a Python 2 project.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from miner.codebook import Evidence
+
+MAX_FILES = 400
+PY2_HINTS = re.compile(r"^\s*print\s+[^\s(=]|^\s*except\s+[\w.]+\s*,\s*\w+\s*:|^\s*exec\s+\"|"
+                       r"\bur['\"]|^\s*raise\s+\w+\s*,", re.M)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ImportClosure:
+    """External top-level imports of the entry point (each with where it is imported), the local
+    files read, and the first Python 2 line found."""
+
+    imports: tuple[tuple[str, Evidence], ...]
+    files: tuple[str, ...]
+    python2: Evidence | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The external top-level names, in order of first import."""
+        return tuple(name for name, _ in self.imports)
+
+    def needs(self, module: str) -> bool:
+        """True when the closure imports `module` (a top-level name)."""
+        return module in self.names
+
+
+def stdlib_names() -> frozenset[str]:
+    """Top-level modules of the standard library (this interpreter's and pipreqs' list, which
+    keeps the Python 2 names)."""
+    from importlib import resources
+
+    names = set(sys.stdlib_module_names)
+    try:
+        names |= set(resources.files("pipreqs").joinpath("stdlib").read_text().split())
+    except (ModuleNotFoundError, FileNotFoundError):
+        pass
+    return frozenset(names)
+
+
+def entry_scripts(command: tuple[str, ...], root: Path) -> list[Path]:
+    """The Python files a training command runs: `x.py` arguments and `-m pkg.mod` modules."""
+    found: list[Path] = []
+    words = list(command)
+    for i, word in enumerate(words):
+        for part in word.split():
+            part = part.strip("'\"")
+            if part.endswith(".py") and (root / part).is_file():
+                found.append(root / part)
+        if word == "-m" and i + 1 < len(words):
+            module = _module_file(root, words[i + 1].split("."))
+            if module is not None:
+                found.append(module)
+    return found
+
+
+def import_closure(root: Path, scripts: list[Path]) -> ImportClosure:
+    """Walk the imports of `scripts` under `root`, following local modules."""
+    stdlib = stdlib_names()
+    external: dict[str, Evidence] = {}
+    seen: list[Path] = []
+    queue = [p.resolve() for p in scripts]
+    python2: Evidence | None = None
+    root = root.resolve()
+    while queue and len(seen) < MAX_FILES:
+        path = queue.pop(0)
+        if path in seen or not path.is_file():
+            continue
+        seen.append(path)
+        rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+        text = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            tree = ast.parse(text)
+        except SyntaxError as exc:
+            hint = PY2_HINTS.search(text)
+            if hint and python2 is None:
+                line = text.count("\n", 0, hint.start()) + 1
+                python2 = Evidence(rel, line, _line(text, line), "repair.python2")
+            tree = _parse_lines(text, exc)
+        for node in ast.walk(tree):
+            for module, level, names in _imports(node):
+                local = _local(root, path, module, level, names)
+                if local:
+                    queue += [p for p in local if p not in seen]
+                    continue
+                top = module.split(".")[0]
+                if level or not top or top in stdlib or top == "__future__" or top in external:
+                    continue
+                line = getattr(node, "lineno", 0)
+                external[top] = Evidence(rel, line, _line(text, line), "repair.import")
+    return ImportClosure(
+        tuple(external.items()), tuple(p.relative_to(root).as_posix() for p in seen
+                                       if p.is_relative_to(root)), python2)  # fmt: skip
+
+
+def _line(text: str, line: int) -> str:
+    lines = text.splitlines()
+    return lines[line - 1].strip()[:160] if 0 < line <= len(lines) else ""
+
+
+def _parse_lines(text: str, _: SyntaxError) -> ast.Module:
+    """The import statements of a file that does not parse as a whole (Python 2 code)."""
+    body: list[ast.stmt] = []
+    for no, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith(("import ", "from ")):
+            try:
+                parsed = ast.parse(stripped)
+            except SyntaxError:
+                continue
+            for stmt in parsed.body:
+                ast.increment_lineno(stmt, no - 1)
+                body.append(stmt)
+    return ast.Module(body=body, type_ignores=[])
+
+
+def _imports(node: ast.AST) -> list[tuple[str, int, tuple[str, ...]]]:
+    if isinstance(node, ast.Import):
+        return [(alias.name, 0, ()) for alias in node.names]
+    if isinstance(node, ast.ImportFrom):
+        return [(node.module or "", node.level, tuple(a.name for a in node.names))]
+    return []
+
+
+def _module_file(base: Path, parts: list[str]) -> Path | None:
+    target = base.joinpath(*parts)
+    for candidate in (target.with_suffix(".py"), target / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _local(root: Path, path: Path, module: str, level: int, names: tuple[str, ...]) -> list[Path]:
+    """The checkout files an import resolves to (empty when it is not local)."""
+    parts = [p for p in module.split(".") if p]
+    if level:
+        base = path.parent
+        for _ in range(level - 1):
+            base = base.parent
+        bases = [base]
+    else:
+        bases = [path.parent, root, root / "src"]
+    for base in bases:
+        if not parts:
+            found = [f for n in names if (f := _module_file(base, [n])) is not None]
+            if found or (base / "__init__.py").is_file():
+                return found or [base / "__init__.py"]
+            continue
+        found_module = _module_file(base, parts)
+        if found_module is None and (base / parts[0]).is_dir() and len(parts) == 1:
+            return [base / parts[0]]  # a namespace package folder: local, nothing to read
+        if found_module is not None:
+            extra = [f for n in names if (f := _module_file(found_module.parent, [n])) is not None]
+            return [found_module, *extra]
+    return []

@@ -1,0 +1,189 @@
+"""The environment a smoke run builds, one uv (or, for Python 2, virtualenv and pip) call at a
+time: make it, install into it, read its exact versions, put it back as it was, ask what it
+imports. Every call is bounded and logged like the rest of the install.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from miner.select.sandbox import Finished, Limits, run_bounded, uv_binary
+
+VENV_TIMEOUT = 300.0
+PROBE_TIMEOUT = 300.0
+BUILD_BACKENDS = ("setuptools", "wheel")
+# The last virtualenv that makes Python 2 environments; it brings pip 20.3.4, the last for 2.7.
+VIRTUALENV_PY2 = "virtualenv<20.22"
+PROBE = r"""
+import json, sys
+names, mode, out = json.loads(sys.argv[1]), sys.argv[2], {}
+for name in names:
+    try:
+        if mode == "import":
+            __import__(name)
+        else:
+            try:
+                import importlib.util as util
+                found = util.find_spec(name) is not None
+            except ImportError:
+                import imp
+                imp.find_module(name)
+                found = True
+            if not found:
+                raise ImportError("No module named " + name)
+    except BaseException as exc:
+        out[name] = "%s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200])
+print("MINER-PROBE " + json.dumps(out))
+"""
+# Put the working folder (the checkout's copy) and its src/ on the path of every run.
+PATH_HOOK = (
+    "import os, sys; [sys.path.insert(i, p) for i, p in enumerate("
+    "[os.getcwd(), os.path.join(os.getcwd(), 'src')]) if p not in sys.path]\n"
+)
+
+
+def python2_interpreters() -> list[str]:
+    """2.7 interpreters pyenv installed (`~/.pyenv/versions/2.7.*/bin/python`), newest first."""
+    pattern = os.path.expanduser("~/.pyenv/versions/2.7.*/bin/python")
+    return sorted(glob.glob(pattern), reverse=True)
+
+
+@dataclass(frozen=True)
+class Builder:
+    """Where the environment lives and how its installs are made."""
+
+    venv: Path
+    work: Path
+    log: Path
+    env: dict[str, str]
+    timeout: float
+    as_of: str | None = None  # the index as of this date (uv's --exclude-newer)
+    options: tuple[str, ...] = ()  # the requirements' index options (--find-links, --no-index)
+    python2: bool = False
+
+    @property
+    def python(self) -> Path:
+        """The environment's interpreter."""
+        return self.venv / "bin" / "python"
+
+    def _run(self, argv: list[str], timeout: float) -> Finished:
+        return run_bounded(argv, self.work, self.env, self.log, timeout, Limits(memory_bytes=None))
+
+    def make(self, interpreter: str) -> Finished:
+        """A fresh environment of `interpreter` in place of whatever was there."""
+        shutil.rmtree(self.venv, ignore_errors=True)
+        uv = uv_binary()
+        if self.python2:
+            argv = [uv, "tool", "run", "--from", VIRTUALENV_PY2, "virtualenv", "--quiet",
+                    "--no-periodic-update", "-p", interpreter, str(self.venv)]  # fmt: skip
+        else:
+            argv = [uv, "venv", "--quiet", "--python", interpreter, str(self.venv)]
+        return self._run(argv, VENV_TIMEOUT)
+
+    def as_of_args(self) -> list[str]:
+        """uv's flags for the index as of the commit date, build back-ends excepted (today's uv
+        asks for setuptools>=40.8 to build an old sdist, which an old index does not have)."""
+        if not self.as_of or self.python2:
+            return []
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        return ["--exclude-newer", self.as_of,
+                *(f"--exclude-newer-package={name}={now}" for name in BUILD_BACKENDS)]  # fmt: skip
+
+    def _requirements(self, lines: list[str], name: str) -> Path:
+        path = self.work / name
+        path.write_text("".join(f"{ln}\n" for ln in [*self.options, *lines]), encoding="utf-8")
+        return path
+
+    def install(
+        self,
+        lines: list[str],
+        build_constraints: tuple[str, ...] = (),
+        extra_build: tuple[tuple[str, str], ...] = (),
+    ) -> Finished:
+        """Install `lines` (with the era's build constraints and extra build dependencies)."""
+        if not lines:
+            return Finished(0, False, 0.0)
+        plan = self._requirements(lines, "requirements.txt")
+        if self.python2:
+            argv = [str(self.python), "-m", "pip", "install", "--disable-pip-version-check",
+                    "--no-input", "-r", str(plan)]  # fmt: skip
+            return self._run(argv, self.timeout)
+        argv = [uv_binary(), "pip", "install", "--python", str(self.python), "-r", str(plan)]
+        argv += self.as_of_args()
+        if build_constraints:
+            path = self.work / "build-constraints.txt"
+            path.write_text("".join(f"{c}\n" for c in build_constraints), encoding="utf-8")
+            argv += ["--build-constraints", str(path)]
+        if extra_build:
+            config = self.work / "uv.toml"
+            table: dict[str, list[str]] = {}
+            for package, extra in extra_build:
+                table.setdefault(package, []).append(extra)
+            body = "".join(f"{json.dumps(k)} = {json.dumps(v)}\n" for k, v in table.items())
+            config.write_text(f"[extra-build-dependencies]\n{body}", encoding="utf-8")
+            argv += ["--config-file", str(config)]
+        return self._run(argv, self.timeout)
+
+    def freeze(self) -> list[str]:
+        """The exact versions installed (`uv pip freeze`; pip's for Python 2)."""
+        if self.python2:
+            argv = [str(self.python), "-m", "pip", "freeze", "--disable-pip-version-check",
+                    "--all"]  # fmt: skip
+        else:
+            argv = [uv_binary(), "pip", "freeze", "--python", str(self.python)]
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False,
+                                  env=self.env, cwd=self.work)  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired):
+            return []
+        skip = ("pip==", "setuptools==", "wheel==") if self.python2 else ()
+        return sorted(ln for ln in done.stdout.splitlines() if ln.strip() and
+                      not ln.startswith(skip))  # fmt: skip
+
+    def restore(self, good: list[str]) -> bool:
+        """Put the environment back to the versions `good` lists; True when it is so."""
+        if self.freeze() == good:
+            return True
+        plan = self._requirements(good, "restore.txt")
+        if self.python2:
+            current = [ln.split("==")[0] for ln in self.freeze()]
+            extra = [n for n in current if n not in {g.split("==")[0] for g in good}]
+            if extra:
+                self._run([str(self.python), "-m", "pip", "uninstall", "-y", *extra], 300.0)
+            self._run([str(self.python), "-m", "pip", "install", "-r", str(plan)], self.timeout)
+        else:
+            argv = [uv_binary(), "pip", "sync", "--python", str(self.python), str(plan)]
+            self._run([*argv, *self.as_of_args()], self.timeout)
+        return self.freeze() == good
+
+    def probe(self, names: list[str], mode: str = "find") -> dict[str, str]:
+        """Which of `names` the environment cannot find (mode "find") or import ("import"),
+        each with its error; names it could not ask about count as missing."""
+        if not names:
+            return {}
+        log = self.work / "probe.log"
+        log.write_text("", encoding="utf-8")
+        argv = [str(self.python), "-c", PROBE, json.dumps(names), mode]
+        env = {**self.env, "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg",
+               "CUDA_VISIBLE_DEVICES": ""}  # fmt: skip
+        run_bounded(argv, self.work, env, log, PROBE_TIMEOUT, Limits())
+        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("MINER-PROBE "):
+                return dict(json.loads(line[len("MINER-PROBE ") :]))
+        return dict.fromkeys(names, "the probe did not finish")
+
+    def add_path_hook(self) -> Path | None:
+        """A .pth file that puts the working folder and its src/ first on the path."""
+        found = sorted(self.venv.glob("lib/python*/site-packages"))
+        if not found:
+            return None
+        hook = found[0] / "miner-checkout.pth"
+        hook.write_text(PATH_HOOK, encoding="utf-8")
+        return hook

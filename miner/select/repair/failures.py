@@ -1,0 +1,115 @@
+"""Why an install failed, read from uv's log: which requirement, and what kind of failure.
+
+uv explains a failed resolution in one `Because ...` sentence whose first clause names the
+culprit; a failed build names the distribution in `Failed to build `name==version``, and the build
+backend's output below it says why (`use_2to3 is invalid`, `No module named 'numpy'`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from miner.codebook import Evidence
+
+KINDS = ("missing_pin", "no_wheel", "not_found", "build", "url", "python", "unsatisfiable",
+         "other")  # fmt: skip
+NAME = r"`?([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?"
+PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("missing_pin", re.compile(rf"there is no version of {NAME}\s*(==|===)\s*([^\s,`]+)")),
+    ("missing_pin", re.compile(rf"only the following versions of {NAME} are available")),
+    # pip's words, for Python 2 environments.
+    ("missing_pin", re.compile(rf"No matching distribution found for {NAME}\s*(==)\s*([^\s,()]+)")),
+    ("no_wheel", re.compile(rf"Because {NAME}(?:==([^\s,`]+))? has no (?:wheels|usable wheels)")),
+    ("no_wheel", re.compile(rf"{NAME}(?:==([^\s,`]+))? has no wheels with a matching")),
+    ("python", re.compile(rf"(?:Because )?{NAME}(?:==([^\s,`]+))? (?:depends on|requires) Python")),
+    (
+        "not_found",
+        re.compile(rf"Because {NAME} was not found in the (?:package registry|provided)"),
+    ),
+    ("not_found", re.compile(rf"Because there are no versions of {NAME}")),  # none by the date
+    ("url", re.compile(rf"Failed to (?:download and build|fetch|download) `{NAME}\s*@\s*([^`]+)`")),
+    (
+        "build",
+        re.compile(
+            rf"Failed to (?:download and build|build|prepare distributions?)"
+            rf"[^`]*`{NAME}(?:\s*==\s*([^`\s]+))?"
+        ),
+    ),  # fmt: skip
+    ("unsatisfiable", re.compile(rf"Because {NAME}(?:[<>=!~]=?([^\s,`]+))? depends on")),
+)
+USE_2TO3 = re.compile(r"use_2to3 is invalid|error in \S+ setup command: use_2to3")
+LEGACY = re.compile(r"Cannot import 'setuptools\.build_meta'|No module named 'setuptools\.command"
+                    r"\.(?:build|test)'|has no attribute '(?:Feature|setuptools_scm)'")  # fmt: skip
+BUILD_IMPORT = re.compile(r"No module named '([A-Za-z_][\w]*)")
+UV_BUILD_HINT = re.compile(r"^\s*([A-Za-z0-9][\w.-]*)\s*=\s*\[\s*\"([^\"]+)\"")
+METADATA = re.compile(r"(?i)invalid metadata|failed to parse metadata|metadata mismatch|"
+                      r"Failed to read metadata|invalid version")  # fmt: skip
+INCLUDED = re.compile(r"`([^`]+)` \(v[^)]*\) was included because `([^`]+)`")
+SYNTAX = re.compile(r"SyntaxError|Missing parentheses in call to 'print'")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The requirement an install failed on, how, and the log line that says so."""
+
+    kind: str
+    name: str  # the distribution's name as uv wrote it ("" when none was found)
+    version: str  # the version involved, when the line gives one
+    evidence: Evidence
+    build_missing: str = ""  # a module the build imported and did not find
+    use_2to3: bool = False  # the build needs setuptools < 58
+    legacy: bool = False  # the build needs an older setuptools for another reason
+    metadata: bool = False  # the package's metadata could not be read
+    syntax: bool = False  # a build ran Python 2 code
+    required_by: str = ""  # the requirement that pulled it in (uv's "was included because")
+
+
+def diagnose(lines: list[str], since: int = 0, log_name: str = "install.log") -> Failure | None:
+    """The first failure uv reports in `lines[since:]`, None when none is recognised."""
+    tail = lines[since:]
+    text = "\n".join(tail)
+    for kind, pattern in PATTERNS:
+        for offset, line in enumerate(tail):
+            match = pattern.search(line)
+            if not match:
+                continue
+            groups = list(match.groups())
+            name = (groups[0] or "").strip("`")
+            version = ""
+            if kind == "missing_pin" and len(groups) >= 3:
+                version = groups[2] or ""
+            elif kind != "url" and len(groups) >= 2:
+                version = groups[1] or ""
+            evidence = Evidence(log_name, since + offset + 1, " ".join(line.split())[:200],
+                                f"repair.failure.{kind}")  # fmt: skip
+            missing = BUILD_IMPORT.search(text) if kind == "build" else None
+            hint = _build_hint(tail)
+            return Failure(
+                kind, name, version.strip("`"), evidence,
+                build_missing=hint or (missing.group(1) if missing else ""),
+                use_2to3=bool(USE_2TO3.search(text)),
+                legacy=bool(LEGACY.search(text)),
+                metadata=bool(METADATA.search(text)),
+                syntax=bool(SYNTAX.search(text)),
+                required_by=_required_by(tail, name),
+            )  # fmt: skip
+    return None
+
+
+def _required_by(lines: list[str], name: str) -> str:
+    """The first requirement on the chain that brought `name` in."""
+    for line in lines:
+        match = INCLUDED.search(line)
+        if match and match.group(1).lower() == name.lower():
+            return match.group(2)
+    return ""
+
+
+def _build_hint(lines: list[str]) -> str:
+    """The module uv suggests as an extra build dependency (`name = ["numpy"]`)."""
+    for line in lines:
+        match = UV_BUILD_HINT.match(line)
+        if match:
+            return match.group(2)
+    return ""

@@ -1,0 +1,52 @@
+"""Import names to the index's distribution names, from pipreqs' maintained mapping.
+
+pipreqs (https://github.com/bndr/pipreqs) ships `mapping`, `import_name:distribution` lines for
+the imports whose distribution is named otherwise (`sklearn:scikit_learn`, `yaml:PyYAML`); an
+import it does not list is looked for on the index under its own name, as pipreqs does.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+
+@functools.cache
+def import_mapping() -> dict[str, str]:
+    """pipreqs' import name -> distribution table (empty when pipreqs is not installed)."""
+    from importlib import resources
+
+    try:
+        text = resources.files("pipreqs").joinpath("mapping").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):
+        return {}
+    table: dict[str, str] = {}
+    for line in text.splitlines():
+        name, sep, dist = line.strip().partition(":")
+        if sep and name and dist:
+            table.setdefault(name, dist)
+    return table
+
+
+def distribution_for(module: str) -> tuple[str, str]:
+    """The distribution that provides top-level `module`, and where the answer came from."""
+    mapped = import_mapping().get(module)
+    if mapped:
+        return mapped, "pipreqs mapping"
+    return module, "its own name"
+
+
+def canonical(name: str) -> str:
+    """PEP 503 normalised project name."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@functools.cache
+def modules_of(distribution: str) -> frozenset[str]:
+    """Import names pipreqs maps to `distribution` (and its own name), for the reverse question:
+    what does this requirement provide?"""
+    want = canonical(distribution)
+    found = {m for m, d in import_mapping().items() if canonical(d) == want}
+    own = re.sub(r"[-.]", "_", distribution)
+    found |= {own, own.lower()}  # PyAudio is imported as pyaudio
+    return frozenset(found)

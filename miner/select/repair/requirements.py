@@ -1,0 +1,230 @@
+"""Requirement lines as the index names them, before anything is installed.
+
+Each rewrite returns the new lines and a Repair per change: conda and apt names (a conda `=` pin
+and build string, `opencv`, `python-dev`), `git://` URLs, git or URL requirements of a project the
+index has, and a system-wide `pip freeze` reduced to what the code imports.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+from miner.codebook import Evidence
+from miner.select.repair.closure import ImportClosure
+from miner.select.repair.names import canonical, modules_of
+from miner.select.repair.records import Repair
+from miner.select.versions import PACKAGES
+
+# conda's names for packages the index names otherwise ("" = nothing to install from the index).
+CONDA_NAMES = {
+    "opencv": "opencv-python", "py-opencv": "opencv-python", "pytorch": "torch",
+    "pytorch-cpu": "torch", "tensorflow-mkl": "tensorflow", "tensorflow-eigen": "tensorflow",
+    "pyyaml": "PyYAML", "pillow-simd": "Pillow", "cudatoolkit": "", "cudnn": "", "nccl": "",
+    "python": "", "pip": "", "mkl": "", "mkl-service": "", "libgcc-ng": "", "libstdcxx-ng": "",
+    "ca-certificates": "", "openssl": "", "certifi": "certifi", "cpuonly": "",
+}  # fmt: skip
+# Debian/Ubuntu system packages written into requirements files.
+APT_NAME = re.compile(r"^(?:python3?-(?:dev|pip|tk|venv|setuptools|numpy|scipy|opencv)|"
+                      r"build-essential|lib[\w.+-]+-dev|libgl1[\w-]*|ffmpeg|git|cmake-data|"
+                      r"pkg-config|swig)$")  # fmt: skip
+CONDA_PIN = re.compile(r"^([A-Za-z0-9][\w.-]*)=(?!=)([\w.*+!]+)(?:=[\w.*]+)?$")
+GIT_PROTOCOL = re.compile(r"\bgit://")
+EGG = re.compile(r"#(?:.*&)?egg=([A-Za-z0-9][\w.-]*)")
+FRAMEWORKS = frozenset(canonical(name) for name in PACKAGES)
+FREEZE_SIZE = 40  # a requirements file this long, all `==`, reads as a whole system's freeze
+
+
+def is_option(line: str) -> bool:
+    """True for pip options (`--find-links`, `-e path`, `-r`), which are not requirements."""
+    return line.lstrip().startswith("-") and not line.lstrip().startswith(("-e ", "--editable"))
+
+
+def requirement(line: str) -> Requirement | None:
+    """The parsed requirement of a line, None for options, paths and what does not parse."""
+    if is_option(line) or line.lstrip().startswith(("-e ", "--editable")):
+        return None
+    try:
+        return Requirement(line.strip())
+    except InvalidRequirement:
+        return None
+
+
+def name_of(line: str) -> str:
+    """The project a line names (the `egg=` or the last URL part of a URL), "" for options."""
+    parsed = requirement(line)
+    if parsed is not None:
+        return parsed.name
+    egg = EGG.search(line)
+    if egg:
+        return egg.group(1)
+    if "://" in line:
+        tail = line.split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+        return re.sub(r"\.git$|@.*$", "", tail)
+    return ""
+
+
+def provides(line: str) -> frozenset[str]:
+    """The import names a requirement line is known to provide."""
+    name = name_of(line)
+    return modules_of(name) if name else frozenset()
+
+
+def needed(line: str, closure: ImportClosure) -> bool:
+    """True when the entry point's closure imports something this line provides, or when it is
+    a deep-learning framework (Keras finds its back-end at run time, never by an import)."""
+    if canonical(name_of(line)) in FRAMEWORKS:
+        return True
+    return bool(provides(line) & set(closure.names))
+
+
+def _repair(kind: str, before: str, after: str, reason: str, rule: str) -> Repair:
+    return Repair(kind, before, after, reason, Evidence("requirements.txt", 0, before, rule))
+
+
+def aliases(lines: list[str], on_index: Callable[[str], bool]) -> tuple[list[str], list[Repair]]:
+    """conda pins (`numpy=1.16=py36_0`) as pip pins; conda and apt names as the index's."""
+    out: list[str] = []
+    repairs: list[Repair] = []
+    for line in lines:
+        stripped = line.strip()
+        conda = CONDA_PIN.match(stripped)
+        if conda:
+            version = conda.group(2).rstrip(".*")
+            fixed = f"{conda.group(1)}=={version}" if version else conda.group(1)
+            if conda.group(2).endswith("*"):
+                fixed = f"{conda.group(1)}=={version}.*" if version else conda.group(1)
+            repairs.append(_repair("alias", stripped, fixed, "conda's `=` pin is pip's `==`",
+                                   "repair.alias.conda_pin"))  # fmt: skip
+            stripped = fixed
+        name = name_of(stripped)
+        key = name.lower()
+        if key in CONDA_NAMES and CONDA_NAMES[key] != name and not is_option(stripped):
+            target = CONDA_NAMES[key]
+            if not target:
+                repairs.append(
+                    _repair(
+                        "alias",
+                        stripped,
+                        "",
+                        f"{name} is a conda package with no counterpart on the index",
+                        "repair.alias.conda",
+                    )
+                )
+                continue
+            if any(canonical(name_of(other)) == canonical(target) for other in lines):
+                repairs.append(
+                    _repair(
+                        "alias",
+                        stripped,
+                        "",
+                        f"conda names {target} {name}, which the list has already",
+                        "repair.alias.conda",
+                    )
+                )
+                continue
+            if not on_index(name) or key in ("pytorch", "pytorch-cpu", "opencv", "py-opencv"):
+                fixed = target + stripped[len(name) :]
+                repairs.append(_repair("alias", stripped, fixed, f"conda names {target} {name}",
+                                       "repair.alias.conda"))  # fmt: skip
+                stripped = fixed
+        elif APT_NAME.match(key) and not on_index(name):
+            repairs.append(_repair("alias", stripped, "", f"{name} is a system (apt) package, not "
+                                   "on the index", "repair.alias.apt"))  # fmt: skip
+            continue
+        out.append(stripped)
+    return out, repairs
+
+
+def urls(lines: list[str], on_index: Callable[[str], bool]) -> tuple[list[str], list[Repair]]:
+    """`git://` as `git+https://`; a git or URL requirement as its project on the index."""
+    out: list[str] = []
+    repairs: list[Repair] = []
+    for line in lines:
+        fixed = line
+        if GIT_PROTOCOL.search(fixed):
+            fixed = GIT_PROTOCOL.sub("https://", fixed)
+            if not re.search(r"git\+https://", fixed):
+                fixed = fixed.replace("https://", "git+https://", 1)
+            repairs.append(
+                _repair(
+                    "url",
+                    line,
+                    fixed,
+                    "git:// is no longer served; the same repository over https",
+                    "repair.url.git_protocol",
+                )
+            )
+        parsed = requirement(fixed)
+        is_url = "://" in fixed and (parsed is None or parsed.url is not None)
+        name = name_of(fixed)
+        if is_url and name and not fixed.startswith(("-e /", "/")) and "file://" not in fixed:
+            if on_index(name):
+                repairs.append(
+                    _repair(
+                        "url",
+                        fixed,
+                        name,
+                        f"{name} is on the index; the URL needs a network the run may not have",
+                        "repair.url.index",
+                    )
+                )
+                fixed = name
+        out.append(fixed)
+    return out, repairs
+
+
+def reduce_freeze(lines: list[str], closure: ImportClosure) -> tuple[list[str], list[Repair]]:
+    """A long all-`==` list (a whole machine's `pip freeze`) kept to what the code imports."""
+    pinned = [ln for ln in lines if (r := requirement(ln)) is not None and
+              any(s.operator in ("==", "===") for s in r.specifier)]  # fmt: skip
+    plain = [ln for ln in lines if requirement(ln) is not None]
+    if len(pinned) < FREEZE_SIZE or len(pinned) < len(plain) * 0.9 or not closure.names:
+        return lines, []
+    out: list[str] = []
+    repairs: list[Repair] = []
+    for line in lines:
+        if line in pinned and not needed(line, closure):
+            repairs.append(
+                _repair(
+                    "freeze",
+                    line,
+                    "",
+                    f"a freeze of {len(pinned)} packages; the code imports nothing from it",
+                    "repair.freeze",
+                )
+            )
+            continue
+        out.append(line)
+    return out, repairs
+
+
+def drop_backports(
+    lines: list[str], shipped: Callable[[str], bool]
+) -> tuple[list[str], list[Repair]]:
+    """Requirements whose import names the interpreter already ships (enum34, futures, typing)."""
+    out: list[str] = []
+    repairs: list[Repair] = []
+    for line in lines:
+        name = name_of(line)
+        if (
+            name
+            and requirement(line) is not None
+            and canonical(name) not in ("pip", "setuptools", "wheel")
+        ):
+            ships = sorted(m for m in provides(line) if shipped(m))
+            if ships:
+                repairs.append(
+                    _repair(
+                        "backport",
+                        line,
+                        "",
+                        f"a backport of `{ships[0]}`, which this Python ships",
+                        "repair.backport",
+                    )
+                )
+                continue
+        out.append(line)
+    return out, repairs

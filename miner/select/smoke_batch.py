@@ -1,0 +1,103 @@
+"""`miner smoke` on named projects or a seeded sample of the eligible ones, straight from the
+store: no manifest needs to be written first, and the projects run in the order given."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from miner.errors import ConfigError
+from miner.select.build import manifest_document
+from miner.select.rank import Candidate
+from miner.select.selection import assess_store, eligible_candidates
+from miner.select.smoke import SmokeOptions, SmokeResult, SmokeTarget, smoke
+
+if TYPE_CHECKING:
+    from miner.store import Store
+
+
+def chosen_candidates(
+    store: Store, names: tuple[str, ...] = (), sample: int | None = None, seed: int = 0
+) -> list[Candidate]:
+    """The candidates of `names` (any audited clone, in the order given), or `sample` of the
+    eligible ones drawn with `seed` (the same seed draws the same ones), or every eligible one
+    by name."""
+    candidates, skipped = assess_store(store)
+    if names:
+        by_name = {c.full_name.lower(): c for c in candidates}
+        missing = [n for n in names if n.lower() not in by_name]
+        if missing:
+            why = {s.full_name.lower(): s.reason for s in skipped}
+            detail = "; ".join(f"{n} ({why.get(n.lower(), 'not audited')})" for n in missing)
+            raise ConfigError(f"cannot smoke-test {detail}")
+        return [by_name[n.lower()] for n in names]
+    eligible = sorted(eligible_candidates(candidates, skipped), key=lambda c: c.full_name.lower())
+    if sample is None:
+        return eligible
+    if sample < 1:
+        raise ConfigError(f"--sample {sample}: draw at least one candidate")
+    return random.Random(seed).sample(eligible, min(sample, len(eligible)))
+
+
+def smoke_projects(
+    store: Store,
+    options: SmokeOptions,
+    candidates: list[Candidate],
+    on_smoke: Callable[[SmokeResult], None] | None = None,
+    on_stage: Callable[[str, str], None] | None = None,
+) -> list[SmokeResult]:
+    """Smoke-test the candidates in the order given, storing every attempt."""
+    results = []
+    for candidate in candidates:
+        if on_stage is not None:
+            on_stage(candidate.full_name, "start")
+        result = smoke(SmokeTarget.of(manifest_document(candidate, 0)), options, on_stage)
+        store.save_smoke(result.as_row())
+        results.append(result)
+        if on_smoke is not None:
+            on_smoke(result)
+    return results
+
+
+def smoke_named(
+    store: Store | None,
+    folder: Path,
+    options: SmokeOptions,
+    names: tuple[str, ...] = (),
+    sample: int | None = None,
+    seed: int = 0,
+    on_smoke: Callable[[SmokeResult], None] | None = None,
+    on_stage: Callable[[str, str], None] | None = None,
+) -> list[SmokeResult]:
+    """`miner smoke`: the selected manifests (all, or those named), a named project without a
+    manifest straight from the store, or a seeded sample of the store's eligible candidates;
+    in the order given."""
+    from miner.select.selected import load_selected, smoke_manifest, smoke_selected
+
+    if sample is None and not names:
+        return smoke_selected(folder, options, (), store, on_smoke, on_stage)
+    if store is None:
+        raise ConfigError("no store: smoke-testing from the store needs `miner analyze` first")
+    manifests = {m.name.lower(): m for m in load_selected(folder)} if folder.is_dir() else {}
+    if sample is not None:
+        return smoke_projects(store, options, chosen_candidates(store, (), sample, seed),
+                              on_smoke, on_stage)  # fmt: skip
+    unlisted = tuple(n for n in names if n.lower() not in manifests)
+    from_store = (
+        {c.full_name.lower(): c for c in chosen_candidates(store, unlisted)} if unlisted else {}
+    )
+    results = []
+    for name in names:
+        manifest = manifests.get(name.lower())
+        if manifest is not None:
+            result = smoke_manifest(manifest, options, store, on_stage)
+            results.append(result)
+            if on_smoke is not None:
+                on_smoke(result)
+        else:
+            results += smoke_projects(
+                store, options, [from_store[name.lower()]], on_smoke, on_stage
+            )
+    return results

@@ -1,0 +1,172 @@
+"""The CPU shim: code written for one GPU runs on the CPU, unchanged.
+
+PyTorch: `.cuda()` on tensors and modules returns them on the CPU; a CUDA device passed to
+`.to()`, to the tensor factories (`torch.zeros(..., device="cuda")`) or to `torch.load`'s
+`map_location` (or a checkpoint saved on a GPU, loaded without one) becomes the CPU;
+`torch.cuda.FloatTensor` and its kin are the CPU types; `set_device`, `synchronize` and
+`pin_memory` do nothing. `torch.cuda.is_available()` still says False, so code that asks takes
+its own CPU path. TensorFlow: `tf.device('/gpu:0')` places on the CPU. Each kind of rewrite is
+counted in the report.
+"""
+
+import functools
+
+import _miner_standins as common
+
+FACTORIES = (
+    "tensor", "as_tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint",
+    "randperm", "arange", "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like",
+    "full_like", "rand_like", "randn_like", "randint_like", "normal",
+)  # fmt: skip
+CUDA_TYPES = (
+    "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
+    "ByteTensor", "CharTensor", "BoolTensor", "BFloat16Tensor",
+)  # fmt: skip
+
+
+def _wraps(real):
+    """functools.wraps, with a module name: TorchScript looks a builtin's wrapper up by it (a
+    builtin's own `__module__` can be None) and then compiles the op it stands for."""
+
+    def decorate(function):
+        function = functools.wraps(real)(function)
+        if function.__module__ is None:
+            function.__module__ = "torch"
+        return function
+
+    return decorate
+
+
+def _is_cuda(device):
+    if device is None:
+        return False
+    if isinstance(device, int) and not isinstance(device, bool):
+        return True  # .to(0) / .cuda(0): a GPU index
+    text = str(getattr(device, "type", device))
+    return text.startswith("cuda")
+
+
+def _cpu_device(value, kind):
+    if _is_cuda(value):
+        common.shim_used(kind)
+        return "cpu"
+    return value
+
+
+def _to(real, kind):
+    @_wraps(real)
+    def to(self, *args, **kwargs):
+        if args and not hasattr(args[0], "is_floating_point") and _is_cuda(args[0]):
+            args = ("cpu",) + tuple(args[1:])
+            common.shim_used(kind)
+        if "device" in kwargs:
+            kwargs["device"] = _cpu_device(kwargs["device"], kind)
+        return real(self, *args, **kwargs)
+
+    return to
+
+
+def _stay(kind):
+    def cuda(self, *args, **kwargs):
+        common.shim_used(kind)
+        return self
+
+    return cuda
+
+
+def _factory(real, kind):
+    @_wraps(real)
+    def make(*args, **kwargs):
+        if "device" in kwargs:
+            kwargs["device"] = _cpu_device(kwargs["device"], kind)
+        return real(*args, **kwargs)
+
+    return make
+
+
+def _load(real):
+    @_wraps(real)
+    def load(*args, **kwargs):
+        where = kwargs.get("map_location", args[1] if len(args) > 1 else None)
+        if where is None:  # a checkpoint saved on a GPU needs one; a CPU one loads as it is
+            try:
+                return real(*args, **kwargs)
+            except RuntimeError as exc:
+                if "cuda" not in str(exc).lower():
+                    raise
+                if hasattr(args[0] if args else None, "seek"):
+                    args[0].seek(0)
+        elif not (_is_cuda(where) or isinstance(where, dict)):
+            return real(*args, **kwargs)
+        kwargs["map_location"] = "cpu"
+        common.shim_used("torch.load(map_location=cpu)")
+        return real(*args[:1], **kwargs)
+
+    return load
+
+
+def _nothing(kind, value=None):
+    def nothing(*args, **kwargs):
+        common.shim_used(kind)
+        return value
+
+    return nothing
+
+
+def patch_torch(torch):
+    """Keep PyTorch's CUDA calls on the CPU."""
+    if torch.cuda.is_available():
+        return  # a real GPU: nothing to keep off it
+    torch.Tensor.cuda = _stay("Tensor.cuda()")
+    torch.nn.Module.cuda = _stay("Module.cuda()")
+    torch.Tensor.to = _to(torch.Tensor.to, "Tensor.to(cuda)")
+    torch.nn.Module.to = _to(torch.nn.Module.to, "Module.to(cuda)")
+    torch.Tensor.pin_memory = _stay("Tensor.pin_memory()")
+    register = getattr(getattr(torch.jit, "_builtins", None), "_register_builtin", None)
+    for name in FACTORIES:
+        real = getattr(torch, name, None)
+        if real is not None:
+            wrapper = _factory(real, f"torch.{name}(device=cuda)")
+            setattr(torch, name, wrapper)
+            if register is not None:  # scripted code calls the op itself, not this wrapper
+                register(wrapper, "aten::" + name)
+    torch.load = _load(torch.load)
+    for name in ("set_device", "synchronize"):
+        setattr(torch.cuda, name, _nothing(f"torch.cuda.{name}()"))
+    for name in CUDA_TYPES:
+        cpu = getattr(torch, name, None)
+        if cpu is not None:
+            setattr(torch.cuda, name, cpu)
+    default = torch.set_default_tensor_type if hasattr(torch, "set_default_tensor_type") else None
+    if default is not None:
+
+        @_wraps(default)
+        def set_default_tensor_type(kind):
+            text = kind if isinstance(kind, str) else getattr(kind, "__module__", "") + "."
+            if "cuda" in str(text):
+                common.shim_used("torch.set_default_tensor_type(cuda)")
+                kind = str(kind if isinstance(kind, str) else kind.__name__).replace(".cuda", "")
+                kind = kind if kind.startswith("torch.") else "torch." + kind
+            return default(kind)
+
+        torch.set_default_tensor_type = set_default_tensor_type
+
+
+def patch_tensorflow(tf):
+    """Place `tf.device('/gpu:N')` on the CPU and allow soft placement."""
+    real = getattr(tf, "device", None)
+    if real is None:
+        return
+    config = getattr(tf, "config", None)
+    soft = getattr(config, "set_soft_device_placement", None)
+    if soft is not None:
+        soft(True)
+
+    @_wraps(real)
+    def device(name):
+        if isinstance(name, str) and "gpu" in name.lower():
+            common.shim_used("tf.device(gpu)")
+            name = "/cpu:0"
+        return real(name)
+
+    tf.device = device

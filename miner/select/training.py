@@ -1,0 +1,146 @@
+"""The training step of a smoke run: the entry point run pinned, limited and offline, with the
+stage hook loaded, stopped at the first optimisation step (or at the time bound), classified."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from miner.codebook import Evidence
+from miner.select.ladder import Marks, ProgressWatch, hook_env
+from miner.select.manifest import example_dir
+from miner.select.outcomes import classify_training
+from miner.select.sandbox import Limits, first_new_file, network_cut_prefix, pinned, run_bounded
+from miner.select.smoke_records import SmokeOptions, SmokeTarget
+from miner.select.standins.assists import REPORT_DIR, assist_env
+from miner.select.standins.fetch import DATA_CACHE, cache_env, fetch_data
+
+PLACEHOLDER = re.compile(r"\{(python|example_dir|source|workdir|run_dir|seed|threads)\}")
+
+
+@dataclass(frozen=True)
+class Training:
+    """How the training step ended."""
+
+    outcome: str
+    evidence: Evidence
+    exit_code: int | None
+    seconds: float
+    network_cut: bool
+    command: str
+    marks: Marks
+    step_at: float | None  # seconds since the smoke run started when the first step showed
+    stopped_at_step: bool  # stopped by miner at the first step (S5), not at the bound
+    ended: bool  # exited by itself with status 0
+    progress: bool  # a training step (or weights written) was seen
+
+
+def _expand(text: str, values: dict[str, str]) -> str:
+    return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+
+
+def train_entry(
+    target: SmokeTarget,
+    copy: Path,
+    venv: Path,
+    logs: Path,
+    work: Path,
+    base: dict[str, str],
+    options: SmokeOptions,
+    started_epoch: float,
+) -> Training:
+    """Run the entry point pinned, limited and offline; classify its log and its marks."""
+    cpus, thread_env = pinned(options.threads)
+    python = venv / "bin" / "python"
+    values = {
+        "python": str(python),
+        "example_dir": str(example_dir()),
+        "source": str(copy),
+        "workdir": str(copy),
+        "run_dir": str(logs),
+        "threads": str(options.threads),
+        "seed": "0",
+    }
+    command = [_expand(a, values) for a in target.command]
+    home = work / "home"
+    home.mkdir(exist_ok=True)
+    marks_file = logs / "stages.txt"
+    env = {
+        **base,
+        **thread_env,
+        "HOME": str(home),  # no dotfiles of the host (credentials, caches) reach the project
+        "VIRTUAL_ENV": str(venv),
+        "PATH": f"{venv / 'bin'}{os.pathsep}{base.get('PATH', os.defpath)}",
+        "CUDA_VISIBLE_DEVICES": "",  # CPU only, even on a machine with GPUs
+        "PYTHONUNBUFFERED": "1",
+        "MPLBACKEND": "Agg",
+        **hook_env(marks_file, base),
+    }
+    # The stand-in hook goes first on the path; it runs the stage hook after it.
+    env.update(assist_env(env, logs / REPORT_DIR, options.stand_in_data, options.cpu_shim,
+                          work / "standin-files"))  # fmt: skip
+    prefix = network_cut_prefix() if options.cut_network else None
+    argv = [*(prefix or ()), *command]
+    limits = Limits(
+        memory_bytes=options.memory_bytes,
+        cpu_seconds=int(options.timeout * len(cpus)) + 30,
+        cpus=cpus,
+    )
+    if options.fetch_data:  # downloads go to a cache all candidates share, or into the copy
+        env.update(cache_env(options.out_dir.resolve() / DATA_CACHE))
+        fetch_env = {**env, "MINER_SMOKE_MARKS": str(logs / "fetch-stages.txt")}  # not S3/S4
+        step = (command, copy, fetch_env, logs / REPORT_DIR / "fetch", logs / "fetch.log")
+        fetch_data(*step, options.fetch_timeout, limits)
+    log = logs / "train.log"
+    since = time.time()
+    watch = ProgressWatch(log)
+    step_at: list[float] = []
+
+    def at_step() -> bool:
+        if not step_at and watch():
+            step_at.append(time.time() - started_epoch)
+        return bool(step_at) and options.until == "step"
+
+    done = run_bounded(argv, copy, env, log, options.timeout, limits, stop_when=at_step)
+    at_step()  # a step printed just before the end
+    wrote = first_new_file(copy, target.weights, since)
+    marks = Marks.read(marks_file, started_epoch)
+    if done.stopped and watch.line is not None:
+        number = _line_number(log, watch.line)
+        outcome, evidence = "ok", Evidence(log.name, number, watch.line.strip()[:500],
+                                           "smoke.ok.step")  # fmt: skip
+    else:
+        outcome, evidence = classify_training(
+            log, done.exit_code, done.timed_out, options.timeout, wrote
+        )
+    progress = outcome == "ok" or bool(step_at)  # a step, even if the run crashed after it
+    if progress and not step_at:
+        step_at.append(time.time() - started_epoch)
+    return Training(
+        outcome=outcome,
+        evidence=evidence,
+        exit_code=done.exit_code,
+        seconds=done.seconds,
+        network_cut=prefix is not None,
+        command=shlex.join(command),
+        marks=marks,
+        step_at=step_at[0] if step_at else None,
+        stopped_at_step=done.stopped,
+        ended=done.exit_code == 0 and not done.timed_out and not done.stopped,
+        progress=progress,
+    )
+
+
+def _line_number(log: Path, line: str) -> int:
+    try:
+        lines = re.split(r"[\r\n]", log.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return 0
+    for no, text in enumerate(lines, start=1):
+        if text == line:
+            return no
+    return 0

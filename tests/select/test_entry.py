@@ -1,0 +1,151 @@
+"""Entry points: the README's training command (continued lines, ./script and bash forms,
+placeholders), else a training script chosen from evidence, never a demo or a helper."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from miner.select.build import run_section
+from miner.select.entry import joined_lines, readme_commands
+from miner.select.evidence import scan_checkout
+
+PATHS = frozenset({"train.py", "main.py", "demo.py", "scripts/train_cifar.sh", "run.sh",
+                   "tools/train_net.py", "pkg/train.py", "plot_results.py"})  # fmt: skip
+
+
+def commands(text: str, doc: str = "README.md"):
+    return readme_commands(doc, text, PATHS)
+
+
+def test_continued_lines_are_joined_and_keep_every_argument():
+    text = (
+        "## Training\n\n```bash\n"
+        "CUDA_VISIBLE_DEVICES=0 python train.py \\\n"
+        "    --epochs 2 \\\n"
+        "    --lr 0.1 > log.txt\n```\n"
+    )
+    assert joined_lines("a \\\nb\nc") == [(1, "a b"), (3, "c")]
+    [command] = commands(text)
+    assert (command.line, command.script, command.args) == (
+        4,
+        "train.py",
+        ("--epochs", "2", "--lr", "0.1"),
+    )
+    assert command.runner == "python" and command.placeholders == ()
+
+
+def test_shell_and_module_forms():
+    found = commands(
+        "$ bash scripts/train_cifar.sh 4\n"
+        "./run.sh --fast\n"
+        "python -m pkg.train --type train\n"
+        "python3 -u tools/train_net.py --cfg a.yaml\n"
+    )
+    assert [(c.runner, c.script, c.args) for c in found] == [
+        ("shell", "scripts/train_cifar.sh", ("4",)),
+        ("shell", "run.sh", ("--fast",)),
+        ("module", "pkg/train.py", ("--type", "train")),
+        ("python", "tools/train_net.py", ("--cfg", "a.yaml")),
+    ]
+    assert found[2].module == "pkg.train"
+
+
+def test_help_demos_and_plots_are_never_taken():
+    assert commands("python main.py -h\npython train.py --help\n") == []
+    assert commands("python demo.py --image x.jpg\npython plot_results.py\n") == []
+
+
+def test_a_command_inside_prose_is_found():
+    [command] = commands("To train, run `python train.py --epochs 3`, then evaluate.")
+    assert command.args == ("--epochs", "3")
+
+
+def test_a_quoted_command_and_absolute_paths():
+    [command] = commands('run "python train.py --data_path=/data/tweets.csv --rows 5"\n')
+    assert command.args == ("--rows", "5")
+    assert command.placeholders == ("--data_path=/data/tweets.csv",)
+
+
+def test_the_readme_command_that_trains_comes_first(tmp_path):
+    root = write(tmp_path, {
+        "README.md": "python main.py --mode=generate\n\npython main.py --mode=train\n",
+        "main.py": "import argparse\n",
+    })  # fmt: skip
+    assert scan_checkout(root).entry_points[0].args == ("--mode=train",)
+
+
+def test_a_script_whose_own_statements_train_is_an_entry_point(tmp_path):
+    root = write(tmp_path, {
+        "FCN.py": "import keras\nfor name in names:\n    model.fit(x, y)\n",
+        "layers.py": "def fit_all(model):\n    model.fit(x, y)\n",
+    })  # fmt: skip
+    assert [e.script for e in scan_checkout(root).entry_points] == ["FCN.py"]
+
+
+def test_placeholders_are_dropped_with_their_option_and_kept():
+    [command] = commands(
+        "python train.py --data_dir path/to/image/directory --out <path> --epochs 5 YOUR_KEY\n"
+    )
+    assert command.args == ("--epochs", "5")
+    assert command.placeholders == (
+        "--data_dir path/to/image/directory",
+        "--out <path>",
+        "YOUR_KEY",
+    )
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+LOOP = "import torch\nif __name__ == '__main__':\n    loss.backward()\n    optimizer.step()\n"
+
+
+def test_the_readme_command_wins_and_becomes_the_run_command(tmp_path):
+    root = write(tmp_path, {
+        "README.md": "Train:\n\n    bash scripts/train.sh \\\n      --data path/to/data 8\n",
+        "scripts/train.sh": "python fit_model.py \"$@\"\n",
+        "fit_model.py": LOOP,
+        "train.py": "import argparse\nif __name__ == '__main__':\n    pass\n",
+    })  # fmt: skip
+    scan = scan_checkout(root)
+    first = scan.entry_points[0]
+    assert (first.kind, first.script, first.runner) == (
+        "readme_command",
+        "scripts/train.sh",
+        "shell",
+    )
+    assert first.command() == ("bash", "scripts/train.sh", "8")
+    assert first.placeholders == ("--data path/to/data",)
+
+
+def test_without_a_readme_command_a_training_script_never_a_demo(tmp_path):
+    root = write(tmp_path, {
+        "demo.py": LOOP, "webcam_demo.py": LOOP, "preprocess.py": LOOP, "plot.py": LOOP,
+        "serve.py": LOOP, "learner.py": LOOP,
+    })  # fmt: skip
+    scan = scan_checkout(root)
+    assert [(e.script, e.kind) for e in scan.entry_points] == [("learner.py", "training_loop")]
+
+
+def test_the_manifest_runs_the_module_form(tmp_path):
+    from miner.select.rank import assess
+
+    root = write(tmp_path, {
+        "README.md": "python -m utils.train --type train --n_epochs 3\n",
+        "utils/__init__.py": "", "utils/train.py": LOOP,
+    })  # fmt: skip
+    row = {"repo_id": 1, "full_name": "a/b", "commit_sha": "0" * 40}
+    candidate = assess(row, str(root), scan_checkout(root), {})
+    assert run_section(candidate).command == (
+        "{python}",
+        "-m",
+        "utils.train",
+        "--type",
+        "train",
+        "--n_epochs",
+        "3",
+    )

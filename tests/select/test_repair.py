@@ -1,0 +1,201 @@
+"""Environment repair on a local index: each repair with its reason, the last good environment
+kept when a repair fails, Python 2 on a 2.7 interpreter (offline throughout)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from repair_index import build_failing_sdist, build_index
+from smoke_projects import build_wheel, train
+
+from miner.select.repair.envs import Builder, python2_interpreters
+from miner.select.smoke import SmokeOptions, SmokeTarget, smoke
+
+TRAIN = """import yaml
+import helperpkg
+import oldpin
+import brittle
+import mylib
+""" + train()
+
+
+def _options(tmp_path: Path) -> SmokeOptions:
+    env = {"PATH": "/usr/bin:/bin", "UV_OFFLINE": "1", "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
+           "UV_PYTHON_DOWNLOADS": "never"}  # fmt: skip
+    return SmokeOptions(out_dir=tmp_path / "smoke", timeout=60, env=env)
+
+
+def _project(root: Path, index: Path, requirements: list[str], script: str) -> Path:
+    header = ["--no-index", f"--find-links {index}"]
+    files = {
+        "requirements.txt": "\n".join([*header, *requirements]) + "\n",
+        "train.py": script,
+        "src/mylib/__init__.py": "HELLO = 1\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def _target(checkout: Path) -> SmokeTarget:
+    files = (("requirements.txt", "requirements_file"),)
+    return SmokeTarget("lab/repairs", None, None, checkout, ("{python}", "train.py"), files)
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory) -> Path:
+    return build_index(tmp_path_factory.mktemp("index"))
+
+
+def test_every_repair_is_recorded_and_the_project_trains(tmp_path: Path, index: Path) -> None:
+    requirements = [
+        "tinyfit==0.1",
+        "oldpin==1.2.3",  # never released: moves within 1.2
+        "enum34==1.1.10",  # a backport Python 3 ships
+        "brittle==2.0",  # its sdist does not build: the release with a wheel
+        "git+git://example.invalid/lab/helperpkg.git#egg=helperpkg",  # on the index too
+        "winonly==1.0",  # a Windows wheel only, and nothing imports it
+        "python-dev",  # an apt package
+    ]
+    checkout = _project(tmp_path / "repo", index, requirements, TRAIN)
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    summaries = {r.kind: r.summary for r in result.repairs}
+    assert summaries["pin"] == "oldpin==1.2.3 -> oldpin==1.2.5: 1.2.3 was never on the index"
+    assert summaries["backport"].startswith("enum34==1.1.10 -> (dropped): a backport of `enum`")
+    assert summaries["wheel"].startswith("brittle==2.0 -> brittle==1.9: its sdist does not build")
+    url = [r for r in result.repairs if r.kind == "url"]
+    assert url[0].after.startswith("git+https://example.invalid/")  # git:// rewritten first
+    assert url[-1].after == "helperpkg"
+    assert (
+        summaries["platform"] == "winonly==1.0 -> (dropped): winonly 1.0 is built for Windows only"
+    )
+    assert summaries["alias"].startswith("python-dev -> (dropped): python-dev is a system (apt)")
+    imported = [r for r in result.repairs if r.kind == "import"]
+    assert [(r.before, r.after) for r in imported] == [("import yaml", "PyYAML")]
+    assert imported[0].evidence.path == "train.py" and imported[0].evidence.line == 1
+    assert "pipreqs mapping" in imported[0].reason
+    assert any(r.kind == "path" for r in result.repairs)  # src/mylib imports from src/
+    # Every failure-driven repair carries the log line that called for it.
+    for repair in result.repairs:
+        if repair.kind in ("pin", "wheel", "drop"):
+            assert repair.evidence.path == "install.log" and repair.evidence.line > 0
+    assert result.lock is not None and Path(result.lock).is_file()
+
+
+def test_a_failed_repair_leaves_the_last_good_environment(tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    build_wheel(index, "tinyfit", "0.1", {"tinyfit/__init__.py": "X = 1\n"})
+    build_failing_sdist(index, "PyYAML", "5.3")  # the undeclared import cannot be installed
+    script = "import yaml\nimport tinyfit\n"
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1"], script)
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome != "install"
+    assert not [r for r in result.repairs if r.kind == "import"]
+    log = (tmp_path / "smoke" / "lab__repairs" / "install.log").read_text()
+    assert "Failed to build `pyyaml==5.3`" in log  # the repair was tried, and failed
+    assert result.lock is None  # `import yaml` still fails: no lock
+    # The attempt was undone: rebuild the same state by hand and compare with a second build.
+    builder = Builder(tmp_path / "env", tmp_path, tmp_path / "b.log",
+                      dict(_options(tmp_path).env or {}), 120.0, None,
+                      ("--no-index", f"--find-links {index}"))  # fmt: skip
+    assert builder.make(str(Path(__import__("sys").executable))).exit_code == 0
+    assert builder.install(["tinyfit==0.1"]).exit_code == 0
+    good = builder.freeze()
+    assert builder.install(["tinyfit==0.1", "PyYAML"]).exit_code != 0
+    assert builder.restore(good) and builder.freeze() == good == ["tinyfit==0.1"]
+    assert builder.probe(["tinyfit", "yaml"], "import").keys() == {"yaml"}
+
+
+def _virtualenv_cached(tmp: Path) -> bool:
+    env = {"PATH": "/usr/bin:/bin", "UV_OFFLINE": "1"}
+    from miner.select.sandbox import uv_binary
+
+    done = subprocess.run(
+        [uv_binary(), "tool", "run", "--from", "virtualenv<20.22", "virtualenv", "--version"],
+        capture_output=True,
+        env=env,
+        cwd=tmp,
+        check=False,
+    )
+    return done.returncode == 0
+
+
+def test_python2_code_runs_on_a_27_interpreter(tmp_path: Path) -> None:
+    if not python2_interpreters():
+        pytest.skip("no ~/.pyenv/versions/2.7.* interpreter on this machine")
+    if not _virtualenv_cached(tmp_path):
+        pytest.skip("virtualenv<20.22 (the last that makes 2.7 environments) is not in uv's cache")
+    index = tmp_path / "index"
+    build_wheel(index, "oldpin", "1.2.0", {"oldpin.py": "VERSION = '1.2.0'\n"})
+    (index / "oldpin-1.2.0-py3-none-any.whl").rename(index / "oldpin-1.2.0-py2.py3-none-any.whl")
+    script = "import oldpin\nfor step in range(2):\n    print 'step %d loss %.2f' % (step, 0.5)\n"
+    checkout = _project(tmp_path / "repo", index, ["oldpin==1.2.0"], script)
+    options = _options(tmp_path)
+    env = {**(options.env or {}), "UV_CACHE_DIR": ""}
+    env.pop("UV_CACHE_DIR")
+    result = smoke(_target(checkout), SmokeOptions(out_dir=options.out_dir, timeout=60, env=env))
+    assert result.outcome == "ok", result.evidence
+    assert result.python.startswith("2.7")
+    assert [r.kind for r in result.repairs][:1] == ["python2"]
+    assert result.repairs[0].evidence.text.startswith("print 'step")
+
+
+def test_a_dependency_in_old_syntax_moves_to_an_older_interpreter(tmp_path: Path) -> None:
+    import glob
+    import os
+
+    old = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.6.*/bin/python")))
+    new = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.[89].*/bin/python")))
+    if not old or not new:
+        pytest.skip("needs Python 3.6 and 3.8 or 3.9 under ~/.pyenv/versions")
+    index = tmp_path / "index"
+    # `async` is a keyword from Python 3.7 on: this library imports on 3.6 only.
+    build_wheel(index, "asynclib", "1.0", {"asynclib.py": "def run(async=True):\n    return 1\n"})
+    script = "import asynclib\nprint('step 1 loss %.2f' % (0.5 * asynclib.run()))\n"
+    checkout = _project(tmp_path / "repo", index, ["asynclib==1.0"], script)
+    options = _options(tmp_path)
+    options = SmokeOptions(out_dir=options.out_dir, timeout=60, env=options.env,
+                           pythons=(new[-1], old[-1]))  # fmt: skip
+    result = smoke(_target(checkout), options)
+    assert result.outcome == "ok", result.evidence
+    assert result.python.startswith("3.6")
+    moved = [r for r in result.repairs if r.kind == "interpreter"]
+    assert moved and "is not valid Python 3." in moved[0].reason
+    assert "SyntaxError" in moved[0].evidence.text
+
+
+def test_a_build_that_imports_an_undeclared_module_gets_it_at_build_time(tmp_path: Path) -> None:
+    from repair_index import NEEDY_BACKEND
+
+    index = tmp_path / "index"
+    build_failing_sdist(index, "needy", "1.0", NEEDY_BACKEND, "buildhelper")
+    build_wheel(index, "buildhelper", "1.0", {"buildhelper.py": ""})
+    script = "import needy\nprint('step 1 loss 0.25', needy.BUILT)\n"
+    checkout = _project(tmp_path / "repo", index, ["needy==1.0"], script)
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", result.evidence
+    build = [r for r in result.repairs if r.kind == "build"]
+    assert [(r.before, r.after) for r in build] == [("needy", "buildhelper at build time")]
+    assert "imports buildhelper without declaring it" in build[0].reason
+
+
+def test_a_build_that_needs_use_2to3_gets_setuptools_before_58(tmp_path: Path) -> None:
+    from repair_index import NEEDY_BACKEND
+
+    index = tmp_path / "index"
+    build_failing_sdist(index, "oldbuild", "1.0", NEEDY_BACKEND, "setuptools", '"setuptools"')
+    # Stand-ins for setuptools 58 (which dropped use_2to3) and 57.5 (which still had it).
+    refusal = "raise SystemExit('error in oldbuild setup command: use_2to3 is invalid.')\n"
+    build_wheel(index, "setuptools", "58.0.0", {"setuptools/__init__.py": refusal})
+    build_wheel(index, "setuptools", "57.5.0", {"setuptools/__init__.py": ""})
+    script = "import oldbuild\nprint('step 1 loss 0.25', oldbuild.BUILT)\n"
+    checkout = _project(tmp_path / "repo", index, ["oldbuild==1.0"], script)
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", result.evidence
+    build = [r for r in result.repairs if r.kind == "build"]
+    assert [(r.before, r.after) for r in build] == [("oldbuild", "setuptools<58 at build time")]
+    assert "use_2to3" in build[0].reason

@@ -1,0 +1,25 @@
+"""A requirement's own name provides its import in lower case, so a failing install of a
+capitalised distribution the entry point imports is never dropped as unneeded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from miner.select.repair.closure import import_closure
+from miner.select.repair.names import modules_of
+from miner.select.repair.requirements import needed
+
+
+def test_a_capitalised_distribution_provides_its_lower_case_import() -> None:
+    assert {"PyAudio", "pyaudio"} <= modules_of("PyAudio")
+
+
+def test_a_capitalised_requirement_the_closure_imports_is_needed(tmp_path: Path) -> None:
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "utils" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "utils" / "train.py").write_text("from . import audio\n", encoding="utf-8")
+    (tmp_path / "utils" / "audio.py").write_text("import pyaudio\n", encoding="utf-8")
+    closure = import_closure(tmp_path, [tmp_path / "utils" / "train.py"])
+    assert closure.names == ("pyaudio",)
+    assert needed("PyAudio>=0.2", closure)
+    assert not needed("cherrypy>=11.0.0", closure)

@@ -1,0 +1,186 @@
+"""The parts of environment repair: uv's failures read, pins moved, names rewritten, the import
+closure walked, the interpreter chosen from the pins."""
+
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+
+import pytest
+from packaging.version import Version
+from smoke_projects import build_wheel
+
+from miner.select.repair.closure import entry_scripts, import_closure
+from miner.select.repair.failures import diagnose
+from miner.select.repair.index import IndexSource, Release, releases
+from miner.select.repair.interpreter import interpreters_for
+from miner.select.repair.moves import companion, nearest, pin_move
+from miner.select.repair.names import distribution_for
+from miner.select.repair.requirements import aliases, reduce_freeze, urls
+
+# Lines as uv 0.13 writes them.
+UV_LINES = {
+    "missing_pin": "  cause: Because there is no version of torch==0.4.0 and you require "
+    "torch==0.4.0, we can conclude that your requirements are unsatisfiable.",
+    "no_wheel": "  cause: Because tensorflow==1.4.0 has no wheels with a matching Python ABI tag "
+    "(e.g., `cp38`) and you require tensorflow==1.4.0, we can conclude that ...",
+    "not_found": "  cause: Because cv2 was not found in the package registry and you require cv2,",
+    "url": "error: Failed to download and build `pcen @ git+https://github.com/daemon/pytorch-pcen`",
+    "build": "error: Failed to build `functools32==3.2.3.post2`",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(UV_LINES))
+def test_uv_failures_name_the_requirement_and_the_kind(kind: str) -> None:
+    failure = diagnose(["Using Python 3.8.18 environment", UV_LINES[kind]])
+    assert failure is not None and failure.kind == kind
+    assert failure.name == {"missing_pin": "torch", "no_wheel": "tensorflow", "not_found": "cv2",
+                            "url": "pcen", "build": "functools32"}[kind]  # fmt: skip
+    assert failure.evidence.line == 2 and failure.evidence.rule == f"repair.failure.{kind}"
+
+
+def test_a_project_with_no_release_before_the_date_is_not_found() -> None:
+    line = "  cause: Because there are no versions of torch and you require torch>=0.2, we can"
+    failure = diagnose([line])
+    assert failure is not None and (failure.kind, failure.name) == ("not_found", "torch")
+
+
+def test_pip_failures_of_python2_environments_are_read_too() -> None:
+    line = "ERROR: No matching distribution found for Lasagne==0.2.dev1 (from -r req.txt (line 4))"
+    failure = diagnose([line])
+    assert failure is not None and (failure.kind, failure.name, failure.version) == (
+        "missing_pin",
+        "Lasagne",
+        "0.2.dev1",
+    )
+
+
+def test_build_failures_say_what_the_build_needs() -> None:
+    lines = ["error: Failed to build `sklearn-crfsuite==0.3`",
+             "  error in sklearn-crfsuite setup command: use_2to3 is invalid."]  # fmt: skip
+    assert diagnose(lines).use_2to3  # type: ignore[union-attr]
+    lines = ["error: Failed to build `pycocotools==2.0.0`",
+             "ModuleNotFoundError: No module named 'numpy'"]  # fmt: skip
+    assert diagnose(lines).build_missing == "numpy"  # type: ignore[union-attr]
+
+
+def _releases(*versions: str, wheel: str = "py3-none-any") -> list[Release]:
+    return [Release(Version(v), (f"p-{v}-{wheel}.whl",), None) for v in versions]
+
+
+def test_a_pin_moves_within_its_minor_then_its_major() -> None:
+    found = _releases("0.3.1", "0.4.1", "0.4.2", "1.0.0")
+    assert pin_move("torch==0.4.0", found, (3, 6)) == ("torch==0.4.1", "0.4.1")
+    assert pin_move("torch==0.5.0", found, (3, 6)) == ("torch==0.4.2", "0.4.2")
+    assert pin_move("torch==2.0.0", found, (3, 6)) is None  # never to another major
+    assert nearest(Version("1.2.3"), _releases("1.2.0", "1.2.5")).version == Version("1.2.5")  # type: ignore[union-attr]
+
+
+def test_wheels_are_matched_to_the_interpreter() -> None:
+    cp36 = _releases("1.4.0", wheel="cp36-cp36m-manylinux1_x86_64")[0]
+    assert cp36.wheel_for((3, 6)) and not cp36.wheel_for((3, 8))
+    assert not _releases("1.0", wheel="cp38-cp38-win_amd64")[0].wheel_for((3, 8))
+
+
+def test_companions_follow_their_framework() -> None:
+    moved = companion(["torch==1.4.0", "torchvision", "keras==2.2.4", "tensorflow"])
+    assert (1, "torchvision==0.5.0") in [(i, line) for i, line, _ in moved]
+    assert (3, "tensorflow==1.15.*") in [(i, line) for i, line, _ in moved]
+    moved = companion(["keras==2.3.1", "tensorflow>=1.15.2"])  # the project's bound is kept
+    assert [line for _, line, _ in moved] == ["tensorflow>=1.15.2,==2.2.*"]
+
+
+def test_a_platform_only_dependency_is_traced_to_the_requirement_that_brought_it() -> None:
+    lines = ["error: Failed to build `pyobjc-framework-coremedia==7.1`",
+             "hint: `pyobjc-framework-coremedia` (v7.1) was included because `pyobjc` (v7.1) "
+             "depends on `pyobjc-framework-coremedia`"]  # fmt: skip
+    failure = diagnose(lines)
+    assert failure is not None and failure.required_by == "pyobjc"
+    mac = Release(Version("7.1"), ("p-7.1.tar.gz", "p-7.1-cp38-cp38-macosx_10_9_x86_64.whl"), None)
+    assert mac.platform_only and mac.platforms == {"macOS"}
+    assert not _releases("1.0", wheel="cp38-cp38-manylinux1_x86_64")[0].platform_only
+
+
+def test_conda_and_apt_names_and_urls_become_the_index_names() -> None:
+    on_index = {"opencv", "numpy", "helperpkg"}.__contains__
+    lines, done = aliases(["numpy=1.16.4=py36_0", "opencv", "build-essential", "cudatoolkit"],
+                          on_index)  # fmt: skip
+    assert lines == ["numpy==1.16.4", "opencv-python"]
+    assert [r.kind for r in done] == ["alias"] * 4
+    lines, done = urls(["git+git://github.com/a/helperpkg.git#egg=helperpkg",
+                        "git+https://github.com/a/only-there.git"], on_index)  # fmt: skip
+    assert lines == ["helperpkg", "git+https://github.com/a/only-there.git"]
+    assert done[0].after == "git+https://github.com/a/helperpkg.git#egg=helperpkg"
+
+
+def test_a_system_freeze_is_reduced_to_what_the_code_imports(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("import numpy\nimport yaml\n", encoding="utf-8")
+    closure = import_closure(tmp_path, [tmp_path / "train.py"])
+    freeze = [f"pkg{i}==1.0" for i in range(60)] + ["numpy==1.16.4", "PyYAML==5.1"]
+    lines, done = reduce_freeze(freeze, closure)
+    assert lines == ["numpy==1.16.4", "PyYAML==5.1"] and len(done) == 60
+
+
+def test_the_closure_follows_local_modules_and_marks_python2(tmp_path: Path) -> None:
+    files = {
+        "train.py": "import os\nfrom models import net\nimport helpers\nimport torch\n",
+        "models/__init__.py": "", "models/net.py": "from . import layers\nimport cv2\n",
+        "models/layers.py": "import numpy as np\n", "src/helpers.py": "print 'old'\nimport yaml\n",
+    }  # fmt: skip
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    scripts = entry_scripts(("{python}", "train.py", "--epochs", "1"), tmp_path)
+    closure = import_closure(tmp_path, scripts)
+    assert set(closure.names) == {"torch", "cv2", "numpy", "yaml"} and closure.names[0] == "torch"
+    assert closure.python2 is not None and closure.python2.path == "src/helpers.py"
+    assert distribution_for("yaml") == ("PyYAML", "pipreqs mapping")
+
+
+def test_the_interpreter_is_the_one_the_pinned_framework_has_wheels_for(tmp_path: Path) -> None:
+    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.[6-9].*/bin/python")))
+    older = [p for p in found if "/3.6." in p or "/3.7." in p]
+    newer = [p for p in found if "/3.8." in p or "/3.9." in p]
+    if not older or not newer:
+        pytest.skip("needs a Python 3.6/3.7 and a 3.8/3.9 under ~/.pyenv/versions")
+    index = tmp_path / "index"
+    wheel = build_wheel(index, "torch", "1.0.0", {"torch.py": ""})
+    tag = "cp36-cp36m" if "/3.6." in older[-1] else "cp37-cp37m"
+    wheel.rename(index / f"torch-1.0.0-{tag}-manylinux1_x86_64.whl")
+    source = IndexSource.of(("--no-index", f"--find-links {index}"), {})
+    assert releases(source, "torch") is not None
+    order, done = interpreters_for((older[-1], newer[-1]), "2022-01-01", ["torch==1.0.0"],
+                                   source, None)  # fmt: skip
+    assert order[0] == older[-1]
+    assert done and done[0].kind == "interpreter" and "torch==1.0.0 has no wheel" in done[0].reason
+
+
+def test_a_freeze_keeps_what_any_file_imports_and_conda_duplicates_go(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("import numpy\n", encoding="utf-8")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "model.py").write_text("import tensorflow as tf\n", encoding="utf-8")
+    everything = import_closure(tmp_path, sorted(tmp_path.rglob("*.py")))
+    freeze = [f"pkg{i}==1.0" for i in range(60)] + ["numpy==1.16.4", "tensorflow==1.2.1"]
+    assert reduce_freeze(freeze, everything)[0] == ["numpy==1.16.4", "tensorflow==1.2.1"]
+    lines, done = aliases(["opencv==1.0.1", "opencv-python==3.2.0.7"], {"opencv"}.__contains__)
+    assert lines == ["opencv-python==3.2.0.7"] and done[0].after == ""
+
+
+def test_frameworks_are_never_dropped_and_a_wheel_move_for_python_keeps_the_major(
+    tmp_path: Path,
+) -> None:
+    from miner.select.repair.moves import wheel_move
+    from miner.select.repair.requirements import needed
+
+    (tmp_path / "train.py").write_text("import keras\n", encoding="utf-8")
+    closure = import_closure(tmp_path, [tmp_path / "train.py"])
+    assert needed("tensorflow==0.12.1", closure) and not needed("PyYAML==3.12", closure)
+    found = _releases("0.12.1", "1.13.1", wheel="cp37-cp37m-manylinux1_x86_64")
+    assert wheel_move("tensorflow==0.12.0", "tensorflow", "0.12.0", found, (3, 7), True) == (
+        "tensorflow==0.12.1"
+    )
+    assert wheel_move("tensorflow==0.11", "tensorflow", "0.11", found[1:], (3, 7), True) is None
+    assert wheel_move("tensorflow==0.11", "tensorflow", "0.11", found[1:], (3, 7)) == (
+        "tensorflow==1.13.1"
+    )

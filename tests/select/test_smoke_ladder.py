@@ -1,0 +1,145 @@
+"""The smoke ladder on fixture projects: each stage S0..S6 reached, and each outcome of its own
+(python2, no_entry, usage, needs_gpu, needs_weights, needs_data, README placeholders)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from smoke_projects import TINYFIT, build_wheel, train
+
+from miner.codebook import Evidence
+from miner.select.smoke import SmokeOptions, SmokeResult, SmokeTarget, smoke
+
+ARGS = (
+    "import argparse\n"
+    "parser = argparse.ArgumentParser()\n"
+    "parser.add_argument('--data', required=True)\n"
+    "args = parser.parse_args()\n"
+)
+LOOP = (
+    "import tinyfit\n"
+    "model = tinyfit.Model(seed=1)\n"
+    "step = 0\n"
+    "while True:\n"
+    "    step += 1\n"
+    "    print(f'step {step} loss {model.step([1.0], [2.0], lr=0.001):.4f}')\n"
+)
+# name -> (files, command, expected outcome, expected stage)
+LADDER: dict[str, tuple[dict[str, str], tuple[str, ...], str, int]] = {
+    "no-entry": ({}, ("{python}", "train.py"), "no_entry", -1),
+    "python2": ({"train.py": "import model\n", "model.py": "print 'loading'\n"},
+                ("{python}", "train.py"), "python2", -1),
+    "pinned": ({"requirements.txt": "tinyfit==9.9\n", "train.py": train()},
+               ("{python}", "train.py"), "install", 0),
+    "undeclared": ({"train.py": "import tensorflow\n"}, ("{python}", "train.py"), "import", 1),
+    "usage": ({"train.py": ARGS + train()}, ("{python}", "train.py"), "usage", 2),
+    "csv-missing": ({"train.py": ARGS + "open(args.data + '/train.csv').read()\n"},
+                    ("{python}", "train.py", "--data", "data"), "needs_data", 3),
+    "crash-after-data": (
+        {"data/points.csv": "0,0\n1,2\n", "train.py": ARGS + "rows = open(args.data).read()\n"
+         "raise ValueError('shapes (3,) and (4,) not aligned')\n"},
+        ("{python}", "train.py", "--data", "data/points.csv"), "runtime", 4),
+    "step": ({"requirements.txt": "tinyfit==0.1\n", "train.py": LOOP},
+             ("{python}", "train.py"), "ok", 5),
+    "fits": ({"requirements.txt": "tinyfit==0.1\n", "train.py": train()},
+             ("{python}", "train.py"), "ok", 6),
+    "weights": ({"train.py": "open('pretrained/resnet50.pth', 'rb').read()\n"},
+                ("{python}", "train.py"), "needs_weights", 3),
+    "output-folder": ({"train.py": "open('results/log.txt', 'w').write('x')\n"},
+                      ("{python}", "train.py"), "runtime", 3),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("wheels")
+    build_wheel(folder, "tinyfit", "0.1", {"tinyfit/__init__.py": TINYFIT})
+    return folder
+
+
+def run(
+    tmp_path: Path, wheels: Path, files: dict[str, str], command: tuple[str, ...], **extra
+) -> SmokeResult:
+    checkout = tmp_path / "checkout"
+    for rel, text in files.items():
+        if rel == "requirements.txt":
+            text = f"--no-index\n--find-links {wheels}\n" + text
+        (checkout / rel).parent.mkdir(parents=True, exist_ok=True)
+        (checkout / rel).write_text(text, encoding="utf-8")
+    checkout.mkdir(exist_ok=True)
+    env = {**os.environ, "UV_OFFLINE": "1", "UV_CACHE_DIR": str(tmp_path / "uv-cache")}
+    until = extra.pop("until", "step")
+    target = SmokeTarget(
+        full_name="lab/ladder", repo_id=1, commit_sha="0" * 40, checkout=checkout,
+        command=command, weights=("*.pt",),
+        environment_files=(("requirements.txt", "requirements_file"),)
+        if "requirements.txt" in files else (),
+        **extra,
+    )  # fmt: skip
+    options = SmokeOptions(out_dir=tmp_path / "smoke", timeout=60, env=env, until=until)
+    seen: list[str] = []
+    result = smoke(target, options, on_stage=lambda name, stage: seen.append(stage))
+    assert [s for s in seen if s != "start"] == sorted(set(seen)), seen  # in order, once each
+    return result
+
+
+@pytest.mark.parametrize("name", sorted(LADDER))
+def test_each_fixture_stops_at_its_stage(name, tmp_path, wheels):
+    files, command, outcome, stage = LADDER[name]
+    result = run(tmp_path, wheels, files, command, until="end" if name == "fits" else "step")
+    assert (result.outcome, result.stage) == (outcome, stage), result.evidence
+    stored = json.loads(Path(result.log_dir, "smoke.json").read_text())
+    assert stored["stage"] == (f"S{stage}" if stage >= 0 else "-")
+    assert set(result.stage_seconds) == {f"S{i}" for i in range(stage + 1)}
+    assert all(seconds >= 0 for seconds in result.stage_seconds.values())
+    assert result.as_row()["stage"] == stage
+
+
+def test_each_outcome_names_its_evidence(tmp_path, wheels):
+    files, command, *_ = LADDER["usage"]
+    usage = run(tmp_path / "u", wheels, files, command)
+    assert usage.evidence.text.endswith("error: the following arguments are required: --data")
+    files, command, *_ = LADDER["python2"]
+    py2 = run(tmp_path / "p", wheels, files, command)
+    assert (py2.evidence.path, py2.evidence.line, py2.evidence.text) == (
+        "model.py",
+        1,
+        "print 'loading'",
+    )
+    files, command, *_ = LADDER["output-folder"]
+    output = run(tmp_path / "o", wheels, files, command)
+    assert output.evidence.rule == "smoke.runtime.output_folder"
+
+
+def test_the_first_step_stops_the_run(tmp_path, wheels):
+    files, command, *_ = LADDER["step"]
+    result = run(tmp_path, wheels, files, command)
+    assert result.outcome == "ok" and result.evidence.rule == "smoke.ok.step"
+    assert result.evidence.text.startswith("step ") and result.train_seconds < 60
+    marks = Path(result.log_dir, "stages.txt")
+    assert not marks.exists() or "args" not in marks.read_text()
+
+
+def test_readme_placeholders_mark_the_run_as_needing_data(tmp_path, wheels):
+    files, _, *_ = LADDER["usage"]
+    readme = Evidence("README.md", 12, "python train.py --data path/to/data", "readme_command")
+    result = run(
+        tmp_path, wheels, files, ("{python}", "train.py"),
+        placeholders=("--data path/to/data",), entry_evidence=readme,
+    )  # fmt: skip
+    assert result.outcome == "needs_data"
+    assert (result.evidence.path, result.evidence.line) == ("README.md", 12)
+    assert result.evidence.rule == "smoke.needs_data.placeholder"
+    assert "--data path/to/data" in result.evidence.text
+    assert any("required: --data" in note for note in result.notes)
+    assert result.stage == 2
+
+
+def test_hard_coded_cuda_needs_a_gpu(tmp_path, wheels):
+    files = {"requirements.txt": "tinyfit==0.1\n",
+             "train.py": "import tinyfit\ntinyfit.Model().cuda()\n"}  # fmt: skip
+    result = run(tmp_path, wheels, files, ("{python}", "train.py"))
+    assert (result.outcome, result.stage) == ("needs_gpu", 3)

@@ -1,0 +1,221 @@
+"""Stand-in data and the CPU shim end to end: a smoke run that passes on stand-in data says so,
+the shim keeps `.cuda()` on the CPU, the experiment runner refuses stand-in data unless asked,
+and `--data` copies a data set into the run's copy."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from standin_runner import need, run_hooked
+
+from miner.errors import ConfigError, ExperimentError
+from miner.experiment.run import run_experiment
+from miner.report.smoke import outcome_table, project_table, smoke_label
+from miner.select.manifest import Manifest, run_spec
+from miner.select.smoke import SmokeOptions, SmokeTarget, smoke
+from miner.select.standins.assists import Assists, ServedData, outcome_label, stand_in_refusal
+from miner.select.standins.mounts import DataMount
+
+SHIM = """
+import io, json, torch
+@torch.jit.script
+def scripted(x):  # TorchScript still compiles a function that calls a wrapped factory
+    return x + torch.zeros(3)
+assert scripted(torch.ones(3)).tolist() == [1.0, 1.0, 1.0]
+model = torch.nn.Linear(4, 2).cuda()
+x = torch.randn(8, 4).cuda(non_blocking=True)
+y = torch.zeros(8, dtype=torch.long, device="cuda")
+device = torch.device("cuda:0")
+model = model.to(device)
+loss = torch.nn.functional.cross_entropy(model(x.to("cuda")), y.to(device))
+loss.backward()
+torch.save(model.state_dict(), "m.pt")
+state = torch.load("m.pt", map_location="cuda:0")
+torch.cuda.set_device(0)
+print("RESULT " + json.dumps({"loss": float(loss), "device": str(x.device),
+                              "available": torch.cuda.is_available(), "keys": sorted(state)}))
+"""
+
+
+def test_the_cpu_shim_keeps_hard_coded_cuda_on_the_cpu(tmp_path):
+    need("torch")
+    result, assists, output = run_hooked(SHIM, tmp_path, stand_ins=False, cpu_shim=True)
+    assert result["_exit"] == 0, output
+    assert result["device"] == "cpu" and result["available"] is False
+    assert result["keys"] == ["bias", "weight"] and result["loss"] > 0
+    kinds = dict(assists.shim)
+    assert kinds["Module.cuda()"] == 1 and kinds["Tensor.cuda()"] == 1
+    assert kinds["torch.zeros(device=cuda)"] == 1 and kinds["torch.load(map_location=cpu)"] == 1
+    assert kinds["Tensor.to(cuda)"] == 2 and kinds["Module.to(cuda)"] == 1
+    assert assists.labels == ("cpu shim",)
+
+
+def test_without_the_shim_the_same_script_needs_a_gpu(tmp_path):
+    need("torch")
+    result, assists, output = run_hooked(SHIM, tmp_path, stand_ins=False, cpu_shim=False)
+    assert result["_exit"] != 0
+    assert "CUDA" in output and assists.shim == ()
+
+
+DATA_STEP = """
+import json, os, sys, time
+import joblib, numpy
+from sklearn.datasets._base import _pkl_filepath
+os.makedirs("cache")
+joblib.dump(numpy.ones((50, 9)), _pkl_filepath("cache", "cal_housing.pkz"))  # on disk already
+from sklearn.datasets import fetch_california_housing, fetch_20newsgroups
+housing = fetch_california_housing(data_home="cache")
+try:
+    fetch_20newsgroups(data_home="cache")  # not there and no network: no stand-in in a data step
+except Exception as exc:
+    print("RESULT " + json.dumps({"rows": len(housing.data), "news": type(exc).__name__}))
+print("training", flush=True)
+time.sleep(120)  # the hook ends the data step soon after the last loader
+"""
+
+
+def test_the_data_step_lets_loaders_fetch_and_ends_after_them(tmp_path):
+    need("sklearn")
+    step = {"MINER_STANDINS": "0", "MINER_STANDIN_FETCH": "1", "MINER_STANDIN_FETCH_GRACE": "1"}
+    result, assists, output = run_hooked(DATA_STEP, tmp_path, extra_env=step, timeout=100)
+    assert result["_exit"] == 0 and "miner: data step done" in output, output
+    assert result["rows"] == 50 and result["news"] != "served"
+    assert assists.fetched == ("sklearn.datasets.fetch_california_housing",)
+    assert assists.served == () and assists.labels == ()
+
+
+TRAIN = """
+import sys
+from sklearn.datasets import fetch_20newsgroups
+from sklearn.feature_extraction.text import HashingVectorizer
+from sklearn.linear_model import SGDClassifier
+news = fetch_20newsgroups(subset="train", data_home="./cache")
+X = HashingVectorizer(n_features=256).transform(news.data[:500])
+model = SGDClassifier(loss="log_loss")
+for epoch in range(2):
+    model.partial_fit(X, news.target[:500], classes=list(range(20)))
+    print(f"epoch {epoch} accuracy {model.score(X, news.target[:500]):.3f}", flush=True)
+"""
+
+
+def _project(tmp_path: Path, script: str, extra: dict[str, str] | None = None) -> Path:
+    checkout = tmp_path / "repo"
+    checkout.mkdir()
+    (checkout / "train.py").write_text(script, encoding="utf-8")
+    for rel, text in (extra or {}).items():
+        (checkout / rel).parent.mkdir(parents=True, exist_ok=True)
+        (checkout / rel).write_text(text, encoding="utf-8")
+    return checkout
+
+
+def _smoke(tmp_path: Path, checkout: Path, **options: object):
+    # The host interpreter runs the script (it has scikit-learn); the smoke run's own fresh
+    # environment stays empty, so no index is needed.
+    target = SmokeTarget("lab/standin", 1, "0" * 40, checkout, (sys.executable, "train.py"))
+    env = {**os.environ, "UV_OFFLINE": "1", "UV_CACHE_DIR": str(tmp_path / "uv")}
+    env.update(dict.fromkeys(("HTTP_PROXY", "HTTPS_PROXY", "https_proxy"), "http://127.0.0.1:9"))
+    settings = SmokeOptions(out_dir=tmp_path / "smoke", timeout=120, env=env, **options)
+    return smoke(target, settings)
+
+
+def test_a_smoke_run_on_stand_in_data_says_so(tmp_path):
+    need("sklearn")
+    result = _smoke(tmp_path, _project(tmp_path, TRAIN))
+    assert result.outcome == "ok" and result.ok
+    assert result.label == "ok (stand-in data)"
+    assert result.assists == ("stand-in data",)
+    line = result.assist_evidence[0]
+    assert line.startswith("stand-in: sklearn.datasets.fetch_20newsgroups (train): data 11314")
+    assert "20 classes" in line
+    row = result.as_row()
+    assert row["assists"] == "stand-in data" and smoke_label(row) == "ok (stand-in data)"
+    assert result.as_dict()["assist_evidence"] == list(result.assist_evidence)
+
+
+def test_stand_ins_can_be_turned_off(tmp_path):
+    need("sklearn")
+    result = _smoke(tmp_path, _project(tmp_path, TRAIN), stand_in_data=False)
+    assert result.outcome == "data" and result.assists == ()
+
+
+def test_data_given_with_data_is_copied_where_the_project_reads_it(tmp_path):
+    script = "print('epoch 1 loss', len(open('data/train/rows.csv').read().split()))\n"
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "rows.csv").write_text("1\n2\n3\n", encoding="utf-8")
+    checkout = _project(tmp_path, script, {"data/train/README": "put the data here\n"})
+    mount = DataMount.parse(f"{mine}:data/train")
+    result = _smoke(tmp_path, checkout, data=(mount,))
+    assert result.outcome == "ok", result
+    assert "epoch 1 loss 3" in result.evidence.text and result.assists == ()
+    assert f"--data {mine} copied to data/train" in result.notes
+    assert not (checkout / "data" / "train" / "rows.csv").exists()  # the clone is untouched
+
+
+def test_a_data_mount_must_exist_and_stay_inside_the_checkout(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        DataMount.parse(str(tmp_path / "nowhere"))
+    with pytest.raises(ConfigError, match="inside the checkout"):
+        DataMount.parse(f"{tmp_path}:../up")
+    assert DataMount.parse(str(tmp_path)).dest == "data"
+
+
+def _document(assists: list[str]) -> dict:
+    evidence = ["stand-in: torchvision.datasets.MNIST (train): data 60000x28x28 torch.uint8"]
+    return {
+        "name": "lab/standin",
+        "run": {"command": ["{python}", "-c", "print('accuracy 0.5')"], "workdir": "run_dir"},
+        "smoke": {"outcome": "ok", "assists": assists, "assist_evidence": evidence},
+    }
+
+
+def test_the_experiment_runner_refuses_stand_in_data_unless_asked(tmp_path):
+    document = _document(["stand-in data"])
+    manifest = Manifest("lab/standin", run_spec(document["run"], "run"), document)
+    with pytest.raises(ExperimentError, match="only on stand-in data .*MNIST.*--stand-in-data"):
+        next(run_experiment(manifest, tmp_path / "exp", (1,), ("impl",), 1))
+    events = list(run_experiment(manifest, tmp_path / "exp", (1,), ("impl",), 1,
+                                 stand_in_data=True))  # fmt: skip
+    assert [e.record.status for e in events] == ["ok"]
+    assert stand_in_refusal(_document(["cpu shim"])) is None
+    assert stand_in_refusal({**_document(["stand-in data"]), "smoke": {"outcome": "data"}}) is None
+
+
+def test_the_report_shows_assisted_passes_apart():
+    base = {
+        "repo_id": 1, "commit_sha": "0" * 40, "rule": "smoke.ok.progress", "evidence_path":
+        "train.log", "evidence_line": 3, "evidence_text": "epoch 1 loss 0.3", "network_cut": 1,
+        "timeout": 60.0, "seconds": 1.0, "install_seconds": 0.5, "train_seconds": 0.5,
+    }  # fmt: skip
+    rows = [
+        {**base, "full_name": "a/plain", "outcome": "ok", "assists": "", "assist_evidence": ""},
+        {**base, "full_name": "b/standin", "outcome": "ok", "assists": "stand-in data",
+         "assist_evidence": "stand-in: keras.datasets.mnist.load_data (train+test): x_train"},
+        {**base, "full_name": "c/shim", "outcome": "ok", "assists": "cpu shim",
+         "assist_evidence": "cpu shim: Module.cuda() x1"},
+        {**base, "full_name": "d/old", "outcome": "data"},  # stored before assists existed
+    ]  # fmt: skip
+    shares = outcome_table(rows).frame.set_index("outcome")["projects"].to_dict()
+    assert shares["ok"] == 1 and shares["ok (stand-in data)"] == 1 and shares["ok (cpu shim)"] == 1
+    assert shares["data"] == 1 and "ok (stand-in data, cpu shim)" not in shares
+    table = project_table(rows).frame
+    standin = table[table["repository"] == "b/standin"].iloc[0]
+    assert standin["outcome"] == "ok (stand-in data)"
+    assert "keras.datasets.mnist.load_data" in standin["evidence"]
+
+
+def test_labels_and_evidence_lines():
+    arrays = (("data", (60000, 28, 28), "torch.uint8"),)
+    served = ServedData("torchvision.datasets.MNIST", "train", arrays, 10, "RuntimeError: x")
+    assists = Assists(served=(served,), shim=(("Tensor.cuda()", 3),))
+    assert assists.labels == ("stand-in data", "cpu shim")
+    assert outcome_label("ok", assists.labels) == "ok (stand-in data, cpu shim)"
+    assert outcome_label("runtime", assists.labels) == "runtime"
+    assert assists.evidence() == (
+        "stand-in: torchvision.datasets.MNIST (train): data 60000x28x28 torch.uint8; 10 classes "
+        "[real: RuntimeError: x]",
+        "cpu shim: Tensor.cuda() x3",
+    )
