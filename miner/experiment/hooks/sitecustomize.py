@@ -27,7 +27,7 @@ _ENV_KNOBS = (
 )  # fmt: skip
 _REPORT: dict = {
     "pid": os.getpid(),
-    "argv": list(sys.argv),
+    "argv": list(getattr(sys, "argv", ())),  # not set yet while site runs on Python < 3.8
     "requested": _WANT,
     "env": {k: os.environ.get(k) for k in _ENV_KNOBS},
     "frameworks": {},
