@@ -118,6 +118,12 @@ FOCUS = """() => {
 }"""
 
 
+NOT_TYPING = """() => {
+  const e = document.activeElement;
+  return !(e && (e.tagName === "TEXTAREA" || (e.tagName === "INPUT" && e.type === "text")));
+}"""
+
+
 def test_every_choice_of_every_field_is_reached_by_keys(study: Study, page: Any) -> None:
     wide = ["frameworks", "primary_framework", "language", "hw_gpu"]
     r = prepared(study, wide)
@@ -153,6 +159,8 @@ def test_every_choice_of_every_field_is_reached_by_keys(study: Study, page: Any)
                 key(page, "Space")
                 page.keyboard.type("flax")
                 key(page, "Enter")
+                # The page takes the focus back from the name box once the save is answered.
+                page.wait_for_function(NOT_TYPING)
                 page.keyboard.press("j")
             else:
                 page.keyboard.press("ArrowLeft")
