@@ -132,7 +132,7 @@ def test_every_choice_of_every_field_is_reached_by_keys(study: Study, page: Any)
         page.wait_for_selector("fieldset.current")
         orders = {}
         for field in wide:
-            assert page.locator("fieldset.current").get_attribute("data-field") == field
+            page.wait_for_selector(f"fieldset.current[data-field='{field}']")  # moved on once saved
             boxes = page.locator(f"fieldset.current .choices input[name={field}]")
             seen = []
             page.keyboard.press("Home")  # no effect: the focus starts on the first choice
