@@ -52,12 +52,19 @@ def miner(study: Path, *args: str, env: dict[str, str], timeout: float | None = 
             return proc.wait()
 
 
-def add_repositories(study: Path, corpus: Path, mirrors: Path) -> list[str]:
-    """The corpus repositories with a local mirror, as study repositories; their names."""
+def corpus_names(corpus: Path) -> list[str]:
+    """The repositories a corpus file lists (TSV `repo` column, or JSON lines with `repo`)."""
+    if corpus.suffix == ".jsonl":
+        lines = corpus.read_text(encoding="utf-8").splitlines()
+        return [json.loads(line)["repo"] for line in lines if line.strip()]
+    with corpus.open(encoding="utf-8", newline="") as fh:
+        return [row["repo"] for row in csv.DictReader(fh, delimiter="\t") if row.get("repo")]
+
+
+def add_repositories(study: Path, names: list[str], mirrors: Path) -> list[str]:
+    """The named repositories with a local mirror, as study repositories; their names."""
     from miner.store import Store
 
-    with corpus.open(encoding="utf-8", newline="") as fh:
-        names = [row["repo"] for row in csv.DictReader(fh, delimiter="\t") if row.get("repo")]
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     rows = []
     for number, name in enumerate(names, start=1):
@@ -170,7 +177,7 @@ def main() -> int:
     env = {**os.environ, "GIT_CONFIG_GLOBAL": str(git_config(study)), "GIT_CONFIG_NOSYSTEM": "1"}
     env["PYTHONPATH"] = str(HERE)
     if not args.skip_build:
-        names = add_repositories(study, args.corpus, args.mirrors)
+        names = add_repositories(study, corpus_names(args.corpus), args.mirrors)
         print(f"{len(names)} corpus repositories with a local mirror", flush=True)
         started = time.perf_counter()
         miner(study, "clone", "--as-of", "2021-03-01", "--workers", "2", env=env)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
 import subprocess
 import sys
@@ -30,6 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from smoke_ladder_corpus import (  # noqa: E402
     HERE,
     MATERIALISE,
+    add_repositories,
+    corpus_names,
     git_config,
     ladder,
     materialise_failed,
@@ -41,40 +42,6 @@ ALL_PYTHONS = ",".join(
     str(PYENV / v / "bin" / "python")
     for v in ("3.6.15", "3.7.16", "3.8.18", "3.9.18", "3.10.13", "3.11.7", "3.12.1")
 )
-
-
-def corpus_names(corpus: Path) -> list[str]:
-    """The repositories a corpus file lists (TSV `repo` column, or JSON lines with `repo`)."""
-    if corpus.suffix == ".jsonl":
-        lines = corpus.read_text(encoding="utf-8").splitlines()
-        return [json.loads(line)["repo"] for line in lines if line.strip()]
-    with corpus.open(encoding="utf-8", newline="") as fh:
-        return [row["repo"] for row in csv.DictReader(fh, delimiter="\t") if row.get("repo")]
-
-
-def add_repositories(study: Path, names: list[str], mirrors: Path) -> list[str]:
-    """The named repositories with a local mirror, as study repositories; their names."""
-    from miner.store import Store
-
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    rows = []
-    for number, name in enumerate(names, start=1):
-        git_dir = mirrors / name.replace("/", "+") / "repo"
-        if not (git_dir / "HEAD").is_file():
-            continue
-        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
-        branch = head.removeprefix("ref: refs/heads/") if head.startswith("ref:") else None
-        rows.append({
-            "id": number, "full_name": name, "clone_url": f"file://{git_dir}",
-            "html_url": f"https://github.com/{name}", "default_branch": branch,
-            "fork": 0, "archived": 0, "disabled": 0, "first_seen": now, "last_seen": now,
-        })  # fmt: skip
-    store = Store(study / "data" / "miner.db")
-    try:
-        store.upsert("repos", rows, key=["id"])
-    finally:
-        store.close()
-    return [r["full_name"] for r in rows]
 
 
 def checkouts_at(study: Path, commits: Path, mirrors: Path) -> int:
