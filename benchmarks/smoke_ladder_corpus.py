@@ -69,6 +69,8 @@ def add_repositories(study: Path, names: list[str], mirrors: Path) -> list[str]:
     rows = []
     for number, name in enumerate(names, start=1):
         git_dir = mirrors / name.replace("/", "+") / "repo"
+        if (git_dir / ".git" / "HEAD").is_file():  # a mirror kept as a working copy
+            git_dir = git_dir / ".git"
         if not (git_dir / "HEAD").is_file():
             continue
         head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
