@@ -197,14 +197,25 @@ def smoke_candidates(
             break
         if not again and store.smoke_outcome(candidate.repo_id, candidate.commit_sha):
             continue
-        if on_stage is not None:
-            on_stage(candidate.full_name, "start")
-        result = smoke(SmokeTarget.of(manifest_document(candidate, 0)), options, on_stage)
-        store.save_smoke(result.as_row())
-        results.append(result)
-        if on_smoke is not None:
-            on_smoke(result)
+        results.append(smoke_candidate(store, options, candidate, on_smoke, on_stage))
     return results
+
+
+def smoke_candidate(
+    store: Store,
+    options: SmokeOptions,
+    candidate: Candidate,
+    on_smoke: Callable[[SmokeResult], None] | None = None,
+    on_stage: Callable[[str, str], None] | None = None,
+) -> SmokeResult:
+    """Smoke-test one candidate from its manifest document and store the attempt."""
+    if on_stage is not None:
+        on_stage(candidate.full_name, "start")
+    result = smoke(SmokeTarget.of(manifest_document(candidate, 0)), options, on_stage)
+    store.save_smoke(result.as_row())
+    if on_smoke is not None:
+        on_smoke(result)
+    return result
 
 
 def write_selection_csv(

@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from miner.errors import ConfigError
-from miner.select.build import manifest_document
 from miner.select.rank import Candidate
-from miner.select.selection import assess_store, eligible_candidates
-from miner.select.smoke import SmokeOptions, SmokeResult, SmokeTarget, smoke
+from miner.select.selection import assess_store, eligible_candidates, smoke_candidate
+from miner.select.smoke import SmokeOptions, SmokeResult
 
 if TYPE_CHECKING:
     from miner.store import Store
@@ -49,16 +48,7 @@ def smoke_projects(
     on_stage: Callable[[str, str], None] | None = None,
 ) -> list[SmokeResult]:
     """Smoke-test the candidates in the order given, storing every attempt."""
-    results = []
-    for candidate in candidates:
-        if on_stage is not None:
-            on_stage(candidate.full_name, "start")
-        result = smoke(SmokeTarget.of(manifest_document(candidate, 0)), options, on_stage)
-        store.save_smoke(result.as_row())
-        results.append(result)
-        if on_smoke is not None:
-            on_smoke(result)
-    return results
+    return [smoke_candidate(store, options, c, on_smoke, on_stage) for c in candidates]
 
 
 def smoke_named(
