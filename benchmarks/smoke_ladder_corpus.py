@@ -27,6 +27,10 @@ import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from miner.store import Store
 
 HERE = Path(__file__).resolve().parents[1]
 PYENV = Path.home() / ".pyenv" / "versions"
@@ -68,9 +72,7 @@ def add_repositories(study: Path, names: list[str], mirrors: Path) -> list[str]:
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     rows = []
     for number, name in enumerate(names, start=1):
-        git_dir = mirrors / name.replace("/", "+") / "repo"
-        if (git_dir / ".git" / "HEAD").is_file():  # a mirror kept as a working copy
-            git_dir = git_dir / ".git"
+        git_dir = mirror_dir(mirrors, name)
         if not (git_dir / "HEAD").is_file():
             continue
         head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
@@ -88,6 +90,27 @@ def add_repositories(study: Path, names: list[str], mirrors: Path) -> list[str]:
     return [r["full_name"] for r in rows]
 
 
+def mirror_dir(mirrors: Path, name: str) -> Path:
+    """The git directory of OWNER/NAME's local mirror (bare, or kept as a working copy)."""
+    git_dir = mirrors / name.replace("/", "+") / "repo"
+    return git_dir / ".git" if (git_dir / ".git" / "HEAD").is_file() else git_dir
+
+
+def record_checkout(store: Store, repo_id: int, name: str, sha: str, git_dir: Path) -> None:
+    """Store a tree written at `sha` under data/repos/NAME as the repository's clone."""
+    date = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "show", "-s", "--format=%cI", sha],
+        capture_output=True, text=True, check=False,
+    ).stdout.strip()  # fmt: skip
+    clone = {
+        "repo_id": repo_id, "full_name": name, "status": "cloned",
+        "error_class": None, "error": None, "path": f"repos/{name}",
+        "commit_sha": sha, "commit_date": date,
+        "cloned_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }  # fmt: skip
+    store.upsert("clones", [clone], ["repo_id"])
+
+
 def materialise_failed(study: Path, mirrors: Path) -> int:
     """Checkouts for the repositories whose mirror cannot serve a filtered clone (a snapshot
     missing blobs it does not mark as promised): the tree of the same commit, written with the
@@ -101,7 +124,7 @@ def materialise_failed(study: Path, mirrors: Path) -> int:
         failed = store.query("SELECT repo_id, full_name FROM clones WHERE status = 'failed'")
         for row in failed:
             name = str(row["full_name"])
-            git_dir = mirrors / name.replace("/", "+") / "repo"
+            git_dir = mirror_dir(mirrors, name)
             dest = study / "data" / "repos" / name
             out = subprocess.run(
                 [sys.executable, str(MATERIALISE), str(git_dir), "HEAD", str(dest),
@@ -110,18 +133,7 @@ def materialise_failed(study: Path, mirrors: Path) -> int:
             )  # fmt: skip
             if out.returncode != 0 or not out.stdout.split():
                 continue
-            sha = out.stdout.split()[0]
-            date = subprocess.run(
-                ["git", "--git-dir", str(git_dir), "show", "-s", "--format=%cI", sha],
-                capture_output=True, text=True, check=False,
-            ).stdout.strip()  # fmt: skip
-            clone = {
-                "repo_id": row["repo_id"], "full_name": name, "status": "cloned",
-                "error_class": None, "error": None, "path": f"repos/{name}",
-                "commit_sha": sha, "commit_date": date,
-                "cloned_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            }  # fmt: skip
-            store.upsert("clones", [clone], ["repo_id"])
+            record_checkout(store, int(row["repo_id"]), name, out.stdout.split()[0], git_dir)
             done += 1
     finally:
         store.close()

@@ -35,6 +35,8 @@ from smoke_ladder_corpus import (  # noqa: E402
     ladder,
     materialise_failed,
     miner,
+    mirror_dir,
+    record_checkout,
 )
 
 PYENV = Path.home() / ".pyenv" / "versions"
@@ -58,7 +60,7 @@ def checkouts_at(study: Path, commits: Path, mirrors: Path) -> int:
             name = str(row["full_name"])
             sha = wanted.get(name)
             dest = study / "data" / "repos" / name
-            git_dir = mirrors / name.replace("/", "+") / "repo"
+            git_dir = mirror_dir(mirrors, name)
             if not sha:
                 continue
             if not dest.is_dir():
@@ -67,17 +69,7 @@ def checkouts_at(study: Path, commits: Path, mirrors: Path) -> int:
                 if out.returncode != 0:
                     print(f"{name}: {out.stderr.strip()[-200:]}", flush=True)
                     continue
-            date = subprocess.run(
-                ["git", "--git-dir", str(git_dir), "show", "-s", "--format=%cI", sha],
-                capture_output=True, text=True, check=False,
-            ).stdout.strip()  # fmt: skip
-            clone = {
-                "repo_id": row["id"], "full_name": name, "status": "cloned",
-                "error_class": None, "error": None, "path": f"repos/{name}",
-                "commit_sha": sha, "commit_date": date,
-                "cloned_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            }  # fmt: skip
-            store.upsert("clones", [clone], ["repo_id"])
+            record_checkout(store, int(row["id"]), name, sha, git_dir)
             done += 1
     finally:
         store.close()
