@@ -26,8 +26,11 @@ REQUIREMENT = re.compile(
     r"^\s*(?:-\s*)?(?:pip\s+install\s+)?([A-Za-z][A-Za-z0-9_.-]*)(?:\[[^\]]*\])?\s*"
     r"((?:===?|>=|<=|~=|!=|>|<|=)\s*[0-9][^;#\s,]*(?:\s*,\s*(?:==|>=|<=|~=|!=|>|<)\s*[0-9][^;#\s,]*)*)"
 )
+# NVIDIA's NGC images (nvcr.io/nvidia/pytorch:22.10-py3) are tagged by year and month, not by
+# the framework's version.
 DOCKER_FROM = re.compile(
-    r"^\s*FROM\s+(?:\S+/)?(tensorflow|pytorch)[:/-]\S*?:?(\d+\.\d+(?:\.\d+)?)", re.I
+    r"^\s*FROM\s+(?!\S*nvcr\.io/)(?:\S+/)?(tensorflow|pytorch)[:/-]\S*?:?(\d+\.\d+(?:\.\d+)?)",
+    re.I,
 )
 PROSE = re.compile(
     r"\b(TensorFlow|PyTorch|Keras|JAX|MXNet|Chainer|Theano)(?:[\s-]*(?:version|v|ver\.?)?)?\s*"

@@ -4,8 +4,9 @@ the check that the entry point's imports import."""
 
 from __future__ import annotations
 
+import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from miner.codebook import Evidence
@@ -14,14 +15,19 @@ from miner.select.pythons import interpreter_version
 from miner.select.repair.closure import ImportClosure
 from miner.select.repair.envs import Builder
 from miner.select.repair.failures import Failure, diagnose
+from miner.select.repair.imports import distribution_on_index
 from miner.select.repair.index import IndexSource, ever_released, releases
-from miner.select.repair.moves import pin_move, wheel_move
+from miner.select.repair.moves import next_line, next_release, pin_move, wheel_move
 from miner.select.repair.names import canonical, distribution_for
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import drop_backports, name_of, needed, provides
+from miner.select.repair.undeclared import add_missing_dependencies, add_undeclared
 
 MAX_ROUNDS = 12
 SETUPTOOLS = "setuptools<81"  # the last line with pkg_resources
+# Modules the standard library ships or shipped (distutils left it in 3.12; setuptools has it).
+STANDARD_LIBRARY = frozenset(getattr(sys, "stdlib_module_names", ())) | {
+    "distutils", "imp", "asynchat", "asyncore", "smtpd"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,17 @@ class EnvironmentBuild:
         return self.failure is None and not self.import_failures
 
 
+@dataclass(frozen=True)
+class Checkpoint:
+    """An attempt's state before a try that may fail."""
+
+    lines: tuple[str, ...]
+    repairs: int
+    constraints: tuple[str, ...]
+    extra_build: tuple[tuple[str, str], ...]
+    builder: Builder
+
+
 def on_index(source: IndexSource, name: str) -> bool:
     """True when the index has any release of `name`."""
     found = releases(source, name)
@@ -88,6 +105,8 @@ class Attempt:
         self.extra_build: tuple[tuple[str, str], ...] = ()
         self.tried: set[str] = set()
         self.pins: dict[str, str] = {}
+        self.bounds: dict[str, str] = {}  # project -> the release-line bound a repair added
+        self.diagnosis: Failure | None = None  # what the last failed install failed on
 
     def _result(self, started: float, prior: tuple[Repair, ...], options: tuple[str, ...],
                 failure: Evidence | None, imports: tuple[tuple[str, str], ...] = ()
@@ -95,40 +114,29 @@ class Attempt:
         return EnvironmentBuild(
             failure, time.perf_counter() - started, self.interpreter,
             (*prior, *self.repairs), tuple(self.lines), self.closure, imports,
-            self.builder.python2, options, self.as_of,
+            self.builder.python2, self.builder.options, self.as_of,
         )  # fmt: skip
 
     def run(self, started: float, prior: tuple[Repair, ...], options: tuple[str, ...]
             ) -> EnvironmentBuild:  # fmt: skip
         """Make, install with repairs, add undeclared imports, check the imports."""
-        builder, log = self.builder, self.builder.log
+        log = self.builder.log
         since = len(_lines_of(log))
-        made = builder.make(self.interpreter)
+        made = self.builder.make(self.interpreter)
         if made.exit_code != 0:
             failure = install_failure(log, made.timed_out, 300.0, since)
             return self._result(started, prior, options, failure)
         # A fresh environment holds the standard library only: what it finds, it ships.
         names = sorted({m for ln in self.lines for m in provides(ln)})
-        lacks = builder.probe(names)
+        lacks = self.builder.probe(names)
         self.lines, dropped = drop_backports(self.lines, lambda m: m in names and m not in lacks)
         self.repairs += dropped
-        good = builder.freeze()
-        for _ in range(MAX_ROUNDS):
-            since = len(_lines_of(log))
-            done = builder.install(self.lines, self.constraints, self.extra_build)
-            if done.exit_code == 0:
-                good = builder.freeze()
-                break
-            builder.restore(good)
-            diagnosis = diagnose(_lines_of(log), since, log.name)
-            evidence = install_failure(log, done.timed_out, builder.timeout, since)
-            if done.timed_out or diagnosis is None or not self._repair(diagnosis):
-                return self._result(started, prior, options, evidence)
-        else:
-            return self._result(started, prior, options, install_failure(log, False, 0, since))
-        good = self._undeclared(good)
+        failed, good = self.install_repaired(self.builder.freeze())
+        if failed is not None:
+            return self._result(started, prior, options, failed)
+        good = add_undeclared(self, good)
         good = self._setuptools(good)
-        if builder.add_path_hook() is not None:
+        if self.builder.add_path_hook() is not None:
             self.repairs.append(
                 Repair(
                     "path",
@@ -138,7 +146,9 @@ class Attempt:
                     Evidence("miner-checkout.pth", 1, "", "repair.path"),
                 )
             )
-        broken = builder.probe(list(self.closure.names), "import")
+        broken = self.builder.probe(list(self.closure.names), "import")
+        if broken:  # a dependency's own undeclared import (Keras and its back-end)
+            good, broken = add_missing_dependencies(self, broken, good)
         with log.open("a", encoding="utf-8") as fh:  # what S2 (the entry point imports) needs
             fh.write(
                 f"miner: {len(self.closure.names) - len(broken)} of "
@@ -149,47 +159,34 @@ class Attempt:
             )
         return self._result(started, prior, options, None, tuple(sorted(broken.items())))
 
-    def _undeclared(self, good: list[str]) -> list[str]:
-        """Install the distributions of the imports the environment does not have."""
-        missing = self.builder.probe(list(self.closure.names))
-        wanted = []
-        for module in missing:
-            dist, why = distribution_for(module)
-            if any(canonical(name_of(ln)) == canonical(dist) for ln in self.lines):
-                continue  # declared, so it installed and still lacks the module: leave it
-            if not on_index(self.source, dist):
-                continue
-            if canonical(dist) in self.pins:
-                dist, why = self.pins[canonical(dist)], f"{why}, at the version of the freeze"
-            wanted.append((module, dist, why))
-        batches = [wanted] if len(wanted) > 1 else []
-        batches += [[w] for w in wanted]
-        for batch in batches:
-            if not batch or all(d in self.lines for _, d, _ in batch):
-                continue
-            since = len(_lines_of(self.builder.log))
-            done = self.builder.install([*self.lines, *(d for _, d, _ in batch)],
-                                        self.constraints, self.extra_build)  # fmt: skip
-            if done.exit_code != 0:
-                self.builder.restore(good)
-                continue
-            good = self.builder.freeze()
-            for module, dist, why in batch:
-                self.lines.append(dist)
-                where = dict(self.closure.imports)[module]
-                self.repairs.append(
-                    Repair(
-                        "import",
-                        f"import {module}",
-                        dist,
-                        f"imported, never declared ({why})",
-                        where,
-                    )
-                )
-            if len(batch) > 1:
-                break
-            del since
-        return good
+    def install_repaired(self, good: list[str]) -> tuple[Evidence | None, list[str]]:
+        """Install the lines with the one repair each failure calls for, the environment put
+        back to `good` after each failure: (None, the new good state) or (the failure, good)."""
+        log = self.builder.log
+        since = len(_lines_of(log))
+        for _ in range(MAX_ROUNDS):
+            since = len(_lines_of(log))
+            done = self.builder.install(self.lines, self.constraints, self.extra_build)
+            if done.exit_code == 0:
+                return None, self.builder.freeze()
+            self.builder.restore(good)
+            self.diagnosis = diagnose(_lines_of(log), since, log.name)
+            evidence = install_failure(log, done.timed_out, self.builder.timeout, since)
+            if done.timed_out or self.diagnosis is None or not self._repair(self.diagnosis):
+                return evidence, good
+        return install_failure(log, False, 0, since), good
+
+    def checkpoint(self) -> Checkpoint:
+        """What a failed try puts back: the lines, repairs, build settings and builder."""
+        return Checkpoint(tuple(self.lines), len(self.repairs), self.constraints,
+                          self.extra_build, self.builder)  # fmt: skip
+
+    def rollback(self, state: Checkpoint) -> None:
+        """Back to a checkpoint's lines, repairs and build settings."""
+        self.lines = list(state.lines)
+        del self.repairs[state.repairs :]
+        self.constraints, self.extra_build = state.constraints, state.extra_build
+        self.builder = state.builder
 
     def _setuptools(self, good: list[str]) -> list[str]:
         if not self.builder.probe(["pkg_resources"]) or self.builder.python2:
@@ -221,6 +218,12 @@ class Attempt:
                     f"its build needs setuptools < 58 ({why})",
                     failure,
                 )
+        if failure.kind == "build" and failure.build_missing == "pkg_resources":
+            if SETUPTOOLS not in self.constraints:  # the build got a setuptools without it
+                self.constraints += (SETUPTOOLS,)
+                return self._record("build", failure.name, f"{SETUPTOOLS} at build time",
+                                    "its build imports pkg_resources, which setuptools 81 "
+                                    "dropped", failure)  # fmt: skip
         if failure.kind == "build" and failure.build_missing:
             extra = distribution_for(failure.build_missing)[0]
             if (failure.name, extra) not in self.extra_build:
@@ -236,6 +239,12 @@ class Attempt:
             moved = self._moved(line, failure)
             if moved:
                 return True
+        if failure.kind == "metadata" and self._past_metadata(failure):
+            return True
+        if failure.kind == "index" and self._drop_index(failure):
+            return True
+        if failure.kind == "not_found" and line and self._standard(line, failure):
+            return True
         if failure.kind in ("build", "no_wheel") and line and self._platform_only(line, failure):
             return True
         if failure.kind in ("build", "no_wheel", "python"):
@@ -255,8 +264,10 @@ class Attempt:
                 self._replace(index, fixed)
                 return self._record("wheel", before, fixed, reason, failure)
         if failure.kind == "not_found" and line:
-            dist, why = distribution_for(failure.name)
-            if canonical(dist) != canonical(failure.name) and on_index(self.source, dist):
+            # An import name written as a requirement (`cv2`, `pkg-resources`, `sklearn`).
+            mapped = distribution_on_index(failure.name.replace("-", "_"), self.source)
+            dist, why = mapped or (failure.name, "")
+            if canonical(dist) != canonical(failure.name):
                 self._replace(index, dist + line[len(name_of(line)) :])
                 return self._record(
                     "alias",
@@ -297,16 +308,67 @@ class Attempt:
     def _moved(self, line: str, failure: Failure) -> bool:
         found = releases(self.source, failure.name, self.as_of) or []
         move = pin_move(line, found, self.version)
-        if move is None or move[0] in self.tried:
-            return False
-        self.tried.add(move[0])
         if ever_released(self.source, failure.name, failure.version):
             why = f"{failure.version} is not on the index as of {self.as_of}"
         else:
             why = f"{failure.version} was never on the index"
+        if move is None:
+            later = next_release(line, found, self.version)
+            if later is None:
+                return False
+            major = failure.version.split(".")[0]
+            move = (later, later)
+            why += f"; the index has no {major}.x release, {later.split('==')[-1]} is the next"
+        if move[0] in self.tried:
+            return False
+        self.tried.add(move[0])
         index = self._line(failure.name)
         self._replace(index, move[0])
         return self._record("pin", line, move[0], why, failure)
+
+    def _past_metadata(self, failure: Failure) -> bool:
+        """A release whose metadata uv cannot parse (`pytz>=2011k`): the next release line,
+        resolved past the commit date when it came later."""
+        found = releases(self.source, failure.name) or []
+        spec = next_line(failure.version, found, self.version)
+        if spec is None:
+            return False
+        bound = f"{failure.name}{spec}"
+        if bound in self.tried:
+            return False
+        self.tried.add(bound)
+        # The bound of an earlier round for the same project gives way to this one.
+        self.lines = [ln for ln in self.lines if ln != self.bounds.get(failure.name)]
+        self.bounds[failure.name] = bound
+        self.lines.append(bound)
+        if failure.name not in self.builder.past_date:
+            past = (*self.builder.past_date, failure.name)
+            self.builder = replace(self.builder, past_date=past)
+        why = (f"the installer cannot parse the metadata of {failure.name} {failure.version}; "
+               "the next release line, at any date")  # fmt: skip
+        before = f"{failure.name}=={failure.version}"
+        return self._record("metadata", before, bound, why, failure)
+
+    def _drop_index(self, failure: Failure) -> bool:
+        """An extra index or find-links location this machine does not reach, left out."""
+        host = failure.url.split("/")[2] if failure.url.count("/") >= 2 else ""
+        options = self.builder.options
+        kept = tuple(o for o in options if not host or host not in o)
+        if not host or kept == options:
+            return False
+        self.builder = replace(self.builder, options=kept)
+        dropped = "; ".join(o for o in options if o not in kept)
+        return self._record("index", dropped, "", f"{host} does not answer from this machine; "
+                            "the default index serves the rest", failure)  # fmt: skip
+
+    def _standard(self, line: str, failure: Failure) -> bool:
+        """A requirement naming a module of the standard library, which no index serves."""
+        module = failure.name.replace("-", "_")
+        if module not in STANDARD_LIBRARY:
+            return False
+        self.lines.remove(line)
+        return self._record("standard", line, "", f"{module} is part of Python's standard "
+                            "library, not a distribution", failure)  # fmt: skip
 
     def _line(self, name: str) -> int | None:
         want = canonical(name) if name else ""

@@ -6,7 +6,8 @@ and on each failure the one repair its diagnosis calls for (a pin moved, a wheel
 does not build, an era build constraint, an extra build dependency, a requirement the code does
 not need dropped), the environment first put back to the last state that worked; the entry
 point's undeclared imports installed; setuptools present; the checkout on the path. A failure no
-repair answers moves to the next interpreter.
+repair answers moves to the next interpreter, unless every interpreter would meet it (a version
+the index never had, an unreachable host).
 """
 
 from __future__ import annotations
@@ -99,6 +100,16 @@ def build_environment(request: BuildRequest) -> EnvironmentBuild:
         last = attempt.run(started, tuple(repairs), options)
         syntax = _syntax_error(last)
         if (last.failure is None and syntax is None) or number == len(order):
+            return last
+        if (
+            last.failure is not None
+            and attempt.diagnosis
+            and attempt.diagnosis.interpreter_independent
+        ):
+            with request.log.open("a", encoding="utf-8") as fh:
+                fh.write(
+                    f"miner: no other interpreter changes a {attempt.diagnosis.kind} failure\n"
+                )
             return last
         nxt = order[number]
         before = interpreter_version(interpreter) or (0, 0)

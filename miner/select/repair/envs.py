@@ -67,6 +67,7 @@ class Builder:
     as_of: str | None = None  # the index as of this date (uv's --exclude-newer)
     options: tuple[str, ...] = ()  # the requirements' index options (--find-links, --no-index)
     python2: bool = False
+    past_date: tuple[str, ...] = ()  # projects resolved past the as-of date (a repair's choice)
 
     @property
     def python(self) -> Path:
@@ -94,7 +95,8 @@ class Builder:
             return []
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         return ["--exclude-newer", self.as_of,
-                *(f"--exclude-newer-package={name}={now}" for name in BUILD_BACKENDS)]  # fmt: skip
+                *(f"--exclude-newer-package={name}={now}"
+                  for name in (*BUILD_BACKENDS, *self.past_date))]  # fmt: skip
 
     def _requirements(self, lines: list[str], name: str) -> Path:
         path = self.work / name

@@ -11,11 +11,19 @@ import re
 from dataclasses import dataclass
 
 from miner.codebook import Evidence
+from miner.select.repair.requirements import name_of
 
-KINDS = ("missing_pin", "no_wheel", "not_found", "build", "url", "python", "unsatisfiable",
-         "other")  # fmt: skip
+KINDS = ("missing_pin", "no_wheel", "not_found", "build", "url", "index", "metadata", "python",
+         "unsatisfiable", "other")  # fmt: skip
+# Failures that no other interpreter changes: the same index answers the same way for each.
+INTERPRETER_INDEPENDENT = frozenset({"missing_pin", "not_found", "url", "index", "metadata"})
 NAME = r"`?([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?"
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # uv reads every candidate's metadata strictly; an old release may not parse (`pytz>=2011k`).
+    ("metadata", re.compile(rf"Metadata for {NAME}` \(v([^)\s]+)\) could not be parsed")),
+    # A git requirement or an extra index on a host this machine does not reach.
+    ("url", re.compile(r"fatal: unable to access '(https?://[^']+)'")),
+    ("index", re.compile(r"Failed to fetch: `?(https?://[^\s`]+)")),
     ("missing_pin", re.compile(rf"there is no version of {NAME}\s*(==|===)\s*([^\s,`]+)")),
     ("missing_pin", re.compile(rf"only the following versions of {NAME} are available")),
     # pip's words, for Python 2 environments.
@@ -63,6 +71,12 @@ class Failure:
     metadata: bool = False  # the package's metadata could not be read
     syntax: bool = False  # a build ran Python 2 code
     required_by: str = ""  # the requirement that pulled it in (uv's "was included because")
+    url: str = ""  # the URL that could not be reached (url and index failures)
+
+    @property
+    def interpreter_independent(self) -> bool:
+        """True when another interpreter would meet the same failure."""
+        return self.kind in INTERPRETER_INDEPENDENT
 
 
 def diagnose(lines: list[str], since: int = 0, log_name: str = "install.log") -> Failure | None:
@@ -81,6 +95,9 @@ def diagnose(lines: list[str], since: int = 0, log_name: str = "install.log") ->
                 version = groups[2] or ""
             elif kind != "url" and len(groups) >= 2:
                 version = groups[1] or ""
+            url = ""
+            if "://" in name:  # a host out of reach: the URL, and the project it names
+                url, name = name, ("" if kind == "index" else name_of(name))
             evidence = Evidence(log_name, since + offset + 1, " ".join(line.split())[:200],
                                 f"repair.failure.{kind}")  # fmt: skip
             missing = BUILD_IMPORT.search(text) if kind == "build" else None
@@ -93,6 +110,7 @@ def diagnose(lines: list[str], since: int = 0, log_name: str = "install.log") ->
                 metadata=bool(METADATA.search(text)),
                 syntax=bool(SYNTAX.search(text)),
                 required_by=_required_by(tail, name),
+                url=url,
             )  # fmt: skip
     return None
 

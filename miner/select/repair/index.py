@@ -47,6 +47,7 @@ class IndexSource:
     def of(cls, lines: tuple[str, ...], env: Mapping[str, str]) -> IndexSource:
         """The source a requirements file and the environment give uv."""
         indexes: list[str] = []
+        extra: list[str] = []  # --extra-index-url adds to the default index, never replaces it
         links: list[str] = []
         no_index = False
         for line in lines:
@@ -56,8 +57,10 @@ class IndexSource:
             option, value = words[0], words[1] if len(words) > 1 else ""
             if option in ("--no-index",):
                 no_index = True
-            elif option in ("-i", "--index-url", "--extra-index-url") and value:
+            elif option in ("-i", "--index-url") and value:
                 indexes.append(value)
+            elif option == "--extra-index-url" and value:
+                extra.append(value)
             elif option in ("-f", "--find-links") and value:
                 links.append(value)
         for name in ("UV_INDEX_URL", "UV_DEFAULT_INDEX", "PIP_INDEX_URL"):
@@ -67,7 +70,9 @@ class IndexSource:
         if no_index or (env.get("UV_NO_INDEX") or "").lower() in ("1", "true"):
             indexes = []
         elif not indexes:
-            indexes = [PYPI]
+            indexes = [PYPI, *extra]
+        else:
+            indexes += extra
         if (env.get("UV_OFFLINE") or "").lower() in ("1", "true"):  # only what is on disk
             indexes = [i for i in indexes if i.startswith("file:")]
         return cls(tuple(indexes), tuple(links))

@@ -74,6 +74,41 @@ def pin_move(
     return _with_version(parsed, str(chosen.version)), str(chosen.version)
 
 
+def next_release(line: str, available: list[Release], python: tuple[int, int]) -> str | None:
+    """A pin whose major has no release here moved to the first later release that installs on
+    `python` (PyTorch 0.4 was published on its own index only; 1.0.0 is PyPI's next)."""
+    parsed = Requirement(line)
+    pins = [s for s in parsed.specifier if s.operator in ("==", "===")]
+    if not pins:
+        return None
+    try:
+        target = Version(pins[0].version.rstrip(".*"))
+    except InvalidVersion:
+        return None
+    usable = [r for r in available if not r.version.is_prerelease
+              and (r.wheel_for(python) or r.has_sdist)]  # fmt: skip
+    later = [r for r in usable if r.version > target]
+    if not later or any(r.version.major == target.major for r in usable):
+        return None
+    return _with_version(parsed, str(min(later, key=lambda r: r.version).version))
+
+
+def next_line(version: str, available: list[Release], python: tuple[int, int]) -> str | None:
+    """The specifier of the release line after `version`'s (`>=0.25,<0.26` after 0.24.2) that
+    has a release installing on `python`, None when there is none."""
+    try:
+        target = Version(version)
+    except InvalidVersion:
+        return None
+    line = major_minor(target)
+    later = sorted(r.version for r in available if not r.version.is_prerelease
+                   and major_minor(r.version) > line and r.wheel_for(python))  # fmt: skip
+    if not later:
+        return None
+    major, minor = major_minor(later[0])
+    return f">={major}.{minor},<{major}.{minor + 1}"
+
+
 def wheel_move(
     line: str,
     name: str,

@@ -1,0 +1,85 @@
+"""Imports nothing declares, installed with the same repairs as the declared requirements: the
+entry point's own (`import cv2` with no opencv in the requirements) and a dependency's (Keras,
+which imports the TensorFlow it never declares)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from miner.codebook import Evidence
+from miner.select.repair.imports import distribution_on_index
+from miner.select.repair.names import canonical
+from miner.select.repair.records import Repair
+from miner.select.repair.requirements import name_of
+
+if TYPE_CHECKING:
+    from miner.select.repair.attempt import Attempt
+
+NO_MODULE = re.compile(r"No module named '([A-Za-z_]\w*)")
+
+
+def add_undeclared(attempt: Attempt, good: list[str]) -> list[str]:
+    """Install the distributions of the entry point's imports the environment does not have:
+    all at once, else one at a time; each with its reason. Returns the new good state."""
+    missing = attempt.builder.probe(list(attempt.closure.names))
+    wanted: list[tuple[str, str, str, Evidence]] = []
+    for module in missing:
+        found = distribution_on_index(module, attempt.source)
+        if found is None:
+            continue
+        dist, why = found
+        if any(canonical(name_of(ln)) == canonical(dist) for ln in attempt.lines):
+            continue  # declared, so it installed and still lacks the module: leave it
+        if canonical(dist) in attempt.pins:
+            dist, why = attempt.pins[canonical(dist)], f"{why}, at the version of the freeze"
+        where = dict(attempt.closure.imports)[module]
+        wanted.append((module, dist, f"imported, never declared ({why})", where))
+    return _install(attempt, wanted, good)
+
+
+def add_missing_dependencies(
+    attempt: Attempt, broken: dict[str, str], good: list[str]
+) -> tuple[list[str], dict[str, str]]:
+    """A module an installed dependency imports and nobody installed: its distribution added,
+    then the imports checked again. Returns the new good state and what still fails."""
+    wanted: list[tuple[str, str, str, Evidence]] = []
+    for module, error in sorted(broken.items()):
+        match = NO_MODULE.search(error)
+        if not match or match.group(1) == module or match.group(1) in attempt.closure.names:
+            continue
+        needed = match.group(1)
+        found = distribution_on_index(needed, attempt.source)
+        if found is None or any(w[0] == needed for w in wanted):
+            continue
+        where = Evidence("import check", 0, f"import {module}: {error}"[:200],
+                         "repair.import.dependency")  # fmt: skip
+        wanted.append((needed, found[0], f"{module} imports {needed}, which nothing declares "
+                       f"({found[1]})", where))  # fmt: skip
+    if not wanted:
+        return good, broken
+    good = _install(attempt, wanted, good)
+    return good, attempt.builder.probe(list(attempt.closure.names), "import")
+
+
+def _install(
+    attempt: Attempt, wanted: list[tuple[str, str, str, Evidence]], good: list[str]
+) -> list[str]:
+    batches = [wanted] if len(wanted) > 1 else []
+    batches += [[w] for w in wanted]
+    for batch in batches:
+        if not batch or all(dist in attempt.lines for _, dist, _, _ in batch):
+            continue
+        state = attempt.checkpoint()
+        attempt.lines += [dist for _, dist, _, _ in batch if dist not in attempt.lines]
+        failure, after = attempt.install_repaired(good)
+        if failure is not None:
+            attempt.builder.restore(good)
+            attempt.rollback(state)
+            continue
+        good = after
+        for module, dist, why, where in batch:
+            attempt.repairs.append(Repair("import", f"import {module}", dist, why, where))
+        if len(batch) > 1:
+            break
+    return good

@@ -1,0 +1,128 @@
+"""Failures every interpreter would meet, read from uv's words and answered once: a major the
+index never had, metadata uv cannot parse, an index or git host out of reach, a module of the
+standard library named as a requirement; and the import a maintained database maps."""
+
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+
+import pytest
+from packaging.version import Version
+from smoke_projects import build_wheel
+
+from miner.select.repair.failures import diagnose
+from miner.select.repair.imports import distribution_on_index, pigar_candidates
+from miner.select.repair.index import PYPI, IndexSource, Release
+from miner.select.repair.moves import next_line, next_release
+from miner.select.smoke import SmokeOptions, SmokeTarget, smoke
+
+# uv 0.13's words, as written to install.log.
+METADATA = [
+    "error: No solution found when resolving dependencies",
+    "  cause: Because pandas>=0.20.3 has invalid metadata and you require pandas>=0.20.3, we can "
+    "conclude that your requirements are unsatisfiable.",
+    "",
+    "hint: Metadata for `pandas` (v0.24.2) could not be parsed:",
+    "  after parsing `2011`, found `k`, which is not part of a valid version",
+]
+GIT = [
+    "   Updating https://github.com/NVIDIA/dllogger.git (HEAD)",
+    "error: Git operation failed",
+    "         fatal: unable to access 'https://github.com/NVIDIA/dllogger.git/': Could not "
+    "resolve host: github.com",
+]
+INDEX = [
+    "error: Request failed after 3 retries in 10.4s",
+    "  cause: Failed to fetch: https://download.pytorch.org/whl/cu117/six/",
+]
+
+
+def _releases(*versions: str, wheel: str = "py3-none-any") -> list[Release]:
+    return [Release(Version(v), (f"p-{v}-{wheel}.whl",), None) for v in versions]
+
+
+def test_failures_no_interpreter_changes_are_told_apart() -> None:
+    metadata, git, index = diagnose(METADATA), diagnose(GIT), diagnose(INDEX)
+    assert metadata is not None and (metadata.kind, metadata.name, metadata.version) == (
+        "metadata", "pandas", "0.24.2")  # fmt: skip
+    assert git is not None and (git.kind, git.name) == ("url", "dllogger")
+    assert git.url == "https://github.com/NVIDIA/dllogger.git/"
+    assert index is not None and index.kind == "index" and "download.pytorch.org" in index.url
+    assert all(f.interpreter_independent for f in (metadata, git, index))
+    no_wheel = diagnose(["  cause: Because tensorflow==1.4.0 has no wheels with a matching Python "
+                         "ABI tag (e.g., `cp38`) and you require tensorflow==1.4.0"])  # fmt: skip
+    assert no_wheel is not None and not no_wheel.interpreter_independent
+
+
+def test_a_pin_whose_major_the_index_never_had_moves_to_the_next_release() -> None:
+    found = _releases("1.0.0", "1.0.1", "1.2.0") + _releases("0.4.1", wheel="cp27-none-x")
+    assert next_release("torch==0.4.1", found, (3, 7)) == "torch==1.0.0"
+    # The major has a release: that is pin_move's answer, not a jump to the next major.
+    assert next_release("torch==0.4.1", _releases("0.3.0", "1.0.0"), (3, 7)) is None
+    assert next_release("torch==22.10", found, (3, 7)) is None  # nothing later
+
+
+def test_unparseable_metadata_moves_to_the_next_release_line_with_a_wheel() -> None:
+    found = _releases("0.24.1", "0.24.2", "0.25.0", "0.25.3", "1.0.0")
+    assert next_line("0.24.2", found, (3, 7)) == ">=0.25,<0.26"
+    assert next_line("1.0.0", found, (3, 7)) is None
+    only_27 = _releases("0.24.2") + _releases("0.25.0", wheel="cp27-none-x")
+    assert next_line("0.24.2", only_27, (3, 7)) is None
+
+
+def test_an_extra_index_adds_to_the_default_one() -> None:
+    source = IndexSource.of(("--extra-index-url https://download.pytorch.org/whl/cu117",), {})
+    assert source.indexes == (PYPI, "https://download.pytorch.org/whl/cu117")
+    source = IndexSource.of(("--index-url https://mirror.example/simple",), {})
+    assert source.indexes == ("https://mirror.example/simple",)
+
+
+def test_an_import_no_mapping_names_goes_to_the_first_published_of_its_distributions(
+    tmp_path: Path,
+) -> None:
+    if not pigar_candidates("cv2"):
+        pytest.skip("pigar's database is not installed")
+    assert "opencv-python" in pigar_candidates("cv2")
+    build_wheel(tmp_path, "opencv_python", "4.1.0.25", {"cv2/__init__.py": ""})
+    source = IndexSource((), (str(tmp_path),))
+    found = distribution_on_index("cv2", source)
+    assert found is not None and found[0] == "opencv-python" and "pigar" in found[1]
+    assert distribution_on_index("no_such_module_anywhere", source) is None
+
+
+def _pythons() -> tuple[str, ...]:
+    found = [sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{v}.*/bin/python")))
+             for v in ("3.11", "3.12")]  # fmt: skip
+    return tuple(f[-1] for f in found if f)
+
+
+def test_requirements_no_interpreter_installs_are_repaired_once(tmp_path: Path) -> None:
+    pythons = _pythons()
+    if len(pythons) < 2:
+        pytest.skip("needs Python 3.11 and 3.12 under ~/.pyenv/versions")
+    index = tmp_path / "index"
+    for version in ("1.2.0", "1.3.0"):
+        build_wheel(index, "oldpin", version, {"oldpin.py": f"VERSION = {version!r}\n"})
+    root = tmp_path / "repo"
+    root.mkdir()
+    # distutils is the standard library's; oldpin 0.4.1 has no 0.x release here; ghostpkg is
+    # nowhere, and the entry point imports it.
+    lines = ["--no-index", f"--find-links {index}", "distutils", "oldpin==0.4.1", "ghostpkg==1.0"]
+    (root / "requirements.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (root / "train.py").write_text("import oldpin\nimport ghostpkg\n", encoding="utf-8")
+    env = {"PATH": "/usr/bin:/bin", "UV_OFFLINE": "1", "UV_PYTHON_DOWNLOADS": "never",
+           "UV_CACHE_DIR": str(tmp_path / "uv-cache")}  # fmt: skip
+    target = SmokeTarget("lab/ghost", None, None, root, ("{python}", "train.py"),
+                         (("requirements.txt", "requirements_file"),))  # fmt: skip
+    result = smoke(target, SmokeOptions(out_dir=tmp_path / "smoke", timeout=60, env=env,
+                                        pythons=pythons))  # fmt: skip
+    assert result.outcome == "install"
+    assert "ghostpkg" in result.evidence.text
+    kinds = {r.kind: r for r in result.repairs}
+    assert "interpreter" not in kinds  # every interpreter would meet the same index
+    # Dropped as the standard library's, or as a backport where the interpreter still ships it.
+    assert [r.kind for r in result.repairs if r.before == "distutils"] in (["standard"],
+                                                                          ["backport"])  # fmt: skip
+    assert kinds["pin"].after == "oldpin==1.2.0" and "no 0.x release" in kinds["pin"].reason
