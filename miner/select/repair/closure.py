@@ -17,8 +17,14 @@ from pathlib import Path
 from miner.codebook import Evidence
 
 MAX_FILES = 400
-PY2_HINTS = re.compile(r"^\s*print\s+[^\s(=]|^\s*except\s+[\w.]+\s*,\s*\w+\s*:|^\s*exec\s+\"|"
-                       r"\bur['\"]|^\s*raise\s+\w+\s*,", re.M)  # fmt: skip
+SH_PYTHON = re.compile(r"([\w./-]+\.py)\b")
+# Python 2 only: a print or exec statement, `except E, e:`, `raise E, msg`, backticks, `<>`,
+# `ur''` strings. Looked for only in a file that does not parse as Python 3.
+PY2_HINTS = re.compile(
+    r"^\s*(?:print\s+[^\s(=.,)][^=\n]*$|print\s*$|exec\s+['\"]|except\s+[\w.]+\s*,\s*\w+\s*:"
+    r"|raise\s+\w+\s*,)|`[^`\n]+`|<>|\bur['\"]",
+    re.M,
+)
 
 
 @dataclass(frozen=True)
@@ -54,18 +60,32 @@ def stdlib_names() -> frozenset[str]:
 
 
 def entry_scripts(command: tuple[str, ...], root: Path) -> list[Path]:
-    """The Python files a training command runs: `x.py` arguments and `-m pkg.mod` modules."""
+    """The Python files a training command runs: `x.py` arguments, `-m pkg.mod` modules, and
+    the Python files a shell script it runs names."""
     found: list[Path] = []
     words = list(command)
     for i, word in enumerate(words):
         for part in word.split():
-            part = part.strip("'\"")
+            part = part.strip("'\"").removeprefix("./")
             if part.endswith(".py") and (root / part).is_file():
                 found.append(root / part)
+            elif part.endswith(".sh") and (root / part).is_file():
+                found += _named_by(root, root / part)
         if word == "-m" and i + 1 < len(words):
             module = _module_file(root, words[i + 1].split("."))
             if module is not None:
                 found.append(module)
+    return list(dict.fromkeys(found))
+
+
+def _named_by(root: Path, script: Path) -> list[Path]:
+    """The Python files a shell script names, beside it or from the checkout's root."""
+    text = script.read_text(encoding="utf-8", errors="replace")
+    found = []
+    for name in SH_PYTHON.findall(text):
+        for candidate in (script.parent / name.removeprefix("./"), root / name.removeprefix("./")):
+            if candidate.is_file() and candidate not in found:
+                found.append(candidate)
     return found
 
 
@@ -87,9 +107,8 @@ def import_closure(root: Path, scripts: list[Path]) -> ImportClosure:
         try:
             tree = ast.parse(text)
         except SyntaxError as exc:
-            hint = PY2_HINTS.search(text)
-            if hint and python2 is None:
-                line = text.count("\n", 0, hint.start()) + 1
+            line = _python2_line(text) if python2 is None else 0
+            if line:
                 python2 = Evidence(rel, line, _line(text, line), "repair.python2")
             tree = _parse_lines(text, exc)
         for node in ast.walk(tree):
@@ -106,6 +125,14 @@ def import_closure(root: Path, scripts: list[Path]) -> ImportClosure:
     return ImportClosure(
         tuple(external.items()), tuple(p.relative_to(root).as_posix() for p in seen
                                        if p.is_relative_to(root)), python2)  # fmt: skip
+
+
+def _python2_line(text: str) -> int:
+    """The first line of Python 2 syntax (comments left out), 0 when there is none."""
+    for no, line in enumerate(text.splitlines(), start=1):
+        if PY2_HINTS.search(line.split("#", 1)[0]):
+            return no
+    return 0
 
 
 def _line(text: str, line: int) -> str:
