@@ -90,6 +90,13 @@ def test_an_import_no_mapping_names_goes_to_the_first_published_of_its_distribut
     found = distribution_on_index("cv2", source)
     assert found is not None and found[0] == "opencv-python" and "pigar" in found[1]
     assert distribution_on_index("no_such_module_anywhere", source) is None
+    # A placeholder named like the import (one release) gives way to the maintained project.
+    other = tmp_path / "other"
+    build_wheel(other, "skimage", "0.0", {"skimage/__init__.py": ""})
+    for version in ("0.14.0", "0.15.0", "0.16.2"):
+        build_wheel(other, "scikit_image", version, {"skimage/__init__.py": ""})
+    found = distribution_on_index("skimage", IndexSource((), (str(other),)))
+    assert found is not None and found[0] == "scikit-image"
 
 
 def _pythons() -> tuple[str, ...]:

@@ -104,10 +104,11 @@ def test_a_platform_only_dependency_is_traced_to_the_requirement_that_brought_it
 
 def test_conda_and_apt_names_and_urls_become_the_index_names() -> None:
     on_index = {"opencv", "numpy", "helperpkg"}.__contains__
-    lines, done = aliases(["numpy=1.16.4=py36_0", "opencv", "build-essential", "cudatoolkit"],
-                          on_index)  # fmt: skip
+    lines, done = aliases(["numpy=1.16.4=py36_0", "opencv", "build-essential", "cudatoolkit",
+                           "pkg-resources==0.0.0"], on_index)  # fmt: skip
     assert lines == ["numpy==1.16.4", "opencv-python"]
-    assert [r.kind for r in done] == ["alias"] * 4
+    assert [r.kind for r in done] == ["alias"] * 5
+    assert "Debian's pip freeze" in done[-1].reason
     lines, done = urls(["git+git://github.com/a/helperpkg.git#egg=helperpkg",
                         "git+https://github.com/a/only-there.git"], on_index)  # fmt: skip
     assert lines == ["helperpkg", "git+https://github.com/a/only-there.git"]

@@ -9,6 +9,8 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from packaging.requirements import InvalidRequirement, Requirement
+
 from miner.codebook import Evidence
 from miner.select.outcomes import install_failure
 from miner.select.pythons import interpreter_version
@@ -268,7 +270,10 @@ class Attempt:
             mapped = distribution_on_index(failure.name.replace("-", "_"), self.source)
             dist, why = mapped or (failure.name, "")
             if canonical(dist) != canonical(failure.name):
-                self._replace(index, dist + line[len(name_of(line)) :])
+                # The import name's version (`pkg-resources==0.0.0`) is kept only where the
+                # distribution has such a release.
+                spec = line[len(name_of(line)) :]
+                self._replace(index, dist + (spec if self._satisfied(dist, spec) else ""))
                 return self._record(
                     "alias",
                     line,
@@ -290,6 +295,15 @@ class Attempt:
                 failure,
             )
         return False
+
+    def _satisfied(self, name: str, spec: str) -> bool:
+        """True when `name` has a release `spec` (`==1.2`, `>=0.4`; "" always) admits."""
+        try:
+            wanted = Requirement(f"{name}{spec}").specifier
+        except InvalidRequirement:
+            return False
+        return any(wanted.contains(r.version, prereleases=True)
+                   for r in releases(self.source, name, self.as_of) or [])  # fmt: skip
 
     def _platform_only(self, line: str, failure: Failure) -> bool:
         """Drop a package for another operating system (pyobjc, pywin32) nothing here imports."""

@@ -1,9 +1,11 @@
 """The distribution that provides an import, on the index the install uses.
 
-pipreqs' mapping answers first (miner.select.repair.names); then the project named like the
-import; then pigar's database of the top-level modules every distribution on PyPI ships
-(https://github.com/damnever/pigar), where `cv2` is listed for twenty distributions: of those the
-index has, the one published first is the original, the rest are repackagings of it.
+pipreqs' mapping answers first (miner.select.repair.names). Then pigar's database of the
+top-level modules every distribution on PyPI ships (https://github.com/damnever/pigar), where
+`cv2` is listed for 27 distributions and `skimage` for a placeholder project too: of those the
+index has, the ones with a long release history are kept (placeholders and repackagings have a
+few), and of them the one named like the import, else the one published first (the original).
+An import pigar does not know is looked for under its own name, as pipreqs does.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import functools
 import sqlite3
 from datetime import datetime, timezone
 
-from miner.select.repair.index import IndexSource, releases
+from miner.select.repair.index import IndexSource, Release, releases
 from miner.select.repair.names import canonical, distribution_for
 
 EPOCH = datetime.max.replace(tzinfo=timezone.utc)
@@ -43,19 +45,23 @@ def distribution_on_index(
 ) -> tuple[str, str] | None:
     """(distribution, where the answer came from) for `module`, None when the index has none."""
     dist, why = distribution_for(module)
-    if releases(source, dist, as_of):
-        return dist, why
-    first: tuple[datetime, str] | None = None
-    for name in pigar_candidates(module):
-        if canonical(name) == canonical(dist):
-            continue
-        found = releases(source, name, as_of)
-        if not found:
-            continue
-        when = min((r.uploaded or EPOCH for r in found), default=EPOCH)
-        if first is None or when < first[0]:
-            first = (when, name)
-    if first is None:
+    candidates = pigar_candidates(module)
+    if why != "its own name" or canonical(dist) not in {canonical(c) for c in candidates}:
+        if releases(source, dist, as_of):  # pipreqs' answer, or a name pigar does not know
+            return dist, why
+    found: dict[str, list[Release]] = {}
+    for name in candidates:
+        if listed := releases(source, name, as_of):
+            found[name] = listed
+    if not found:
         return None
-    count = len(pigar_candidates(module))
-    return first[1], f"pigar's database, the first published of {count} that ship it"
+    # A maintained distribution has a long release history; a repackaging or a project that
+    # vendors the module has a few. Of the long-lived ones, the first published is the original.
+    most = max(len(v) for v in found.values())
+    kept = [n for n, v in found.items() if len(v) * 2 >= most]
+    # pigar's own preference comes first: the distribution named like the import.
+    first = min(kept, key=lambda n: (canonical(n) != canonical(module),
+                                     min(r.uploaded or EPOCH for r in found[n]), n))  # fmt: skip
+    if canonical(first) == canonical(dist):
+        return dist, why
+    return first, f"pigar's database, the first published of {len(candidates)} that ship it"

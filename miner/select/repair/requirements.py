@@ -30,6 +30,8 @@ CONDA_NAMES = {
 APT_NAME = re.compile(r"^(?:python3?-(?:dev|pip|tk|venv|setuptools|numpy|scipy|opencv)|"
                       r"build-essential|lib[\w.+-]+-dev|libgl1[\w-]*|ffmpeg|git|cmake-data|"
                       r"pkg-config|swig)$")  # fmt: skip
+# Lines a system's `pip freeze` writes that name no distribution (Debian's pkg-resources==0.0.0).
+FREEZE_ARTEFACTS = frozenset({"pkg-resources"})
 CONDA_PIN = re.compile(r"^([A-Za-z0-9][\w.-]*)=(?!=)([\w.*+!]+)(?:=[\w.*]+)?$")
 GIT_PROTOCOL = re.compile(r"\bgit://")
 EGG = re.compile(r"#(?:.*&)?egg=([A-Za-z0-9][\w.-]*)")
@@ -130,6 +132,11 @@ def aliases(lines: list[str], on_index: Callable[[str], bool]) -> tuple[list[str
                 repairs.append(_repair("alias", stripped, fixed, f"conda names {target} {name}",
                                        "repair.alias.conda"))  # fmt: skip
                 stripped = fixed
+        elif canonical(key) in FREEZE_ARTEFACTS:
+            repairs.append(_repair("alias", stripped, "", f"{name} is what Debian's pip freeze "
+                                   "writes for setuptools' pkg_resources, no project of the index",
+                                   "repair.alias.freeze"))  # fmt: skip
+            continue
         elif APT_NAME.match(key) and not on_index(name):
             repairs.append(_repair("alias", stripped, "", f"{name} is a system (apt) package, not "
                                    "on the index", "repair.alias.apt"))  # fmt: skip

@@ -16,6 +16,8 @@ from miner.select.repair.requirements import name_of
 if TYPE_CHECKING:
     from miner.select.repair.attempt import Attempt
 
+# setuptools' own top-level modules; many projects on the index vendor copies of them.
+SETUPTOOLS_MODULES = frozenset({"setuptools", "pkg_resources", "_distutils_hack", "distutils"})
 NO_MODULE = re.compile(r"No module named '([A-Za-z_]\w*)")
 
 
@@ -25,6 +27,8 @@ def add_undeclared(attempt: Attempt, good: list[str]) -> list[str]:
     missing = attempt.builder.probe(list(attempt.closure.names))
     wanted: list[tuple[str, str, str, Evidence]] = []
     for module in missing:
+        if module in SETUPTOOLS_MODULES:
+            continue  # setuptools comes with the environment's own step (Attempt._setuptools)
         found = distribution_on_index(module, attempt.source)
         if found is None:
             continue
@@ -49,6 +53,8 @@ def add_missing_dependencies(
         if not match or match.group(1) == module or match.group(1) in attempt.closure.names:
             continue
         needed = match.group(1)
+        if needed in SETUPTOOLS_MODULES:
+            continue
         found = distribution_on_index(needed, attempt.source)
         if found is None or any(w[0] == needed for w in wanted):
             continue
