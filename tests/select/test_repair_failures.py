@@ -133,3 +133,47 @@ def test_requirements_no_interpreter_installs_are_repaired_once(tmp_path: Path) 
     assert [r.kind for r in result.repairs if r.before == "distutils"] in (["standard"],
                                                                           ["backport"])  # fmt: skip
     assert kinds["pin"].after == "oldpin==1.2.0" and "no 0.x release" in kinds["pin"].reason
+
+
+def _attempt(tmp_path: Path, source: IndexSource, lines: list[str], options=()):  # type: ignore[no-untyped-def]
+    from miner.select.repair.attempt import Attempt
+    from miner.select.repair.closure import ImportClosure
+    from miner.select.repair.envs import Builder
+
+    log = tmp_path / "install.log"
+    builder = Builder(tmp_path / "venv", tmp_path, log, {}, 60.0, "2019-01-01T00:00:00Z",
+                      tuple(options))  # fmt: skip
+    return Attempt(builder, "python3.7", ImportClosure((), ()), source, None, list(lines))
+
+
+def test_metadata_and_unreachable_index_repairs_are_recorded(tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    for version in ("0.24.2", "0.25.0", "0.25.3"):
+        build_wheel(index, "pandas", version, {"pandas/__init__.py": ""})
+    source = IndexSource((), (str(index),))
+    attempt = _attempt(tmp_path, source, ["pandas>=0.20.3"],
+                       ["--extra-index-url https://download.pytorch.org/whl/cu117"])  # fmt: skip
+    attempt.version = (3, 7)
+    metadata, unreachable = diagnose(METADATA), diagnose(INDEX)
+    assert metadata is not None and unreachable is not None
+    assert attempt._repair(metadata) and attempt._repair(unreachable)
+    assert attempt.lines == ["pandas>=0.20.3", "pandas>=0.25,<0.26"]
+    assert attempt.builder.past_date == ("pandas",)  # resolved past the commit date
+    assert any(
+        a.startswith("--exclude-newer-package=pandas=") for a in attempt.builder.as_of_args()
+    )
+    assert attempt.builder.options == ()
+    kinds = [(r.kind, r.before, r.after) for r in attempt.repairs]
+    assert kinds[0] == ("metadata", "pandas==0.24.2", "pandas>=0.25,<0.26")
+    assert kinds[1][0] == "index" and "download.pytorch.org" in attempt.repairs[1].reason
+    assert not attempt._repair(metadata)  # the same bound is not tried twice
+
+
+def test_a_standard_library_module_named_as_a_requirement_is_dropped(tmp_path: Path) -> None:
+    attempt = _attempt(tmp_path, IndexSource((), ()), ["distutils", "numpy"])
+    line = ("  cause: Because distutils was not found in the package registry and you require "
+            "distutils, we can conclude that your requirements are unsatisfiable.")  # fmt: skip
+    failure = diagnose([line])
+    assert failure is not None and attempt._repair(failure)
+    assert attempt.lines == ["numpy"]
+    assert attempt.repairs[0].kind == "standard"

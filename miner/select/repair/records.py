@@ -15,7 +15,10 @@ KINDS = (
     "backport",  # a backport the interpreter already ships, dropped
     "platform",  # a package for another operating system, dropped
     "freeze",  # a system-wide freeze reduced to what the code imports
+    "index",  # an extra index or find-links host this machine does not reach, left out
+    "standard",  # a module of the standard library named as a requirement, dropped
     "pin",  # a pin moved to a release the index has
+    "metadata",  # a release whose metadata the installer cannot parse: the next release line
     "wheel",  # a sdist that fails to build replaced by the nearest release with a wheel
     "build",  # a build constraint of the project's era (setuptools<58, build-time numpy)
     "companion",  # a companion version (torchvision for its torch, keras for its tensorflow)
