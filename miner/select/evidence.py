@@ -21,6 +21,10 @@ MAX_LINES_PER_FILE = 5000
 CLIP = 160
 
 SEED_ARG = re.compile(r"add_argument\(\s*['\"]--(?:manual_|random_|random-)?seed['\"]")
+# A graphical toolkit imported at the top level of a script.
+GUI_IMPORT = re.compile(
+    r"^(?:import|from)\s+(?:tkinter|Tkinter|PyQt[456]|PySide[26]?|wx|kivy|gradio|streamlit)\b"
+)
 ARGPARSE = re.compile(r"\bargparse\b|\bArgumentParser\(|\babsl\.flags\b|\btf\.app\.flags\b")
 MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]")
 TRAINING_LOOP = re.compile(
@@ -128,9 +132,10 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
     seed_arg: Evidence | None = None
     epochs: Evidence | None = None
     scripts: list[EntryPoint] = []
+    windows: set[str] = set()  # scripts that open a graphical interface
     for f in py_files:
         lines = _lines(tree, f.path)
-        has_argparse = has_main = has_loop = top_loop = in_def = False
+        has_argparse = has_main = has_loop = top_loop = in_def = gui = False
         for no, line in enumerate(lines, start=1):
             stripped = line.strip()
             if stripped.startswith("#"):
@@ -148,6 +153,7 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
             if epochs is None and EPOCHS.search(line):
                 epochs = _ev(f.path, no, line, "epochs_default")
             has_argparse = has_argparse or bool(ARGPARSE.search(line))
+            gui = gui or bool(GUI_IMPORT.match(line))
             has_main = has_main or bool(MAIN_GUARD.match(stripped))
             if line[:1] not in ("", " ", "\t"):  # a statement at the top level
                 in_def = line.startswith(("def ", "class ", "async def ", "@"))
@@ -172,8 +178,12 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
                             "large_dataset" if pattern is BIG_DATA else "small_dataset",
                         )
                     )
+        if gui:  # a window to click through, not a run that trains unattended
+            windows.add(f.path)
+            continue
         scripts.extend(_script_entry(f.path, has_argparse, has_main, has_loop, top_loop))
     readme_entries, readme_data, readme_scale = _readme_evidence(tree)
+    readme_entries = [e for e in readme_entries if e.script not in windows]
     data = _data_files(tree) + data + readme_data
     entries = sorted(readme_entries + scripts, key=_entry_order)
     return CheckoutEvidence(

@@ -149,3 +149,15 @@ def test_the_manifest_runs_the_module_form(tmp_path):
         "--n_epochs",
         "3",
     )
+
+
+def test_a_script_that_opens_a_window_is_never_the_entry_point(tmp_path):
+    gui = "import tkinter as tk\nimport argparse\nroot = tk.Tk()\n" + LOOP
+    root = write(tmp_path, {
+        "README.md": "python trainer.py\n\npython train.py --field total\n",
+        "trainer.py": gui, "train.py": "import argparse\n" + LOOP,
+        "viewer.py": "from PyQt5 import QtWidgets\n" + LOOP,
+    })  # fmt: skip
+    scan = scan_checkout(root)
+    assert [e.script for e in scan.entry_points][:1] == ["train.py"]
+    assert not [e for e in scan.entry_points if e.script in ("trainer.py", "viewer.py")]
