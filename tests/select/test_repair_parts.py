@@ -185,3 +185,40 @@ def test_frameworks_are_never_dropped_and_a_wheel_move_for_python_keeps_the_majo
     assert wheel_move("tensorflow==0.11", "tensorflow", "0.11", found[1:], (3, 7)) == (
         "tensorflow==1.13.1"
     )
+
+
+def test_among_interpreters_the_framework_fits_the_most_pins_with_wheels_decide(
+    tmp_path: Path,
+) -> None:
+    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.[7-9].*/bin/python")))
+    old = [p for p in found if "/3.7." in p]
+    new = [p for p in found if "/3.9." in p]
+    if not old or not new:
+        pytest.skip("needs Python 3.7 and 3.9 under ~/.pyenv/versions")
+    index = tmp_path / "index"
+    for tag in ("cp37-cp37m", "cp39-cp39"):  # the framework fits both
+        build_wheel(index, "torch", "1.8.0", {"torch.py": ""}).rename(
+            index / f"torch-1.8.0-{tag}-manylinux1_x86_64.whl"
+        )
+    build_wheel(index, "pandas", "0.25.1", {"pandas.py": ""}).rename(
+        index / "pandas-0.25.1-cp37-cp37m-manylinux1_x86_64.whl"
+    )
+    source = IndexSource.of(("--no-index", f"--find-links {index}"), {})
+    pins = ["torch==1.8.0", "pandas==0.25.1"]
+    order, done = interpreters_for((old[-1], new[-1]), "2022-06-01", pins, source, None)
+    assert order[0] == old[-1]
+    assert done and "pandas==0.25.1 has no wheel for Python 3.9" in done[0].reason
+    # Where the pins fit the date's own pick as well, the date decides and nothing is recorded.
+    order, done = interpreters_for((old[-1], new[-1]), "2022-06-01", pins[:1], source, None)
+    assert done == []
+
+
+def test_a_build_missing_a_standard_module_is_not_given_a_package() -> None:
+    lines = ["error: Failed to build `scikit-learn==0.21.3`",
+             "hint: This error likely indicates that `scikit-learn@0.21.3` depends on "
+             "`distutils.msvccompiler`, but doesn't declare it as a build dependency.",
+             "[tool.uv.extra-build-dependencies]",
+             'scikit-learn = ["distutils.msvccompiler"]']  # fmt: skip
+    failure = diagnose(lines)
+    assert failure is not None and failure.kind == "build" and failure.in_build
+    assert not failure.interpreter_independent

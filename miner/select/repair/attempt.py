@@ -226,8 +226,11 @@ class Attempt:
                 return self._record("build", failure.name, f"{SETUPTOOLS} at build time",
                                     "its build imports pkg_resources, which setuptools 81 "
                                     "dropped", failure)  # fmt: skip
-        if failure.kind == "build" and failure.build_missing:
-            extra = distribution_for(failure.build_missing)[0]
+        top = failure.build_missing.split(".")[0]
+        if failure.kind == "build" and failure.build_missing and top not in STANDARD_LIBRARY:
+            # (a build that misses a standard module, `distutils.msvccompiler`, wants an older
+            # Python, not an extra package)
+            extra = distribution_for(top)[0]
             if (failure.name, extra) not in self.extra_build:
                 self.extra_build += ((failure.name, extra),)
                 return self._record(

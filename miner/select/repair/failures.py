@@ -54,6 +54,7 @@ UV_BUILD_HINT = re.compile(r"^\s*([A-Za-z0-9][\w.-]*)\s*=\s*\[\s*\"([^\"]+)\"")
 METADATA = re.compile(r"(?i)invalid metadata|failed to parse metadata|metadata mismatch|"
                       r"Failed to read metadata|invalid version")  # fmt: skip
 INCLUDED = re.compile(r"`([^`]+)` \(v[^)]*\) was included because `([^`]+)`")
+IN_BUILD = re.compile(r"build-system\.requires|extra-build-dependencies|Failed to build `")
 SYNTAX = re.compile(r"SyntaxError|Missing parentheses in call to 'print'")
 
 
@@ -73,10 +74,13 @@ class Failure:
     required_by: str = ""  # the requirement that pulled it in (uv's "was included because")
     url: str = ""  # the URL that could not be reached (url and index failures)
 
+    in_build: bool = False  # it happened while a sdist's build requirements were resolved
+
     @property
     def interpreter_independent(self) -> bool:
-        """True when another interpreter would meet the same failure."""
-        return self.kind in INTERPRETER_INDEPENDENT
+        """True when another interpreter would meet the same failure (not one inside a build,
+        which an interpreter with a wheel does not run)."""
+        return self.kind in INTERPRETER_INDEPENDENT and not self.in_build
 
 
 def diagnose(lines: list[str], since: int = 0, log_name: str = "install.log") -> Failure | None:
@@ -111,6 +115,7 @@ def diagnose(lines: list[str], since: int = 0, log_name: str = "install.log") ->
                 syntax=bool(SYNTAX.search(text)),
                 required_by=_required_by(tail, name),
                 url=url,
+                in_build=bool(IN_BUILD.search(text)),
             )  # fmt: skip
     return None
 

@@ -1,6 +1,6 @@
-"""The interpreter a project's environment is made from: the newest, among those of the
-commit's time, for which every pinned framework has a wheel; then the others in the order of
-miner.select.pythons (older ones first, then newer).
+"""The interpreter a project's environment is made from: among those of the commit's time, the
+first for which every pinned framework has a wheel and, of those, the most other pins have one;
+then the others in the order of miner.select.pythons (older ones first, then newer).
 """
 
 from __future__ import annotations
@@ -15,10 +15,15 @@ from miner.select.versions import PACKAGES
 
 def pinned_frameworks(lines: list[str]) -> list[tuple[str, str, str]]:
     """(line, name, version) of each framework requirement pinned with `==`."""
+    return [p for p in pinned(lines) if p[1].lower().replace("_", "-") in PACKAGES]
+
+
+def pinned(lines: list[str]) -> list[tuple[str, str, str]]:
+    """(line, name, version) of each requirement pinned with `==`."""
     out = []
     for line in lines:
         parsed = requirement(line)
-        if parsed is None or parsed.name.lower().replace("_", "-") not in PACKAGES:
+        if parsed is None:
             continue
         exact = [s.version for s in parsed.specifier if s.operator in ("==", "===")]
         if exact and not exact[0].endswith(".*"):
@@ -33,11 +38,14 @@ def interpreters_for(
     source: IndexSource,
     as_of: str | None,
 ) -> tuple[list[str], list[Repair]]:
-    """Interpreters to try, best first, and the record of a choice the pins made."""
+    """Interpreters to try, best first, and the record of a choice the pins made: every pinned
+    framework with a wheel first, then as many of the other pins with one as possible (a pin
+    with no wheel must build from source, which an old sdist seldom does on a newer Python)."""
     ordered = pythons_in_order(choices, commit_date)
-    pins = pinned_frameworks(lines)
+    pins = pinned(lines)
     if len(ordered) < 2 or not pins:
         return ordered, []
+    frameworks = {name for _, name, _ in pinned_frameworks(lines)}
     fits: dict[str, list[str]] = {}
     for interpreter in ordered:
         version = interpreter_version(interpreter)
@@ -51,18 +59,28 @@ def interpreters_for(
             release = next((r for r in found if str(r.version) == pin), None)
             if release is not None and release.wheel_for(version):
                 fits[interpreter].append(name)
-    good = [i for i in ordered if len(fits.get(i, [])) == len(pins)]
-    if not good or good[0] == ordered[0]:
+
+    def score(interpreter: str) -> tuple[bool, int]:
+        fit = fits.get(interpreter, [])
+        return frameworks <= set(fit), len(fit)
+
+    best = max(score(i) for i in ordered)
+    good = [i for i in ordered if score(i) == best]
+    if score(ordered[0]) == best:
         return ordered, []
-    # Of those the pins allow, the first in the date's order (the date's own pick, else the
-    # newest older one, else the oldest newer one).
+    # Of the best, the first in the date's order (the date's own pick, else the newest older
+    # one, else the oldest newer one).
     chosen = good[0]
     before = interpreter_version(ordered[0]) or (0, 0)
     after = interpreter_version(chosen) or (0, 0)
-    pinned = ", ".join(f"{name}=={pin}" for _, name, pin in pins)
+    lacking = [f"{name}=={pin}" for _, name, pin in pins if name not in fits.get(ordered[0], [])
+               and name in fits.get(chosen, [])]  # fmt: skip
+    shown = ", ".join(lacking[:4]) + (f" and {len(lacking) - 4} more" if len(lacking) > 4 else "")
+    line = next(ln for ln, name, pin in pins if f"{name}=={pin}" == lacking[0])
     repair = Repair(
         "interpreter", "Python {}.{}".format(*before), "Python {}.{}".format(*after),
-        f"{pinned} has no wheel for Python {before[0]}.{before[1]}",
-        Evidence("requirements.txt", 0, pins[0][0], "repair.interpreter.pins"),
+        f"{shown} {'has' if len(lacking) == 1 else 'have'} no wheel for Python "
+        f"{before[0]}.{before[1]}",
+        Evidence("requirements.txt", 0, line, "repair.interpreter.pins"),
     )  # fmt: skip
     return [chosen, *(i for i in ordered if i != chosen)], [repair]
