@@ -113,7 +113,9 @@ def stage_seconds(
     static: float, install: float, marks: Marks, step_at: float | None, end: float, stage: int
 ) -> dict[str, float]:
     """Seconds spent on each stage reached, since the stage before it (all times are seconds
-    since the smoke run started; S2 has no mark of its own and ends when S3 begins)."""
+    since the smoke run started). S2 is established by the build's import check, so it ends with
+    S1 and the run's start-up up to its parsed arguments is S3's; any other stage without a mark
+    ends when the next one begins."""
     at: dict[str, float] = {"S0": static}
     if stage >= 1:
         at["S1"] = static + install
@@ -124,6 +126,8 @@ def stage_seconds(
         at["S5"] = step_at
     if stage >= 6:
         at["S6"] = end
+    if stage >= 2:
+        at["S2"] = at["S1"]
     for name in STAGES[: stage + 1]:  # a stage without a mark ends when the next one begins
         if name not in at:
             at[name] = min([v for k, v in at.items() if k > name] + [end])
