@@ -201,6 +201,17 @@ def smoke_cmd(
     cpu_shim: CpuShimOption = False,
     data: DataOption = None,
     fetch_data: FetchOption = False,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Candidates smoke-tested side by side (fewer when the memory available cannot "
+            "hold that many training steps at --memory each). Applies to --sample and to "
+            "projects named without a manifest.",
+        ),
+    ] = 1,
     study: StudyOption = None,
     db: DbOption = None,
 ) -> None:
@@ -223,9 +234,8 @@ def smoke_cmd(
     folder = manifests or config.runs / "manifests"
     try:
         with interruptible(), store_if_present(config) as store:
-            results = smoke_named(
-                store, folder, options, tuple(names or ()), sample, seed, echo_smoke, echo_stage
-            )
+            results = smoke_named(store, folder, options, tuple(names or ()), sample, seed,
+                                  echo_smoke, echo_stage, jobs)  # fmt: skip
     except KeyboardInterrupt:
         typer.echo(SMOKE_INTERRUPTED, err=True)
         raise typer.Exit(130) from None

@@ -209,13 +209,22 @@ def smoke_candidate(
     on_stage: Callable[[str, str], None] | None = None,
 ) -> SmokeResult:
     """Smoke-test one candidate from its manifest document and store the attempt."""
-    if on_stage is not None:
-        on_stage(candidate.full_name, "start")
-    result = smoke(SmokeTarget.of(manifest_document(candidate, 0)), options, on_stage)
+    result = smoke_one(options, candidate, on_stage)
     store.save_smoke(result.as_row())
     if on_smoke is not None:
         on_smoke(result)
     return result
+
+
+def smoke_one(
+    options: SmokeOptions,
+    candidate: Candidate,
+    on_stage: Callable[[str, str], None] | None = None,
+) -> SmokeResult:
+    """Smoke-test one candidate from its manifest document (nothing stored)."""
+    if on_stage is not None:
+        on_stage(candidate.full_name, "start")
+    return smoke(SmokeTarget.of(manifest_document(candidate, 0)), options, on_stage)
 
 
 def write_selection_csv(

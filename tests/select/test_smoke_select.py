@@ -169,3 +169,22 @@ def test_select_smoke_tries_at_most_max_candidates(tmp_path, monkeypatch):
         options = SelectOptions(out_dir=tmp_path / "m", n=2, smoke=smoking, max_candidates=1)
         result = select_candidates(store, options)
         assert [r.full_name for r in result.smoked] == ["lab/pinned"]  # the best ranked only
+
+
+def test_cli_smoke_runs_candidates_side_by_side_and_stores_each(tmp_path):
+    from miner.select.smoke_batch import side_by_side
+
+    db = build_study(tmp_path)
+    env = {**offline_env(tmp_path), "MINER_STUDY_DIR": str(tmp_path)}
+    result = CliRunner().invoke(app, ["smoke", "lab/pinned", "lab/fits", "--jobs", "2",
+                                      "--smoke-timeout", "30"], env=env)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    starts = [ln.split()[1] for ln in result.stderr.splitlines() if ln.endswith("start")]
+    assert sorted(starts) == ["lab/fits", "lab/pinned"]
+    assert "| S1 | environment built | 1 | 50.0 |" in result.stdout
+    with Store(db) as store:
+        outcomes = {row["full_name"]: row["outcome"] for row in store.smoke_runs()}
+    assert outcomes == {"lab/fits": "ok", "lab/pinned": "install"}
+    # Memory caps the jobs: no more at once than can each take the training step's limit.
+    assert side_by_side(8, 1 << 60, 5) == 1
+    assert side_by_side(8, 1, 5) == 5 and side_by_side(1, 1, 5) == 1
