@@ -177,3 +177,23 @@ def test_a_standard_library_module_named_as_a_requirement_is_dropped(tmp_path: P
     assert failure is not None and attempt._repair(failure)
     assert attempt.lines == ["numpy"]
     assert attempt.repairs[0].kind == "standard"
+
+
+def test_a_pinned_release_asking_for_what_cannot_be_had_is_left_to_the_resolver(
+    tmp_path: Path,
+) -> None:
+    attempt = _attempt(tmp_path, IndexSource((), ()), ["torch==2.0.1", "torchvision==0.15.0"])
+    missing = diagnose(["  cause: Because there is no version of torch==2.0.0+cu117 and "
+                        "torchvision==0.15.0 depends on torch==2.0.0+cu117, we can conclude that "
+                        "torchvision==0.15.0 cannot be used."])  # fmt: skip
+    assert missing is not None and missing.dependent == "torchvision==0.15.0"
+    assert attempt._repair(missing)
+    assert attempt.lines == ["torch==2.0.1", "torchvision"]  # the user's torch pin stays
+    assert "asks for torch==2.0.0+cu117, which the index does not have" in attempt.repairs[0].reason
+    conflict = diagnose(["  cause: Because torchvision==0.13.0 depends on torch==1.12.0 and you "
+                         "require torch==2.0.1, we can conclude that your requirements and "
+                         "torchvision==0.13.0 are incompatible."])  # fmt: skip
+    attempt = _attempt(tmp_path, IndexSource((), ()), ["torch==2.0.1", "torchvision==0.13.0"])
+    assert conflict is not None and attempt._repair(conflict)
+    assert attempt.lines == ["torch==2.0.1", "torchvision"]
+    assert "the other requirements rule out" in attempt.repairs[-1].reason

@@ -4,12 +4,9 @@ the check that the entry point's imports import."""
 
 from __future__ import annotations
 
-import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-
-from packaging.requirements import InvalidRequirement, Requirement
 
 from miner.codebook import Evidence
 from miner.select.outcomes import install_failure
@@ -18,18 +15,20 @@ from miner.select.repair.closure import ImportClosure
 from miner.select.repair.envs import Builder
 from miner.select.repair.failures import Failure, diagnose
 from miner.select.repair.imports import distribution_on_index
-from miner.select.repair.index import IndexSource, ever_released, releases
-from miner.select.repair.moves import next_line, next_release, pin_move, wheel_move
+from miner.select.repair.index import IndexSource, releases
+from miner.select.repair.moves import wheel_move
 from miner.select.repair.names import canonical, distribution_for
 from miner.select.repair.records import Repair
-from miner.select.repair.requirements import drop_backports, name_of, needed, provides
+from miner.select.repair.requirements import (
+    drop_backports,
+    name_of,
+    needed,
+    provides,
+)
+from miner.select.repair.steps import SETUPTOOLS, STANDARD_LIBRARY, RepairSteps
 from miner.select.repair.undeclared import add_missing_dependencies, add_undeclared
 
 MAX_ROUNDS = 12
-SETUPTOOLS = "setuptools<81"  # the last line with pkg_resources
-# Modules the standard library ships or shipped (distutils left it in 3.12; setuptools has it).
-STANDARD_LIBRARY = frozenset(getattr(sys, "stdlib_module_names", ())) | {
-    "distutils", "imp", "asynchat", "asyncore", "smtpd"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -94,7 +93,7 @@ def _lines_of(log: Path) -> list[str]:
         return []
 
 
-class Attempt:
+class Attempt(RepairSteps):
     """One interpreter's build, from a fresh environment."""
 
     def __init__(self, builder: Builder, interpreter: str, closure: ImportClosure,
@@ -240,6 +239,8 @@ class Attempt:
                     f"its build imports {failure.build_missing} without declaring it",
                     failure,
                 )
+        if failure.dependent and self._dependent(failure):
+            return True
         if failure.kind == "missing_pin" and line:
             moved = self._moved(line, failure)
             if moved:
@@ -298,110 +299,3 @@ class Attempt:
                 failure,
             )
         return False
-
-    def _satisfied(self, name: str, spec: str) -> bool:
-        """True when `name` has a release `spec` (`==1.2`, `>=0.4`; "" always) admits."""
-        try:
-            wanted = Requirement(f"{name}{spec}").specifier
-        except InvalidRequirement:
-            return False
-        return any(wanted.contains(r.version, prereleases=True)
-                   for r in releases(self.source, name, self.as_of) or [])  # fmt: skip
-
-    def _platform_only(self, line: str, failure: Failure) -> bool:
-        """Drop a package for another operating system (pyobjc, pywin32) nothing here imports."""
-        found = releases(self.source, failure.name) or []
-        release = next((r for r in found if str(r.version) == failure.version), None)
-        release = release or (found[-1] if found and not failure.version else None)
-        if release is None or not release.platform_only or needed(line, self.closure):
-            return False
-        self.lines.remove(line)
-        systems = " and ".join(sorted(release.platforms))
-        what = f"{failure.name} {release.version}"
-        if canonical(name_of(line)) != canonical(failure.name):
-            what = f"it needs {what}, which"
-        return self._record("platform", line, "", f"{what} is built for {systems} only", failure)
-
-    def _moved(self, line: str, failure: Failure) -> bool:
-        found = releases(self.source, failure.name, self.as_of) or []
-        move = pin_move(line, found, self.version)
-        if ever_released(self.source, failure.name, failure.version):
-            why = f"{failure.version} is not on the index as of {self.as_of}"
-        else:
-            why = f"{failure.version} was never on the index"
-        if move is None:
-            later = next_release(line, found, self.version)
-            if later is None:
-                return False
-            major = failure.version.split(".")[0]
-            move = (later, later)
-            why += f"; the index has no {major}.x release, {later.split('==')[-1]} is the next"
-        if move[0] in self.tried:
-            return False
-        self.tried.add(move[0])
-        index = self._line(failure.name)
-        self._replace(index, move[0])
-        return self._record("pin", line, move[0], why, failure)
-
-    def _past_metadata(self, failure: Failure) -> bool:
-        """A release whose metadata uv cannot parse (`pytz>=2011k`): the next release line,
-        resolved past the commit date when it came later."""
-        found = releases(self.source, failure.name) or []
-        spec = next_line(failure.version, found, self.version)
-        if spec is None:
-            return False
-        bound = f"{failure.name}{spec}"
-        if bound in self.tried:
-            return False
-        self.tried.add(bound)
-        # The bound of an earlier round for the same project gives way to this one.
-        self.lines = [ln for ln in self.lines if ln != self.bounds.get(failure.name)]
-        self.bounds[failure.name] = bound
-        self.lines.append(bound)
-        if failure.name not in self.builder.past_date:
-            past = (*self.builder.past_date, failure.name)
-            self.builder = replace(self.builder, past_date=past)
-        why = (f"the installer cannot parse the metadata of {failure.name} {failure.version}; "
-               "the next release line, at any date")  # fmt: skip
-        before = f"{failure.name}=={failure.version}"
-        return self._record("metadata", before, bound, why, failure)
-
-    def _drop_index(self, failure: Failure) -> bool:
-        """An extra index or find-links location this machine does not reach, left out."""
-        host = failure.url.split("/")[2] if failure.url.count("/") >= 2 else ""
-        options = self.builder.options
-        kept = tuple(o for o in options if not host or host not in o)
-        if not host or kept == options:
-            return False
-        self.builder = replace(self.builder, options=kept)
-        dropped = "; ".join(o for o in options if o not in kept)
-        return self._record("index", dropped, "", f"{host} does not answer from this machine; "
-                            "the default index serves the rest", failure)  # fmt: skip
-
-    def _standard(self, line: str, failure: Failure) -> bool:
-        """A requirement naming a module of the standard library, which no index serves."""
-        module = failure.name.replace("-", "_")
-        if module not in STANDARD_LIBRARY:
-            return False
-        self.lines.remove(line)
-        return self._record("standard", line, "", f"{module} is part of Python's standard "
-                            "library, not a distribution", failure)  # fmt: skip
-
-    def _line(self, name: str) -> int | None:
-        want = canonical(name) if name else ""
-        for i, line in enumerate(self.lines):
-            if want and canonical(name_of(line)) == want:
-                return i
-        return None
-
-    def _replace(self, index: int | None, line: str) -> None:
-        if index is None:
-            self.lines.append(line)
-        else:
-            self.lines[index] = line
-
-    def _record(self, kind: str, before: str, after: str, reason: str, failure: Failure) -> bool:
-        self.repairs.append(Repair(kind, before, after, reason, failure.evidence))
-        with self.builder.log.open("a", encoding="utf-8") as fh:
-            fh.write(f"miner: repair {kind}: {before} -> {after or '(dropped)'}: {reason}\n")
-        return True

@@ -98,6 +98,9 @@ def build_environment(request: BuildRequest) -> EnvironmentBuild:
         attempt.pins = {canonical(name_of(r.before)): r.before for r in repairs
                         if r.kind == "freeze"}  # fmt: skip
         last = attempt.run(started, tuple(repairs), options)
+        if attempt.builder.options != options:  # a host out of reach is out of reach for all
+            repairs += [r for r in attempt.repairs if r.kind == "index"]
+            options = attempt.builder.options
         syntax = _syntax_error(last)
         if (last.failure is None and syntax is None) or number == len(order):
             return last

@@ -54,6 +54,7 @@ UV_BUILD_HINT = re.compile(r"^\s*([A-Za-z0-9][\w.-]*)\s*=\s*\[\s*\"([^\"]+)\"")
 METADATA = re.compile(r"(?i)invalid metadata|failed to parse metadata|metadata mismatch|"
                       r"Failed to read metadata|invalid version")  # fmt: skip
 INCLUDED = re.compile(r"`([^`]+)` \(v[^)]*\) was included because `([^`]+)`")
+DEPENDS = re.compile(rf"{NAME}==([^\s,`]+) depends on {NAME}")
 IN_BUILD = re.compile(r"build-system\.requires|extra-build-dependencies|Failed to build `")
 SYNTAX = re.compile(r"SyntaxError|Missing parentheses in call to 'print'")
 
@@ -75,6 +76,7 @@ class Failure:
     url: str = ""  # the URL that could not be reached (url and index failures)
 
     in_build: bool = False  # it happened while a sdist's build requirements were resolved
+    dependent: str = ""  # `torchvision==0.15.0`: the pinned release whose dependency it is
 
     @property
     def interpreter_independent(self) -> bool:
@@ -116,8 +118,18 @@ def diagnose(lines: list[str], since: int = 0, log_name: str = "install.log") ->
                 required_by=_required_by(tail, name),
                 url=url,
                 in_build=bool(IN_BUILD.search(text)),
+                dependent=(f"{name}=={version}" if kind == "unsatisfiable" and version
+                           else _dependent(text, name)),  # fmt: skip
             )  # fmt: skip
     return None
+
+
+def _dependent(text: str, name: str) -> str:
+    """`A==x` when uv says `A==x depends on NAME...` (the release that asks for it)."""
+    for match in DEPENDS.finditer(text):
+        if match.group(3).lower() == name.lower():
+            return f"{match.group(1)}=={match.group(2)}"
+    return ""
 
 
 def _required_by(lines: list[str], name: str) -> str:

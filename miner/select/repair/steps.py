@@ -1,0 +1,171 @@
+"""The repairs an install failure calls for, one method each, on an attempt's lines, build
+settings and builder (miner.select.repair.attempt decides which applies): a pin moved, a release
+asking for what cannot be had left to the resolver, metadata uv cannot parse passed over, an
+unreachable index left out, a standard-library name dropped, a package for another system
+dropped. Each applied repair is recorded with its reason and the log line behind it."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+from miner.select.repair.closure import ImportClosure
+from miner.select.repair.envs import Builder
+from miner.select.repair.failures import Failure
+from miner.select.repair.index import IndexSource, ever_released, releases
+from miner.select.repair.moves import next_line, next_release, pin_move
+from miner.select.repair.names import canonical
+from miner.select.repair.records import Repair
+from miner.select.repair.requirements import name_of, needed, requirement
+
+SETUPTOOLS = "setuptools<81"  # the last line with pkg_resources
+# Modules the standard library ships or shipped (distutils left it in 3.12; setuptools has it).
+STANDARD_LIBRARY = frozenset(getattr(sys, "stdlib_module_names", ())) | {
+    "distutils", "imp", "asynchat", "asyncore", "smtpd"}  # fmt: skip
+
+
+class RepairSteps:
+    """The repair methods of an attempt (its state is set by miner.select.repair.attempt)."""
+
+    builder: Builder
+    closure: ImportClosure
+    source: IndexSource
+    as_of: str | None
+    version: tuple[int, int]
+    lines: list[str]
+    repairs: list[Repair]
+    tried: set[str]
+    bounds: dict[str, str]
+
+    def _satisfied(self, name: str, spec: str) -> bool:
+        """True when `name` has a release `spec` (`==1.2`, `>=0.4`; "" always) admits."""
+        try:
+            wanted = Requirement(f"{name}{spec}").specifier
+        except InvalidRequirement:
+            return False
+        return any(wanted.contains(r.version, prereleases=True)
+                   for r in releases(self.source, name, self.as_of) or [])  # fmt: skip
+
+    def _platform_only(self, line: str, failure: Failure) -> bool:
+        """Drop a package for another operating system (pyobjc, pywin32) nothing here imports."""
+        found = releases(self.source, failure.name) or []
+        release = next((r for r in found if str(r.version) == failure.version), None)
+        release = release or (found[-1] if found and not failure.version else None)
+        if release is None or not release.platform_only or needed(line, self.closure):
+            return False
+        self.lines.remove(line)
+        systems = " and ".join(sorted(release.platforms))
+        what = f"{failure.name} {release.version}"
+        if canonical(name_of(line)) != canonical(failure.name):
+            what = f"it needs {what}, which"
+        return self._record("platform", line, "", f"{what} is built for {systems} only", failure)
+
+    def _moved(self, line: str, failure: Failure) -> bool:
+        found = releases(self.source, failure.name, self.as_of) or []
+        move = pin_move(line, found, self.version)
+        if ever_released(self.source, failure.name, failure.version):
+            why = f"{failure.version} is not on the index as of {self.as_of}"
+        else:
+            why = f"{failure.version} was never on the index"
+        if move is None:
+            later = next_release(line, found, self.version)
+            if later is None:
+                return False
+            major = failure.version.split(".")[0]
+            move = (later, later)
+            why += f"; the index has no {major}.x release, {later.split('==')[-1]} is the next"
+        if move[0] in self.tried:
+            return False
+        self.tried.add(move[0])
+        index = self._line(failure.name)
+        self._replace(index, move[0])
+        return self._record("pin", line, move[0], why, failure)
+
+    def _dependent(self, failure: Failure) -> bool:
+        """A pinned release that asks for what cannot be had (a version the index lacks, or one
+        another pin rules out): left to the resolver, which picks a release that fits."""
+        name, _, version = failure.dependent.partition("==")
+        index = self._line(name)
+        if index is None or (failure.kind != "unsatisfiable" and index == self._line(failure.name)):
+            return False
+        line = self.lines[index]
+        parsed = requirement(line)
+        if parsed is None or not any(s.operator == "==" and s.version == version
+                                     for s in parsed.specifier):  # fmt: skip
+            return False
+        extras = f"[{','.join(sorted(parsed.extras))}]" if parsed.extras else ""
+        loose = f"{parsed.name}{extras}"
+        if loose in self.tried:
+            return False
+        self.tried.add(loose)
+        self.lines[index] = loose
+        what = ("the index does not have" if failure.kind == "missing_pin"
+                else "the other requirements rule out")  # fmt: skip
+        asks = failure.evidence.text.split(" depends on ", 1)[-1].split(" and ")[0].split(",")[0]
+        why = f"{failure.dependent} asks for {asks}, which {what}; the resolver picks a release"
+        return self._record("pin", line, loose, why, failure)
+
+    def _past_metadata(self, failure: Failure) -> bool:
+        """A release whose metadata uv cannot parse (`pytz>=2011k`): the next release line,
+        resolved past the commit date when it came later."""
+        found = releases(self.source, failure.name) or []
+        spec = next_line(failure.version, found, self.version)
+        if spec is None:
+            return False
+        bound = f"{failure.name}{spec}"
+        if bound in self.tried:
+            return False
+        self.tried.add(bound)
+        # The bound of an earlier round for the same project gives way to this one.
+        self.lines = [ln for ln in self.lines if ln != self.bounds.get(failure.name)]
+        self.bounds[failure.name] = bound
+        self.lines.append(bound)
+        if failure.name not in self.builder.past_date:
+            past = (*self.builder.past_date, failure.name)
+            self.builder = replace(self.builder, past_date=past)
+        why = (f"the installer cannot parse the metadata of {failure.name} {failure.version}; "
+               "the next release line, at any date")  # fmt: skip
+        before = f"{failure.name}=={failure.version}"
+        return self._record("metadata", before, bound, why, failure)
+
+    def _drop_index(self, failure: Failure) -> bool:
+        """An extra index or find-links location this machine does not reach, left out."""
+        host = failure.url.split("/")[2] if failure.url.count("/") >= 2 else ""
+        options = self.builder.options
+        kept = tuple(o for o in options if not host or host not in o)
+        if not host or kept == options:
+            return False
+        self.builder = replace(self.builder, options=kept)
+        dropped = "; ".join(o for o in options if o not in kept)
+        return self._record("index", dropped, "", f"{host} does not answer from this machine; "
+                            "the default index serves the rest", failure)  # fmt: skip
+
+    def _standard(self, line: str, failure: Failure) -> bool:
+        """A requirement naming a module of the standard library, which no index serves."""
+        module = failure.name.replace("-", "_")
+        if module not in STANDARD_LIBRARY:
+            return False
+        self.lines.remove(line)
+        return self._record("standard", line, "", f"{module} is part of Python's standard "
+                            "library, not a distribution", failure)  # fmt: skip
+
+    def _line(self, name: str) -> int | None:
+        want = canonical(name) if name else ""
+        for i, line in enumerate(self.lines):
+            if want and canonical(name_of(line)) == want:
+                return i
+        return None
+
+    def _replace(self, index: int | None, line: str) -> None:
+        if index is None:
+            self.lines.append(line)
+        else:
+            self.lines[index] = line
+
+    def _record(self, kind: str, before: str, after: str, reason: str, failure: Failure) -> bool:
+        self.repairs.append(Repair(kind, before, after, reason, failure.evidence))
+        with self.builder.log.open("a", encoding="utf-8") as fh:
+            fh.write(f"miner: repair {kind}: {before} -> {after or '(dropped)'}: {reason}\n")
+        return True
