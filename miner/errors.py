@@ -45,3 +45,7 @@ class SheetError(MinerError):
 
 class ExperimentError(MinerError):
     """A manifest or an experiment run cannot be used."""
+
+
+class DiskFull(MinerError):
+    """The machine ran out of disk space: a smoke run's outcome would say nothing of the project."""

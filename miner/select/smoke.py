@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from miner.codebook import Evidence
-from miner.errors import ExperimentError
+from miner.errors import DiskFull, ExperimentError
 from miner.models import SMOKE_OUTCOMES
 from miner.select.blobs import fetch_omitted
 from miner.select.closure import closure_note, import_closure, script_in_command
@@ -116,6 +116,7 @@ def smoke(
                 outcome, evidence, stage = "python2", _no_python2(closure.evidence), -1
                 notes.append(f"python2: the 2.7 environment failed: {built.failure.text}")
             elif built.failure is not None:
+                _refuse_full_disk(target, logs / "install.log")
                 outcome, evidence = "install", built.failure
             else:
                 reached(target.full_name, "S1")
@@ -235,3 +236,19 @@ def _install(
         as_of=options.as_of_commit,
     )  # fmt: skip
     return build_environment(request)
+
+
+DISK_FULL = ("No space left on device", "Failed to write to the client cache")
+
+
+def _refuse_full_disk(target: SmokeTarget, log: Path) -> None:
+    """Stop instead of recording an install failure the machine caused (a full disk)."""
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    if any(marker in text for marker in DISK_FULL):
+        raise DiskFull(
+            f"no space left on device while building {target.full_name}'s environment; "
+            "free disk space (`uv cache prune`, old study runs) and run it again"
+        )

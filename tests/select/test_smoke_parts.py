@@ -167,3 +167,19 @@ def test_interpreters_are_tried_from_the_commits_time_then_older_then_newer(tmp_
     assert python_for(choices, "2021-02-16T16:03:23+02:00") == py38
     assert pythons_in_order(choices, "2021-02-16") == [py38, py37, py36, py311]
     assert pythons_in_order(choices, None) == [py311, py38, py37, py36]
+
+
+def test_a_full_disk_stops_the_run_instead_of_blaming_the_project(tmp_path):
+    import pytest
+
+    from miner.errors import DiskFull
+    from miner.select.smoke import _refuse_full_disk
+    from miner.select.smoke_records import SmokeTarget
+
+    log = tmp_path / "install.log"
+    target = SmokeTarget("lab/big", None, None, tmp_path, ("{python}", "train.py"), ())
+    log.write_text("error: Failed to build `numpy==1.16.0`\n")
+    _refuse_full_disk(target, log)  # a project's own failure: recorded as `install`
+    log.write_text("OSError: [Errno 28] No space left on device: '/root/.cache/uv/x'\n")
+    with pytest.raises(DiskFull, match="lab/big"):
+        _refuse_full_disk(target, log)
