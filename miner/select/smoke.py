@@ -85,7 +85,16 @@ def smoke(
     requirements: tuple[str, ...] = ()
     try:
         copy = work / "src"
-        shutil.copytree(target.checkout, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        try:
+            shutil.copytree(target.checkout, copy, symlinks=True,
+                            ignore=shutil.ignore_patterns(".git"))  # fmt: skip
+        except (shutil.Error, OSError) as exc:
+            if "No space left on device" not in str(exc):
+                raise
+            raise DiskFull(
+                f"no space left on device while copying {target.full_name}'s "
+                "checkout; free disk space and run it again"
+            ) from None
         if options.fetch_blobs:
             blobs = fetch_omitted(target.checkout, copy, work)
             notes += [blobs.note()] if blobs is not None else []
