@@ -83,6 +83,7 @@ class CodeFacts:
     scanned: list[str] = field(default_factory=list)  # the files read, for absences
     bundled: tuple[str, ...] = ()  # sub-folders that are copies of other projects
     frameworks: dict[str, Evidence] = field(default_factory=dict)  # imported at module level
+    framework_sites: dict[str, list[Evidence]] = field(default_factory=dict)  # every such import
     local_modules: frozenset[str] = frozenset()  # the checkout's own module names (darknet.py)
 
     @property
@@ -177,8 +178,10 @@ def _scan_lines(facts: CodeFacts, path: str, lines: list[str], is_python: bool) 
             framework = (
                 None if top in facts.local_modules else module_framework("python", module.group(1))
             )
-            if framework and framework not in facts.frameworks:
-                facts.frameworks[framework] = _ev(*where, "lint.framework_import")
+            if framework:
+                site = _ev(*where, "lint.framework_import")
+                facts.frameworks.setdefault(framework, site)
+                facts.framework_sites.setdefault(framework, []).append(site)
         if not is_readme:
             if GPU.search(line):
                 facts.gpu.append(_ev(*where, "lint.gpu_code"))

@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 
 from miner.audit.detect.sources import role_of
 from miner.audit.files import RepoTree, is_vendored
+from miner.audit.ownership import copied_trees
 from miner.codebook import Evidence
 from miner.models import AuditResult
 
@@ -36,16 +37,10 @@ EXAMPLE_FOLDERS = re.compile(
 )
 
 
-LICENSE_FILE = re.compile(r"^(?:licen[cs]e|copying)(?:\.\w+)?$", re.I)
-
-
 def bundled_folders(tree: RepoTree) -> tuple[str, ...]:
-    """Sub-folders that carry their own licence: copies of other projects (a detector, a
-    framework, a text front end) the project ships beside its own code."""
-    return tuple(
-        sorted({f.path.rsplit("/", 1)[0] + "/" for f in tree.files
-                if f.depth >= 1 and LICENSE_FILE.match(f.name) and not f.path.startswith(".")})
-    )  # fmt: skip
+    """Sub-folders that are copies of other projects (a detector, a framework, a text front
+    end), as the audit's model of ownership knows them."""
+    return copied_trees(tree)
 
 
 def is_own(path: str, bundled: tuple[str, ...] = ()) -> bool:
@@ -90,13 +85,18 @@ class OwnCode:
         """True when the file is run (a script, a notebook, a file the README names, training
         at module level) or imported by the project's code; a copied-in module nothing uses
         is not."""
+        lines = self.lines.get(path, [])
+        if path.endswith(".py") and 0 < line <= len(lines) and lines[line - 1][:1] not in " \t":
+            return True  # the training step runs at module level: the file is a script
+        return self.used(path, imported)
+
+    def used(self, path: str, imported: frozenset[str]) -> bool:
+        """True when the file is a script, a notebook, imported by the project's code or named
+        in the README; a helper module nothing imports (a copied landmark detector) is not."""
         if not path.endswith(".py") or path not in self.lines:
             return True
-        lines = self.lines[path]
-        if any(ENTRY.search(text) for text in lines):
+        if any(ENTRY.search(text) for text in self.lines[path]):
             return True
-        if 0 < line <= len(lines) and lines[line - 1][:1] not in (" ", "\t", ""):
-            return True  # the training step runs at module level: the file is a script
         parts = PurePosixPath(path).parts
         stem = (
             parts[-2] if parts[-1] == "__init__.py" and len(parts) > 1 else PurePosixPath(path).stem

@@ -11,6 +11,7 @@ from typing import Any
 
 from miner.codebook import Evidence
 from miner.lint.context import Finding, LintContext
+from miner.lint.scope import is_own
 from miner.lint.statements import (
     API_VERSIONS,
     COMPAT_V1,
@@ -34,10 +35,12 @@ BUNDLED_FRAMEWORK = {
 
 UNRELEASED = frozenset({"torch7", "darknet"})
 # Where a second framework is an optional extra: exporters, converters, one dataset's
-# preprocessing, tools and scripts (`models/tf.py` for TF export, `tools/data_converter/`).
+# preprocessing, tools, scripts and evaluation suites (`models/tf.py` for TF export,
+# `tools/data_converter/`, an FID suite under `evaluations/`).
 OPTIONAL_USE = re.compile(
     r"(?:^|/)(?:tools?|scripts?|converters?|data_converter|datasets?_preprocess\w*|"
-    r"preprocess\w*|export\w*)/|(?:^|/)(?:tf|onnx|tflite|export|convert)\w*\.py$"
+    r"preprocess\w*|export\w*|evaluations?|metrics?)/"
+    r"|(?:^|/)(?:tf|onnx|tflite|export|convert)\w*\.py$"
     r"|(?:^|/)\w*(?:export|convert|preprocess)\w*\.py$",
     re.I,
 )
@@ -77,19 +80,43 @@ def framework_deps(ctx: LintContext, framework: str | None = None) -> list[dict[
 
 
 def frameworks_used(ctx: LintContext) -> list[str]:
-    """The primary framework, then the others the project's own code imports at module level
-    (an exporter's `import onnx` inside a function, or a bundled detector's, does not count)."""
+    """The primary framework, then the others the project's own code needs: imported at module
+    level in a file it runs or imports, outside exporters, converters, tools and evaluation
+    suites (an exporter's `import onnx` inside a function, a bundled detector's import or a
+    helper module nothing imports does not count)."""
     primary = ctx.label("primary_framework")
     ordered = [primary] if primary and primary != "none" else []
-    site = ctx.facts.frameworks.get(primary or "")
-    if site is not None and OPTIONAL_USE.search(site.path):
-        ordered = []  # the primary framework only in a helper script (a C++ project's tools)
+    if primary in FRAMEWORK_PACKAGES and required_site(ctx, primary) is None:
+        if ctx.facts.framework_sites.get(primary) or _only_in_helpers(ctx, primary):
+            ordered = []  # the primary framework only in helpers (a C++ project's scripts)
     found = ctx.label("frameworks") or frozenset()
     return ordered + sorted(
-        f for f, site in ctx.facts.frameworks.items()
-        if f in found and f not in ordered and not OPTIONAL_USE.search(site.path)
+        f for f in ctx.facts.framework_sites
+        if f in found and f not in ordered and required_site(ctx, f) is not None
         and not _commented_out(ctx, f)
     )  # fmt: skip
+
+
+def required_site(ctx: LintContext, framework: str) -> Evidence | None:
+    """The first module-level import of `framework` in a file of the project's own code that
+    it runs or imports, outside the optional parts (`OPTIONAL_USE`)."""
+    if "imported" not in ctx.cache:
+        ctx.cache["imported"] = ctx.own_code.imported_names()
+    code, imported = ctx.own_code, ctx.cache["imported"]
+    for site in ctx.facts.framework_sites.get(framework, []):
+        if not OPTIONAL_USE.search(site.path) and code.used(site.path, imported):
+            return site
+    return None
+
+
+def _only_in_helpers(ctx: LintContext, framework: str) -> bool:
+    """True when the audit found `framework` only in optional parts or code not the project's
+    own (imports inside a helper script's functions), so no module-level import was seen."""
+    label = ctx.audit.labels.get("primary_framework")
+    paths = [e.path for e in label.evidence if e.path] if label else []
+    return bool(paths) and all(
+        OPTIONAL_USE.search(p) or not is_own(p, ctx.facts.bundled) for p in paths
+    )
 
 
 def _commented_out(ctx: LintContext, framework: str) -> bool:
@@ -103,8 +130,9 @@ def _commented_out(ctx: LintContext, framework: str) -> bool:
 
 
 def _framework_site(ctx: LintContext, framework: str) -> tuple[Evidence, ...]:
-    if framework in ctx.facts.frameworks:
-        return (ctx.facts.frameworks[framework],)
+    site = required_site(ctx, framework) or ctx.facts.frameworks.get(framework)
+    if site is not None:
+        return (site,)
     label = ctx.audit.labels.get("frameworks")
     if label is None:
         return ()
@@ -178,7 +206,7 @@ def _framework_unpinned(ctx: LintContext) -> list[Finding]:
         if not listed:
             if any(_pins(str(d.get("spec", ""))) for d in deps):
                 continue  # the docs state the version ("tested with PyTorch 1.4")
-            governing = _governing(files, ctx.facts.frameworks.get(framework))
+            governing = _governing(files, required_site(ctx, framework))
             if not governing:
                 continue  # a monorepo: no dependency file speaks for the code that imports it
             absent = Evidence("", 0, f"{', '.join(files[:6])}: no {names[0]}", "lint.absent")

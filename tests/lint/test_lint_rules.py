@@ -9,6 +9,8 @@ from lint_projects import COMPLETE_README, TRAIN, write_project
 
 from miner.lint import RULES, lint
 
+MAIN = "if __name__ == '__main__':\n    pass\n"  # a script: run, so its imports are needed
+
 
 def codes(root: Path) -> list[str]:
     return [f.code for f in lint(root).findings]
@@ -99,6 +101,7 @@ def test_framework_unpinned_reads_only_real_dependency_files(tmp_path: Path) -> 
 def test_every_framework_the_code_imports_is_checked(tmp_path: Path) -> None:
     files = {
         "README.md": UNSTATED, "requirements.txt": "torch==2.1.0\n",
+        "train.py": "import tb\n" + TRAIN,
         "tb.py": "import tensorflow as tf\nwriter = tf.summary.create_file_writer('logs')\n",
         "export.py": "def export(m):\n    import onnx\n    onnx.save(m, 'm.onnx')\n",
     }  # fmt: skip
@@ -424,7 +427,7 @@ def test_a_framework_of_one_sub_project_is_not_asked_of_another(tmp_path: Path) 
         "README.md": UNSTATED, "requirements.txt": None,
         "detector/requirements.txt": "tensorflow==2.12.0\n",
         "detector/model.py": "import tensorflow as tf\nlayer = tf.keras.layers.Dense(3)\n",
-        "optimizer/opt_torch.py": "import torch\nx = torch.zeros(3)\n",
+        "optimizer/opt_torch.py": "import torch\nx = torch.zeros(3)\n" + MAIN,
     }  # fmt: skip
     found = [f.message for f in lint(write_project(tmp_path / "p", files)).findings
              if f.code == "MNR202"]  # fmt: skip
@@ -457,7 +460,7 @@ def test_an_optional_second_framework_is_not_required(
 ) -> None:
     files = {
         "README.md": UNSTATED, "requirements.txt": requirements,
-        path: "import tensorflow as tf\nx = tf.constant(1)\n",
+        path: "import tensorflow as tf\nx = tf.constant(1)\n" + MAIN,
     }  # fmt: skip
     assert "MNR202" not in codes(write_project(tmp_path / "p", files))
 
@@ -537,3 +540,37 @@ def test_a_gradient_step_in_inference_code_is_not_training(tmp_path: Path) -> No
         "run_inference.py": runner,
     }  # fmt: skip
     assert lint(write_project(tmp_path / "p", files)).kind != "training"
+
+
+def test_a_framework_only_in_a_helper_nothing_imports_is_not_required(tmp_path: Path) -> None:
+    helper = "import tensorflow as tf\n\n\ndef landmarks(x):\n    return tf.constant(x)\n"
+    files = {"README.md": UNSTATED, "face/util/detect_lm.py": helper}
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+    used = {**files, "train.py": "from face.util.detect_lm import landmarks\n" + TRAIN}
+    assert "MNR202" in codes(write_project(tmp_path / "q", used))
+
+
+def test_a_copied_sub_project_without_a_licence_is_not_the_projects(tmp_path: Path) -> None:
+    copied = "src/face/models/arcface/"
+    train = "import torch\nimport mxnet\n\nif __name__ == '__main__':\n    loss.backward()\n"
+    files = {
+        "README.md": UNSTATED, "train.py": None, "prepare_data.py": None,
+        "infer.py": "import torch\nnet = torch.load('m.pt').cuda()\n",
+        copied + "README.md": "# Distributed face recognition training\n",
+        copied + "requirement.txt": "torch>=1.6\nmxnet\n", copied + "train.py": train,
+    }  # fmt: skip
+    report = lint(write_project(tmp_path / "p", files))
+    assert report.kind == "inference"
+    assert not [f for f in report.findings if f.code == "MNR202" and "mxnet" in f.message]
+    named = {**files, "README.md": UNSTATED + "\nTrain the recogniser in arcface/.\n"}
+    assert lint(write_project(tmp_path / "q", named)).kind == "training"
+
+
+def test_a_primary_framework_only_inside_helper_scripts_is_not_required(tmp_path: Path) -> None:
+    script = "def mask(x):\n    import torch\n    return torch.zeros(3)\n"
+    files = {
+        "README.md": UNSTATED, "train.py": None, "prepare_data.py": None,
+        "requirements.txt": "numpy==1.26.0\n", "scripts/mask_images.py": script,
+        "src/main.cu": "int main() { return 0; }\n",
+    }  # fmt: skip
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
