@@ -52,8 +52,10 @@ OWN_DATA = re.compile(
     r"|\bcustom\s+data(?:\s*sets?)?\b|\btraining\s+data\s*set\s+has\s+been\s+prepared\b"
 )
 # Where the docs say training or the reported numbers ran on CPUs.
+# "Training takes a day on a V100; inference runs on CPU" says nothing of training on CPUs.
 CPU_TRAINED = re.compile(
-    r"(?i)\b(?:trained|training|train)\b[^.\n]{0,60}"
+    r"(?i)\b(?:trained|training|train)\b"
+    r"(?:(?!inferen|test|evaluat|predict|deploy|GPU|TPU)[^.;,\n]){0,60}"
     r"\bon (?:a |an |the |one |\d+ |our |a single )?(?:\w+ ){0,2}CPUs?\b"
     r"|\bCPU[- ]only\b[^.\n]{0,60}\btrain"
 )

@@ -574,3 +574,19 @@ def test_a_primary_framework_only_inside_helper_scripts_is_not_required(tmp_path
         "src/main.cu": "int main() { return 0; }\n",
     }  # fmt: skip
     assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "Trained on 64 TPUv3 cores in about ten minutes.",
+        "Training takes a day on a V100, inference runs on CPU.",
+        "Trained in about ten minutes.",
+    ],
+)
+def test_reproducible_numbers_not_trained_on_cpu_need_no_thread_count(
+    tmp_path: Path, where: str
+) -> None:
+    readme = CPU_README.replace("Trained on a laptop CPU in about ten minutes.", where)
+    root = write_project(tmp_path / "p", {"README.md": readme, "train.py": CPU_TRAIN})
+    assert "MNR402" not in codes(root)
