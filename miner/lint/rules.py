@@ -14,7 +14,15 @@ from miner.codebook import Evidence
 from miner.lint.context import Finding, LintContext, Rule
 from miner.lint.scope import EDUCATIONAL, INFERENCE, LIBRARY, TRAINING, training_entry
 from miner.lint.software_checks import SOFTWARE_CHECKS, framework_deps
-from miner.lint.statements import CPU_CLAIM, CPU_TRAINED, OWN_DATA, REPRODUCIBLE, claims, stated
+from miner.lint.statements import (
+    CPU_CLAIM,
+    CPU_TRAINED,
+    OWN_DATA,
+    REPRODUCIBLE,
+    claims,
+    data_folder_statement,
+    stated,
+)
 
 __all__ = ["CHECKS", "RULES", "RULE_BY_CODE", "Finding", "LintContext", "Rule", "framework_deps"]
 
@@ -107,6 +115,8 @@ def _cpu_claim_contradicted(ctx: LintContext) -> list[Finding]:
 def _data_unstated(ctx: LintContext) -> list[Finding]:
     if ctx.label("data_available") is not False or claims(ctx.tree, ctx.docs, OWN_DATA):
         return []  # data stated, or stated to be the user's own ("train on your own dataset")
+    if data_folder_statement(ctx.tree):
+        return []  # the data folder's own README gives the download
     entry = training_entry(ctx.audit, ctx.own_code)[:1]
     return [
         Finding(

@@ -21,6 +21,8 @@ PYTHON_IN_FILES = (
         re.compile(r"^\s*FROM\s+(?:\S*/)?python:\d|^\s*FROM\s+\S+[-:_]py(?:thon)?3\d*(?:\s|$)"),
     ),
     (re.compile(r"(^|/)(\.python-version|runtime\.txt)$"), re.compile(r"\d\.\d")),
+    # Replicate's Cog: `python_version: "3.11"`
+    (re.compile(r"(^|/)cog\.ya?ml$"), re.compile(r"^\s*python_version\s*:\s*['\"]?3")),
     (re.compile(r"(^|/)(tox\.ini|\.travis\.yml|noxfile\.py)$"), re.compile(r"\bpy(?:thon)?3\d")),
 )
 CPU_CLAIM = re.compile(
@@ -152,6 +154,21 @@ def python_version_stated(tree: RepoTree, audit_details: dict[str, object]) -> E
                 hit = _first_line(tree, f.path, pattern)
                 if hit:
                     return hit
+    return None
+
+
+DATA_FOLDER_README = re.compile(r"^(?:[\w-]+/)?(?:data|datasets?|data_prep\w*)/readme[^/]*$", re.I)
+DATA_STEP = re.compile(r"https?://|\b(?:download|wget|curl|gsutil|huggingface-cli)\b", re.I)
+
+
+def data_folder_statement(tree: RepoTree) -> Evidence | None:
+    """A download link or step in the README of a data folder (`datasets/README.md`): the
+    docs of that folder say where its data come from, linked from the root README or not."""
+    for f in tree.files:
+        if DATA_FOLDER_README.match(f.path):
+            hit = _first_line(tree, f.path, DATA_STEP)
+            if hit:
+                return hit
     return None
 
 

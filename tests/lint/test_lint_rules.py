@@ -590,3 +590,22 @@ def test_reproducible_numbers_not_trained_on_cpu_need_no_thread_count(
     readme = CPU_README.replace("Trained on a laptop CPU in about ten minutes.", where)
     root = write_project(tmp_path / "p", {"README.md": readme, "train.py": CPU_TRAIN})
     assert "MNR402" not in codes(root)
+
+
+def test_a_data_folder_readme_with_a_download_states_the_data(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace(
+        "Download MNIST with `python prepare_data.py`, which fetches", "MNIST"
+    )
+    readme = readme.replace("it from\nhttp://yann.lecun.com/exdb/mnist/ into data/.", "is used.")
+    files = {"README.md": readme, "prepare_data.py": None}
+    assert "MNR301" in codes(write_project(tmp_path / "p", files))
+    steps = "# Data\n\nDownload ImageNet from https://image-net.org/ and run the script.\n"
+    files["datasets/README.md"] = steps
+    assert "MNR301" not in codes(write_project(tmp_path / "q", files))
+
+
+def test_a_cog_file_states_python(tmp_path: Path) -> None:
+    files = {"README.md": UNSTATED.replace("- Python 3.10\n", "")}
+    assert "MNR204" in codes(write_project(tmp_path / "p", files))
+    files["cog.yaml"] = 'build:\n  gpu: true\n  python_version: "3.11"\n'
+    assert "MNR204" not in codes(write_project(tmp_path / "q", files))
