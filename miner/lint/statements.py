@@ -172,6 +172,27 @@ def data_folder_statement(tree: RepoTree) -> Evidence | None:
     return None
 
 
+GPU_WORD = re.compile(r"(?i)\bGPUs?\b|\b[VAHTLP]\d{2,3}\b|\bRTX\b|\bTesla\b|\bTITAN\b")
+MAX_OTHER_DOCS = 60
+
+
+def gpu_in_pages(tree: RepoTree, pages: list[str]) -> Evidence | None:
+    """A GPU model or GPU memory stated in one of `pages` (Markdown the codebook does not
+    read, such as a config folder's README with its training speed on A100s), found by the
+    audit's own hardware reader."""
+    from miner.audit.classify.hardware import find_hardware
+    from miner.audit.docs import parse_markdown
+
+    for path in pages[:MAX_OTHER_DOCS]:
+        text = tree.read_text(path) or ""
+        if not GPU_WORD.search(text):
+            continue
+        for hit in find_hardware(parse_markdown(path, text)):
+            if hit.field == "hw_gpu":
+                return hit.evidence
+    return None
+
+
 def claims(tree: RepoTree, docs: tuple[str, ...], pattern: re.Pattern[str]) -> Evidence | None:
     """The first docs line matching `pattern` that is not a negation, redirect or news item."""
     for doc in docs:

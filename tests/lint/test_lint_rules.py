@@ -609,3 +609,15 @@ def test_a_cog_file_states_python(tmp_path: Path) -> None:
     assert "MNR204" in codes(write_project(tmp_path / "p", files))
     files["cog.yaml"] = 'build:\n  gpu: true\n  python_version: "3.11"\n'
     assert "MNR204" not in codes(write_project(tmp_path / "q", files))
+
+
+def test_a_gpu_stated_in_a_page_the_readme_does_not_link(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace(
+        "Trained on one NVIDIA RTX 3090 (24 GB) in about ten minutes.", ""
+    )
+    train = TRAIN.replace('"cuda" if torch.cuda.is_available() else "cpu"', '"cuda"')
+    files = {"README.md": readme, "train.py": train}
+    assert "MNR101" in codes(write_project(tmp_path / "p", files))
+    speed = "# COCO configs\n\nTraining takes 12 hours on 8 NVIDIA A100 GPUs.\n"
+    files["configs/coco/README.md"] = speed
+    assert "MNR101" not in codes(write_project(tmp_path / "q", files))
