@@ -62,6 +62,12 @@ INFERENCE_CODE = re.compile(
     r"(^|/)(?:inference|infer|predict\w*|sampl\w*|demo\w*)(?:/|\.py$)", re.I
 )
 IMPORT_LINE = re.compile(r"^\s*(?:from\s+\S+\s+)?import\s")
+DEF_LINE = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)")
+# Methods a framework calls itself (Lightning, Keras, a Trainer): no call in the project's code.
+HOOKS = frozenset({
+    "training_step", "train_step", "compute_loss", "optimizer_step", "forward", "call",
+    "__call__", "step", "run", "main", "fit", "train", "train_epoch", "train_one_epoch",
+})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -88,7 +94,23 @@ class OwnCode:
         lines = self.lines.get(path, [])
         if path.endswith(".py") and 0 < line <= len(lines) and lines[line - 1][:1] not in " \t":
             return True  # the training step runs at module level: the file is a script
-        return self.used(path, imported)
+        if not self.used(path, imported):
+            return False
+        if any(ENTRY.search(text) for text in lines):
+            return True
+        name = _enclosing_function(lines, line)
+        return name is None or name in HOOKS or self.called(name)
+
+    def called(self, name: str) -> bool:
+        """True when the own code calls or passes the function `name` (outside its `def`):
+        a copied model's `optimize_parameters` that no script calls is never run."""
+        use = re.compile(
+            rf"(?:\.|\b){re.escape(name)}\s*\(|\.{re.escape(name)}\b|[=(,]\s*{re.escape(name)}\s*[,)]"
+        )
+        return any(
+            use.search(text) and not DEF_LINE.match(text)
+            for lines in self.lines.values() for text in lines if name in text
+        )  # fmt: skip
 
     def used(self, path: str, imported: frozenset[str]) -> bool:
         """True when the file is a script, a notebook, imported by the project's code or named
@@ -102,6 +124,20 @@ class OwnCode:
             parts[-2] if parts[-1] == "__init__.py" and len(parts) > 1 else PurePosixPath(path).stem
         )
         return stem in imported or PurePosixPath(path).name in self.readme
+
+
+def _enclosing_function(lines: list[str], line: int) -> str | None:
+    """The name of the innermost `def` around `lines[line - 1]`, if any."""
+    if not 0 < line <= len(lines):
+        return None
+    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+    for text in reversed(lines[: line - 1]):
+        match = DEF_LINE.match(text)
+        if match and len(match.group(1)) < indent:
+            return match.group(2)
+        if text.strip() and len(text) - len(text.lstrip()) == 0 and not text.startswith(("@", "#")):
+            return None  # reached module level (a class body or a statement) without a def
+    return None
 
 
 def training_entry(audit: AuditResult, code: OwnCode | None = None) -> tuple[Evidence, ...]:

@@ -621,3 +621,18 @@ def test_a_gpu_stated_in_a_page_the_readme_does_not_link(tmp_path: Path) -> None
     speed = "# COCO configs\n\nTraining takes 12 hours on 8 NVIDIA A100 GPUs.\n"
     files["configs/coco/README.md"] = speed
     assert "MNR101" not in codes(write_project(tmp_path / "q", files))
+
+
+def test_a_training_method_nothing_calls_is_not_training(tmp_path: Path) -> None:
+    model = (
+        "import torch\n\n\nclass Recon(torch.nn.Module):\n"
+        "    def optimize_parameters(self):\n        self.loss.backward()\n"
+        "        self.optimizer.step()\n"
+    )
+    run = "import argparse\nfrom face.recon import Recon\n\nnet = Recon().cuda()\n"
+    files = {
+        "train.py": None, "prepare_data.py": None, "face/recon.py": model, "infer.py": run,
+    }  # fmt: skip
+    assert lint(write_project(tmp_path / "p", files)).kind == "inference"
+    files["infer.py"] = run + "net.optimize_parameters()\n"
+    assert lint(write_project(tmp_path / "q", files)).kind == "training"
