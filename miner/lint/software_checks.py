@@ -34,6 +34,9 @@ BUNDLED_FRAMEWORK = {
 
 
 UNRELEASED = frozenset({"torch7", "darknet"})
+# Frameworks with a pip package of their own: not MNR207's (a framework pip cannot install),
+# and ONNX is an exchange format whose runtime serves exporters and inference.
+PIP_PACKAGED = frozenset({"onnx", "cntk", "dynet"})
 # Where a second framework is an optional extra: exporters, converters, one dataset's
 # preprocessing, tools, scripts and evaluation suites (`models/tf.py` for TF export,
 # `tools/data_converter/`, an FID suite under `evaluations/`).
@@ -438,7 +441,7 @@ def _framework_unknown(ctx: LintContext) -> list[Finding]:
     """Frameworks without a pip package lint knows: the docs must still say which build."""
     findings = []
     for framework in frameworks_used(ctx):
-        if framework in FRAMEWORK_PACKAGES:
+        if framework in FRAMEWORK_PACKAGES or framework in PIP_PACKAGED:
             continue
         bundled = BUNDLED_FRAMEWORK.get(framework)
         if bundled and any(bundled.search(p) for p in ctx.tree.paths):

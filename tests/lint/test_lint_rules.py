@@ -636,3 +636,9 @@ def test_a_training_method_nothing_calls_is_not_training(tmp_path: Path) -> None
     assert lint(write_project(tmp_path / "p", files)).kind == "inference"
     files["infer.py"] = run + "net.optimize_parameters()\n"
     assert lint(write_project(tmp_path / "q", files)).kind == "training"
+
+
+def test_onnx_is_a_pip_package_not_a_framework_to_build(tmp_path: Path) -> None:
+    runtime = "import onnxruntime\n\nsession = onnxruntime.InferenceSession('m.onnx')\n" + MAIN
+    files = {"requirements.txt": "torch==2.1.0\nonnxruntime\n", "run_onnx.py": runtime}
+    assert "MNR207" not in codes(write_project(tmp_path / "p", files))
