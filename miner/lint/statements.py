@@ -174,12 +174,15 @@ def data_folder_statement(tree: RepoTree) -> Evidence | None:
 
 GPU_WORD = re.compile(r"(?i)\bGPUs?\b|\b[VAHTLP]\d{2,3}\b|\bRTX\b|\bTesla\b|\bTITAN\b")
 MAX_OTHER_DOCS = 60
+# Pages outside the docs speak of training hardware only in so many words: a serving guide's
+# "decoding on a single L20" or a copied baseline's results table is not the training GPU.
+TRAINING_WORD = re.compile(r"(?i)\btrain")
 
 
 def gpu_in_pages(tree: RepoTree, pages: list[str]) -> Evidence | None:
-    """A GPU model or GPU memory stated in one of `pages` (Markdown the codebook does not
-    read, such as a config folder's README with its training speed on A100s), found by the
-    audit's own hardware reader."""
+    """A GPU model or GPU memory stated for training in one of `pages` (Markdown the codebook
+    does not read, such as a config folder's README with its training speed on A100s), found
+    by the audit's own hardware reader."""
     from miner.audit.classify.hardware import find_hardware
     from miner.audit.docs import parse_markdown
 
@@ -188,7 +191,7 @@ def gpu_in_pages(tree: RepoTree, pages: list[str]) -> Evidence | None:
         if not GPU_WORD.search(text):
             continue
         for hit in find_hardware(parse_markdown(path, text)):
-            if hit.field == "hw_gpu":
+            if hit.field == "hw_gpu" and TRAINING_WORD.search(hit.evidence.text):
                 return hit.evidence
     return None
 

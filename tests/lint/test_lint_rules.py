@@ -618,6 +618,8 @@ def test_a_gpu_stated_in_a_page_the_readme_does_not_link(tmp_path: Path) -> None
     train = TRAIN.replace('"cuda" if torch.cuda.is_available() else "cpu"', '"cuda"')
     files = {"README.md": readme, "train.py": train}
     assert "MNR101" in codes(write_project(tmp_path / "p", files))
+    files["serve/README.md"] = "# Serving\n\nDecoding runs on a single NVIDIA L20 GPU.\n"
+    assert "MNR101" in codes(write_project(tmp_path / "s", files))
     speed = "# COCO configs\n\nTraining takes 12 hours on 8 NVIDIA A100 GPUs.\n"
     files["configs/coco/README.md"] = speed
     assert "MNR101" not in codes(write_project(tmp_path / "q", files))
