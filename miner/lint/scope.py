@@ -31,9 +31,12 @@ BUNDLED = re.compile(
     r"3p[-_][\w-]+|submodules?)/",
     re.I,
 )
-# Folders of recipes and use cases: a cookbook's examples, not the project's model.
+# Folders of recipes, use cases and named examples (`speech_commands_example/`, often a copy of
+# a framework's example): a cookbook's examples, not the project's model.
 EXAMPLE_FOLDERS = re.compile(
-    r"(^|/)(?:recipes?|use[-_]cases|[\w-]*-use-cases|getting[-_]started|cookbooks?)/", re.I
+    r"(^|/)(?:recipes?|use[-_]cases|[\w-]*-use-cases|getting[-_]started|cookbooks?"
+    r"|[\w-]+[-_]examples?)/",
+    re.I,
 )
 
 

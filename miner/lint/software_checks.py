@@ -39,14 +39,19 @@ UNRELEASED = frozenset({"torch7", "darknet"})
 PIP_PACKAGED = frozenset({"onnx", "cntk", "dynet"})
 # Where a second framework is an optional extra: exporters, converters, one dataset's
 # preprocessing, tools, scripts and evaluation suites (`models/tf.py` for TF export,
-# `tools/data_converter/`, an FID suite under `evaluations/`).
+# `tools/data_converter/`, an FID suite under `evaluations/`, a web demo under `gradio/`).
 OPTIONAL_USE = re.compile(
     r"(?:^|/)(?:tools?|scripts?|converters?|data_converter|datasets?_preprocess\w*|"
-    r"preprocess\w*|export\w*|evaluations?|metrics?)/"
+    r"preprocess\w*|export\w*|evaluations?|metrics?|demos?|gradio)/"
     r"|(?:^|/)(?:tf|onnx|tflite|export|convert)\w*\.py$"
     r"|(?:^|/)\w*(?:export|convert|preprocess)\w*\.py$",
     re.I,
 )
+
+
+# Package metadata (`install_requires`, `[project] dependencies`): a lower bound there is the
+# convention for anything installed beside other packages, not a missing pin.
+PACKAGE_METADATA = re.compile(r"(^|/)(?:setup\.py|setup\.cfg|pyproject\.toml)$")
 
 
 def _normal(name: str) -> str:
@@ -229,6 +234,8 @@ def _framework_unpinned(ctx: LintContext) -> list[Finding]:
         dep = listed[0]
         path, line = source(dep)
         spec = str(dep.get("spec", "")).strip()
+        if spec and PACKAGE_METADATA.search(path):
+            continue  # a package declares the range it works with; a pin there breaks installs
         if spec and open_range_site(ctx, dep) is not None:
             continue  # MNR206 says more: the range admits a release the code cannot run on
         what = (

@@ -11,14 +11,22 @@ from miner.codebook import Evidence
 
 # Where a Python version is stated outside prose, by file name (any depth up to two folders).
 PYTHON_IN_FILES = (
-    (re.compile(r"(^|/)setup\.py$"), re.compile(r"\bpython_requires\s*=")),
+    # `python_requires=`, or a classifier naming the Python it supports
+    (
+        re.compile(r"(^|/)setup\.(?:py|cfg)$"),
+        re.compile(r"\bpython_requires\s*=|Programming Language :: Python :: 3"),
+    ),
     (re.compile(r"(^|/)setup\.cfg$"), re.compile(r"^\s*python_requires\s*=")),
     (re.compile(r"(^|/)pyproject\.toml$"), re.compile(r"^\s*(?:requires-python|python)\s*=")),
     (re.compile(r"(^|/)[^/]*environment[^/]*\.ya?ml$"), re.compile(r"^\s*-\s*python\s*[=<>~]")),
-    # `FROM python:3.10`, or an image tagged with its Python (`tensorflow:1.12.0-gpu-py3`)
+    # `FROM python:3.10`, an image tagged with its Python (`tensorflow:1.12.0-gpu-py3`), or
+    # the Python the image installs (`ARG PYTHON_VERSION=3.8`, `conda install python=3.8`)
     (
-        re.compile(r"(^|/)Dockerfile[^/]*$"),
-        re.compile(r"^\s*FROM\s+(?:\S*/)?python:\d|^\s*FROM\s+\S+[-:_]py(?:thon)?3\d*(?:\s|$)"),
+        re.compile(r"(?i)(^|/)(?:Dockerfile[^/]*|[^/]+\.dockerfile)$"),
+        re.compile(
+            r"^\s*FROM\s+(?:\S*/)?python:\d|^\s*FROM\s+\S+[-:_]py(?:thon)?3\d*(?:\s|$)"
+            r"|^\s*(?:ARG|ENV)\s+PYTHON_VERSION[= ]\s*3|\binstall\b.*\bpython==?3\.\d"
+        ),
     ),
     (re.compile(r"(^|/)(\.python-version|runtime\.txt)$"), re.compile(r"\d\.\d")),
     # Replicate's Cog: `python_version: "3.11"`

@@ -644,3 +644,41 @@ def test_onnx_is_a_pip_package_not_a_framework_to_build(tmp_path: Path) -> None:
     runtime = "import onnxruntime\n\nsession = onnxruntime.InferenceSession('m.onnx')\n" + MAIN
     files = {"requirements.txt": "torch==2.1.0\nonnxruntime\n", "run_onnx.py": runtime}
     assert "MNR207" not in codes(write_project(tmp_path / "p", files))
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("docker/cuda102.dockerfile", "FROM nvidia/cuda:10.2\nARG PYTHON_VERSION=3.8\n"),
+        ("Dockerfile", "FROM ubuntu:20.04\nRUN conda install -y python=3.8 numpy\n"),
+        ("setup.py", "setup(classifiers=['Programming Language :: Python :: 3'])\n"),
+    ],
+)
+def test_python_stated_by_a_dockerfile_or_a_classifier(
+    tmp_path: Path, path: str, text: str
+) -> None:
+    files = {"README.md": UNSTATED.replace("- Python 3.10\n", "")}
+    assert "MNR204" in codes(write_project(tmp_path / "p", files))
+    assert "MNR204" not in codes(write_project(tmp_path / "q", {**files, path: text}))
+
+
+def test_a_named_example_folder_is_not_own_code(tmp_path: Path) -> None:
+    example = "import tensorflow as tf\nx = tf.constant(1)\n" + MAIN
+    files = {"README.md": UNSTATED, "utils/speech_commands_example/freeze.py": example}
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+    files = {"README.md": UNSTATED, "utils/speech_commands/freeze.py": example}
+    assert "MNR202" in codes(write_project(tmp_path / "q", files))
+
+
+def test_a_framework_only_in_a_web_demo_is_not_required(tmp_path: Path) -> None:
+    demo = "import paddlehub as hub\nmodel = hub.Module(name='net')\n" + MAIN
+    files = {"README.md": UNSTATED, "requirements.txt": "torch==2.1.0\npaddlepaddle\n"}
+    assert "MNR202" not in codes(write_project(tmp_path / "p", {**files, "gradio/demo.py": demo}))
+
+
+def test_a_lower_bound_in_package_metadata_is_no_missing_pin(tmp_path: Path) -> None:
+    setup = "from setuptools import setup\nsetup(name='t', install_requires=['torch>=1.0.1'])\n"
+    files = {"README.md": UNSTATED, "requirements.txt": None, "setup.py": setup}
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+    files["setup.py"] = setup.replace("torch>=1.0.1", "torch")
+    assert "MNR202" in codes(write_project(tmp_path / "q", files))
