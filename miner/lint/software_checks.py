@@ -43,7 +43,7 @@ PIP_PACKAGED = frozenset({"onnx", "cntk", "dynet"})
 OPTIONAL_USE = re.compile(
     r"(?:^|/)(?:tools?|scripts?|converters?|data_converter|datasets?_preprocess\w*|"
     r"preprocess\w*|export\w*|evaluations?|metrics?|demos?|gradio)/"
-    r"|(?:^|/)(?:tf|onnx|tflite|export|convert)\w*\.py$"
+    r"|(?:^|/)(?:tf|onnx|tflite|export|convert|demo)\w*\.py$"
     r"|(?:^|/)\w*(?:export|convert|preprocess)\w*\.py$",
     re.I,
 )
@@ -97,6 +97,8 @@ def frameworks_used(ctx: LintContext) -> list[str]:
     if primary in FRAMEWORK_PACKAGES and required_site(ctx, primary) is None:
         if ctx.facts.framework_sites.get(primary) or _only_in_helpers(ctx, primary):
             ordered = []  # the primary framework only in helpers (a C++ project's scripts)
+    if ordered and _commented_out(ctx, ordered[0]):
+        ordered = []
     found = ctx.label("frameworks") or frozenset()
     return ordered + sorted(
         f for f in ctx.facts.framework_sites
@@ -128,13 +130,15 @@ def _only_in_helpers(ctx: LintContext, framework: str) -> bool:
 
 
 def _commented_out(ctx: LintContext, framework: str) -> bool:
-    """True when a dependency file lists the framework in a comment (`# tensorflow>=2.4  #
-    TF exports`): the maintainers made it optional on purpose."""
+    """True when a dependency file names the framework in a comment (`# tensorflow>=2.4  #
+    TF exports`, "# this doesn't include tensorflow: it depends on your platform"): the
+    maintainers left it out on purpose."""
+    files = ctx.package_files
+    if any(source(d)[0] in files for d in framework_deps(ctx, framework)):
+        return False  # listed as well: the comment is a heading, the listing counts
     names = _framework_packages(framework) or OTHER_FRAMEWORK_NAMES.get(framework, ())
-    pattern = re.compile(rf"^\s*#\s*(?:{'|'.join(map(re.escape, names))})\b", re.I | re.M)
-    return bool(names) and any(
-        pattern.search(ctx.tree.read_text(path) or "") for path in ctx.package_files
-    )
+    pattern = re.compile(rf"^\s*#.*?\b(?:{'|'.join(map(re.escape, names))})\b", re.I | re.M)
+    return bool(names) and any(pattern.search(ctx.tree.read_text(path) or "") for path in files)
 
 
 def _framework_site(ctx: LintContext, framework: str) -> tuple[Evidence, ...]:

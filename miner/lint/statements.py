@@ -145,6 +145,10 @@ API_VERSIONS = (
 COMPAT_V1 = re.compile(r"tensorflow\.compat\.v1\s+as\s+tf|tf\.disable_v2_behavior\(")
 
 
+# A README badge: `img.shields.io/badge/python-3.6%2B-blue`, `?label=python&message=3.6|3.7`.
+PYTHON_BADGE = re.compile(r"(?i)shields\.io/\S*?python\S*?(?:-|message=|%20|\s)3(?:\.\d+)?\b")
+
+
 def python_version_stated(tree: RepoTree, audit_details: dict[str, object]) -> Evidence | None:
     """Where the project states its Python version: the audit's reading of its dependency
     files and docs ("Python 3.8+", "python3.7", `python=3.9` in any environment file), then the
@@ -154,6 +158,8 @@ def python_version_stated(tree: RepoTree, audit_details: dict[str, object]) -> E
         path, _, line = str(found[0].get("source", "")).rpartition(":")
         text = str(found[0].get("text") or f"python{found[0].get('spec', '')}")
         return Evidence(path, int(line) if line.isdigit() else 0, text, "lint.stated")
+    if tree.readme and (badge := _first_line(tree, tree.readme, PYTHON_BADGE)):
+        return badge
     for f in tree.files:
         if f.depth > 2:
             continue

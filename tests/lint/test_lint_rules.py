@@ -682,3 +682,25 @@ def test_a_lower_bound_in_package_metadata_is_no_missing_pin(tmp_path: Path) -> 
     assert "MNR202" not in codes(write_project(tmp_path / "p", files))
     files["setup.py"] = setup.replace("torch>=1.0.1", "torch")
     assert "MNR202" in codes(write_project(tmp_path / "q", files))
+
+
+def test_a_python_badge_states_python(tmp_path: Path) -> None:
+    readme = UNSTATED.replace("- Python 3.10\n", "")
+    assert "MNR204" in codes(write_project(tmp_path / "p", {"README.md": readme}))
+    badge = "![](https://img.shields.io/static/v1?label=python&message=3.6|3.7&color=blue)\n"
+    assert "MNR204" not in codes(write_project(tmp_path / "q", {"README.md": badge + readme}))
+
+
+def test_a_framework_left_out_of_the_requirements_on_purpose(tmp_path: Path) -> None:
+    note = "# this does not include tensorflow: the package depends on your platform\nnumpy==1.26\n"
+    files = {
+        "README.md": UNSTATED, "requirements.txt": note, "train.py": None,
+        "model.py": "import tensorflow as tf\nx = tf.constant(1)\n" + MAIN,
+    }  # fmt: skip
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+
+
+def test_a_framework_only_in_a_demo_script_is_not_required(tmp_path: Path) -> None:
+    demo = "import tensorflow as tf\nx = tf.constant(1)\n" + MAIN
+    files = {"README.md": UNSTATED, "demo_tensorflow.py": demo}
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
