@@ -61,6 +61,8 @@ TOP_IMPORT = re.compile(r"(?:import|from)\s+([\w.]+)")
 CONFIG_SEED = re.compile(
     r"^\s*[\w.]*?(?:random_|manual_|global_|rng_)?seed(?:_everything)?\s*[:=]\s*\d+\s*(?:#.*)?$"
 )
+# Library helpers that seed every RNG under other names (detectron2's `seed_all_rng(1234)`).
+SEED_ALL = re.compile(r"\b(?:seed_all_rng|seed_all|set_global_seeds?|set_all_seeds?)\s*\(")
 BATCH_SIZE = re.compile(
     r"['\"]--batch[_-]size['\"][^)\n]*default\s*=\s*(\d+)|^\s*batch_size\s*[:=]\s*(\d+)\s*(?:#.*)?$"
 )
@@ -189,7 +191,11 @@ def _scan_lines(facts: CodeFacts, path: str, lines: list[str], is_python: bool) 
                 facts.hard_cuda.append(_ev(*where, "lint.hard_coded_cuda"))
             if CPU_FALLBACK.search(line):
                 facts.cpu_fallback.append(_ev(*where, "lint.cpu_fallback"))
-            if sets_seed(line) or (not is_python and CONFIG_SEED.match(line)):
+            if (
+                sets_seed(line)
+                or SEED_ALL.search(line)
+                or (not is_python and CONFIG_SEED.match(line))
+            ):
                 facts.seed.append(_ev(*where, "lint.seed"))
             if sets_threads(line):
                 facts.threads.append(_ev(*where, "lint.threads"))

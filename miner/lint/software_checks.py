@@ -42,7 +42,7 @@ PIP_PACKAGED = frozenset({"onnx", "cntk", "dynet"})
 # `tools/data_converter/`, an FID suite under `evaluations/`, a web demo under `gradio/`).
 OPTIONAL_USE = re.compile(
     r"(?:^|/)(?:tools?|scripts?|converters?|data_converter|datasets?_preprocess\w*|"
-    r"preprocess\w*|export\w*|evaluations?|metrics?|demos?|gradio)/"
+    r"preprocess\w*|export\w*|eval|evaluate|evaluations?|metrics?|demos?|gradio)/"
     r"|(?:^|/)(?:tf|onnx|tflite|export|convert|demo)\w*\.py$"
     r"|(?:^|/)\w*(?:export|convert|preprocess)\w*\.py$",
     re.I,
@@ -52,6 +52,14 @@ OPTIONAL_USE = re.compile(
 # Package metadata (`install_requires`, `[project] dependencies`): a lower bound there is the
 # convention for anything installed beside other packages, not a missing pin.
 PACKAGE_METADATA = re.compile(r"(^|/)(?:setup\.py|setup\.cfg|pyproject\.toml)$")
+
+
+def _install_requires(ctx: LintContext, path: str) -> bool:
+    """True when a `setup.py` beside `path` reads it into `install_requires`: the requirements
+    file is the package's metadata."""
+    folder, _, name = path.rpartition("/")
+    setup = ctx.tree.read_text(f"{folder}/setup.py" if folder else "setup.py") or ""
+    return "install_requires" in setup and name in setup
 
 
 def _normal(name: str) -> str:
@@ -238,7 +246,7 @@ def _framework_unpinned(ctx: LintContext) -> list[Finding]:
         dep = listed[0]
         path, line = source(dep)
         spec = str(dep.get("spec", "")).strip()
-        if spec and PACKAGE_METADATA.search(path):
+        if spec and (PACKAGE_METADATA.search(path) or _install_requires(ctx, path)):
             continue  # a package declares the range it works with; a pin there breaks installs
         if spec and open_range_site(ctx, dep) is not None:
             continue  # MNR206 says more: the range admits a release the code cannot run on
@@ -399,7 +407,8 @@ def _unreadable_lines(text: str) -> list[tuple[int, str]]:
 
     bad = []
     for number, raw in enumerate(text.splitlines(), 1):
-        line = re.split(r"\s+#|\s+--hash", raw, maxsplit=1)[0].rstrip(" \\")
+        # pip reads options after a requirement (`pkg==1 --hash=...`, `--no-binary=...`)
+        line = re.split(r"\s+#|\s+--?[a-z]", raw, maxsplit=1)[0].rstrip(" \\")
         if "@ file://" in line or "@file://" in line:
             bad.append((number, raw))  # `pip freeze` in a conda env: a path on the author's disk
             continue

@@ -704,3 +704,34 @@ def test_a_framework_only_in_a_demo_script_is_not_required(tmp_path: Path) -> No
     demo = "import tensorflow as tf\nx = tf.constant(1)\n" + MAIN
     files = {"README.md": UNSTATED, "demo_tensorflow.py": demo}
     assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+
+
+def test_pip_options_after_a_requirement_are_readable(tmp_path: Path) -> None:
+    text = "torch==2.1.0\nalbumentations==0.5.1 --no-binary=imgaug,albumentations\n"
+    assert "MNR205" not in codes(write_project(tmp_path / "p", {"requirements.txt": text}))
+    listing = "Package    Version\n---------- -------\ntorch      2.1.0\n"
+    assert "MNR205" in codes(write_project(tmp_path / "q", {"requirements.txt": listing}))
+
+
+def test_a_library_helper_that_seeds_every_rng(tmp_path: Path) -> None:
+    train = "\n".join(line for line in TRAIN.splitlines() if "seed(" not in line)
+    helper = "from detectron2.utils.env import seed_all_rng\nseed_all_rng(1234)\n"
+    assert "MNR401" in codes(write_project(tmp_path / "p", {"train.py": train}))
+    assert "MNR401" not in codes(write_project(tmp_path / "q", {"train.py": helper + train}))
+
+
+def test_a_requirements_file_read_into_install_requires_may_use_ranges(tmp_path: Path) -> None:
+    files = {"README.md": UNSTATED, "requirements.txt": "torch>=1.3\nnumpy\n"}
+    assert "MNR202" in codes(write_project(tmp_path / "p", files))
+    setup = (
+        "from setuptools import setup\n\n\ndef reqs():\n"
+        "    return open('requirements.txt').read().split()\n\n\n"
+        "setup(name='t', install_requires=reqs())\n"
+    )
+    assert "MNR202" not in codes(write_project(tmp_path / "q", {**files, "setup.py": setup}))
+
+
+def test_a_framework_only_in_a_copied_evaluate_folder_is_not_required(tmp_path: Path) -> None:
+    evaluator = "import tensorflow.compat.v1 as tf\nx = tf.constant(1)\n" + MAIN
+    files = {"README.md": UNSTATED, "ldm/modules/evaluate/adm_evaluator.py": evaluator}
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
