@@ -20,12 +20,14 @@ PYTHON_IN_FILES = (
     (re.compile(r"(^|/)pyproject\.toml$"), re.compile(r"^\s*(?:requires-python|python)\s*=")),
     (re.compile(r"(^|/)[^/]*environment[^/]*\.ya?ml$"), re.compile(r"^\s*-\s*python\s*[=<>~]")),
     # `FROM python:3.10`, an image tagged with its Python (`tensorflow:1.12.0-gpu-py3`), or
-    # the Python the image installs (`ARG PYTHON_VERSION=3.8`, `conda install python=3.8`)
+    # the Python the image installs (`ARG PYTHON_VERSION=3.8`, `conda install python=3.8`,
+    # `apt install -y python3.10`)
     (
         re.compile(r"(?i)(^|/)(?:Dockerfile[^/]*|[^/]+\.dockerfile)$"),
         re.compile(
             r"^\s*FROM\s+(?:\S*/)?python:\d|^\s*FROM\s+\S+[-:_]py(?:thon)?3\d*(?:\s|$)"
             r"|^\s*(?:ARG|ENV)\s+PYTHON_VERSION[= ]\s*3|\binstall\b.*\bpython==?3\.\d"
+            r"|^\s*(?:RUN|ENTRYPOINT|CMD)\b.*\bpython3\.\d{1,2}\b"
         ),
     ),
     (re.compile(r"(^|/)(\.python-version|runtime\.txt)$"), re.compile(r"\d\.\d")),

@@ -651,6 +651,10 @@ def test_onnx_is_a_pip_package_not_a_framework_to_build(tmp_path: Path) -> None:
     [
         ("docker/cuda102.dockerfile", "FROM nvidia/cuda:10.2\nARG PYTHON_VERSION=3.8\n"),
         ("Dockerfile", "FROM ubuntu:20.04\nRUN conda install -y python=3.8 numpy\n"),
+        (
+            "Dockerfile",
+            "FROM nvidia/cuda:11.8.0-devel-ubuntu22.04\nRUN apt install -y python3.10\n",
+        ),
         ("setup.py", "setup(classifiers=['Programming Language :: Python :: 3'])\n"),
     ],
 )
