@@ -101,7 +101,7 @@ class OwnCode:
             return False
         if any(ENTRY.search(text) for text in lines):
             return True
-        name = _enclosing_function(lines, line)
+        name = enclosing_function(lines, line)
         return name is None or name in HOOKS or self.called(name)
 
     def called(self, name: str) -> bool:
@@ -129,7 +129,7 @@ class OwnCode:
         return stem in imported or PurePosixPath(path).name in self.readme
 
 
-def _enclosing_function(lines: list[str], line: int) -> str | None:
+def enclosing_function(lines: list[str], line: int) -> str | None:
     """The name of the innermost `def` around `lines[line - 1]`, if any."""
     if not 0 < line <= len(lines):
         return None

@@ -11,7 +11,7 @@ from typing import Any
 
 from miner.codebook import Evidence
 from miner.lint.context import Finding, LintContext
-from miner.lint.scope import is_own
+from miner.lint.scope import enclosing_function, is_own
 from miner.lint.statements import (
     API_VERSIONS,
     COMPAT_V1,
@@ -363,6 +363,16 @@ def _guarded(lines: list[str], number: int) -> bool:
     return False
 
 
+OPT_IN = re.compile(r"compile|^(?:enable|maybe|try)_", re.I)
+
+
+def _opt_in(lines: list[str], number: int) -> bool:
+    """True when the call lies in a function that offers it as an option the user calls
+    (a model's `compile()` that wraps `torch.compile`)."""
+    name = enclosing_function(lines, number)
+    return name is not None and bool(OPT_IN.search(name))
+
+
 def api_site(ctx: LintContext, api: Any, folder: str) -> Evidence | None:
     """The first call of `api` in code that the dependency file in `folder` governs."""
     for path, lines in ctx.facts.code_lines.items():
@@ -374,7 +384,11 @@ def api_site(ctx: LintContext, api: Any, folder: str) -> Evidence | None:
             code = line.split("#", 1)[0]
             if DEFINITION.match(code) or "compat.v1" in code:
                 continue
-            if api.pattern.search(code) and not _guarded(lines, number):
+            if (
+                api.pattern.search(code)
+                and not _guarded(lines, number)
+                and not _opt_in(lines, number)
+            ):
                 return Evidence(path, number, " ".join(line.split())[:160], "lint.api")
     return None
 

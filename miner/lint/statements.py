@@ -64,9 +64,10 @@ OWN_DATA = re.compile(
     r"|\bcustom\s+data(?:\s*sets?)?\b|\btraining\s+data\s*set\s+has\s+been\s+prepared\b"
 )
 # Where the docs say training or the reported numbers ran on CPUs.
-# "Training takes a day on a V100; inference runs on CPU" says nothing of training on CPUs.
+# "Training takes a day on a V100; inference runs on CPU" says nothing of training on CPUs,
+# nor does "run pre-trained models on CPU" or "trained models run on CPU" (an adjective).
 CPU_TRAINED = re.compile(
-    r"(?i)\b(?:trained|training|train)\b"
+    r"(?i)(?<![-\w])(?:trained|training|train)\b(?!\s+(?:models?|weights|checkpoints?|networks?)\b)"
     r"(?:(?!inferen|test|evaluat|predict|deploy|GPU|TPU)[^.;,\n]){0,60}"
     r"\bon (?:a |an |the |one |\d+ |our |a single )?(?:\w+ ){0,2}CPUs?\b"
     r"|\bCPU[- ]only\b[^.\n]{0,60}\btrain"

@@ -739,3 +739,24 @@ def test_a_framework_only_in_a_copied_evaluate_folder_is_not_required(tmp_path: 
     evaluator = "import tensorflow.compat.v1 as tf\nx = tf.constant(1)\n" + MAIN
     files = {"README.md": UNSTATED, "ldm/modules/evaluate/adm_evaluator.py": evaluator}
     assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+
+
+def test_an_api_in_a_method_the_user_opts_into_is_not_required(tmp_path: Path) -> None:
+    model = (
+        "import torch\n\n\nclass Net(torch.nn.Module):\n"
+        "    def compile(self, mode='reduce-overhead'):\n"
+        "        self.forward = torch.compile(self.forward, mode=mode)\n"
+    )
+    files = {"requirements.txt": "torch>=1.9.1\n", "net.py": model + MAIN}
+    assert not {"MNR203", "MNR206"} & set(codes(write_project(tmp_path / "p", files)))
+    direct = {**files, "net.py": "import torch\n\nnet = torch.compile(torch.nn.Linear(2, 2))\n"}
+    assert "MNR206" in codes(write_project(tmp_path / "q", direct))
+
+
+def test_pre_trained_models_on_cpu_are_no_cpu_training(tmp_path: Path) -> None:
+    readme = CPU_README.replace(
+        "Trained on a laptop CPU in about ten minutes.",
+        "To run pre-trained models locally on CPU, remove the CUDA packages.",
+    )
+    root = write_project(tmp_path / "p", {"README.md": readme, "train.py": CPU_TRAIN})
+    assert "MNR402" not in codes(root)
