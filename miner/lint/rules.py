@@ -12,8 +12,9 @@ from collections.abc import Callable
 
 from miner.codebook import Evidence
 from miner.lint.context import Finding, LintContext, Rule
+from miner.lint.framework_use import framework_deps
 from miner.lint.scope import EDUCATIONAL, INFERENCE, LIBRARY, TRAINING, is_own, training_entry
-from miner.lint.software_checks import SOFTWARE_CHECKS, framework_deps
+from miner.lint.software_checks import SOFTWARE_CHECKS
 from miner.lint.statements import (
     CPU_CLAIM,
     CPU_TRAINED,
