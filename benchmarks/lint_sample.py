@@ -47,12 +47,14 @@ def main() -> None:
     parser.add_argument("--list", type=Path, default=None)
     parser.add_argument("--part", choices=("odd", "even"), default=None)
     parser.add_argument("--judged", type=Path, default=None)
-    parser.add_argument("--commits", type=Path, default=None, help="TSV: folder, commit")
+    parser.add_argument(
+        "--commits", type=Path, default=None, help="TSV: folder or OWNER/NAME, commit"
+    )
     args = parser.parse_args()
     commits: dict[str, str] = {}
     if args.commits:
         rows = (line.split("\t") for line in args.commits.read_text().splitlines() if line)
-        commits = {r[0]: r[1] for r in rows if len(r) > 1}
+        commits = {r[0].replace("/", "__"): r[1] for r in rows if len(r) > 1}
     per_code: Counter[str] = Counter()
     projects = 0
     found: set[tuple[str, str, str]] = set()

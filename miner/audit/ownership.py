@@ -92,3 +92,41 @@ def _foreign_trees(tree: RepoTree) -> tuple[str, ...]:
         if name and repo not in name and name not in repo:
             found.append(folder)
     return tuple(found)
+
+
+DEPENDENCY_MARKER = re.compile(
+    r"^(?:requirements?[\w.-]*\.txt|setup\.py|pyproject\.toml|environment[\w.-]*\.ya?ml)$", re.I
+)
+LICENCE_NAME = re.compile(r"^(?:licen[cs]e|copying)(?:\.\w+)?$", re.I)
+
+
+def copied_trees(tree: RepoTree) -> tuple[str, ...]:
+    """Folders that hold another project's code, each ending in "/": the `foreign_trees`, any
+    sub-folder with its own licence, and a folder two levels down or deeper with its own README
+    and dependency file that the root README never names (a sub-folder of another repository
+    copied whole brings those, but not the licence at that repository's root). Code there is
+    not the project's own: its training loop is not the project's model."""
+    known = tree.__dict__.get("_copied_trees")
+    if known is None:
+        known = tree.__dict__["_copied_trees"] = _copied_trees(tree)
+    return known
+
+
+def _copied_trees(tree: RepoTree) -> tuple[str, ...]:
+    readme = _normal(tree.read_text(tree.readme) or "") if tree.readme else ""
+    found = {folder + "/" for folder in foreign_trees(tree)}
+    markers: dict[str, set[str]] = {}
+    for f in tree.files:
+        if f.depth < 1 or f.path.startswith("."):
+            continue
+        folder = f.path.rsplit("/", 1)[0]
+        if LICENCE_NAME.match(f.name):
+            found.add(folder + "/")
+        elif f.depth >= 2 and f.name.lower().startswith("readme"):
+            markers.setdefault(folder, set()).add("readme")
+        elif f.depth >= 2 and DEPENDENCY_MARKER.match(f.name):
+            markers.setdefault(folder, set()).add("dependencies")
+    for folder, kinds in markers.items():
+        if kinds == {"readme", "dependencies"} and _normal(folder.rsplit("/", 1)[-1]) not in readme:
+            found.add(folder + "/")
+    return tuple(sorted(f for f in found if not any(f.startswith(o) and f != o for o in found)))

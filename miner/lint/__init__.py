@@ -6,7 +6,9 @@ code, what the docs should state, with the evidence that triggered each finding 
 
 - `code_facts`: what the code, scripts and configs imply;
 - `statements`: what the docs and manifests state (Python version, CPU claims, versions);
-- `rules`: the codes and their checks, a plain registry;
+- `rules`, `software_checks`: the codes and their checks, a plain registry;
+- `framework_use`: which frameworks the own code needs and where it calls versioned APIs;
+- `scope`: the project's kind and which code is its own;
 - `run`: options (`[tool.miner.lint]`, select/ignore) and `lint()`;
 - `output`: text, JSON and SARIF 2.1.0; `suggest`: the suggested Requirements section.
 

@@ -61,6 +61,8 @@ TOP_IMPORT = re.compile(r"(?:import|from)\s+([\w.]+)")
 CONFIG_SEED = re.compile(
     r"^\s*[\w.]*?(?:random_|manual_|global_|rng_)?seed(?:_everything)?\s*[:=]\s*\d+\s*(?:#.*)?$"
 )
+# Library helpers that seed every RNG under other names (detectron2's `seed_all_rng(1234)`).
+SEED_ALL = re.compile(r"\b(?:seed_all_rng|seed_all|set_global_seeds?|set_all_seeds?)\s*\(")
 BATCH_SIZE = re.compile(
     r"['\"]--batch[_-]size['\"][^)\n]*default\s*=\s*(\d+)|^\s*batch_size\s*[:=]\s*(\d+)\s*(?:#.*)?$"
 )
@@ -83,6 +85,7 @@ class CodeFacts:
     scanned: list[str] = field(default_factory=list)  # the files read, for absences
     bundled: tuple[str, ...] = ()  # sub-folders that are copies of other projects
     frameworks: dict[str, Evidence] = field(default_factory=dict)  # imported at module level
+    framework_sites: dict[str, list[Evidence]] = field(default_factory=dict)  # every such import
     local_modules: frozenset[str] = frozenset()  # the checkout's own module names (darknet.py)
 
     @property
@@ -177,8 +180,10 @@ def _scan_lines(facts: CodeFacts, path: str, lines: list[str], is_python: bool) 
             framework = (
                 None if top in facts.local_modules else module_framework("python", module.group(1))
             )
-            if framework and framework not in facts.frameworks:
-                facts.frameworks[framework] = _ev(*where, "lint.framework_import")
+            if framework:
+                site = _ev(*where, "lint.framework_import")
+                facts.frameworks.setdefault(framework, site)
+                facts.framework_sites.setdefault(framework, []).append(site)
         if not is_readme:
             if GPU.search(line):
                 facts.gpu.append(_ev(*where, "lint.gpu_code"))
@@ -186,7 +191,11 @@ def _scan_lines(facts: CodeFacts, path: str, lines: list[str], is_python: bool) 
                 facts.hard_cuda.append(_ev(*where, "lint.hard_coded_cuda"))
             if CPU_FALLBACK.search(line):
                 facts.cpu_fallback.append(_ev(*where, "lint.cpu_fallback"))
-            if sets_seed(line) or (not is_python and CONFIG_SEED.match(line)):
+            if (
+                sets_seed(line)
+                or SEED_ALL.search(line)
+                or (not is_python and CONFIG_SEED.match(line))
+            ):
                 facts.seed.append(_ev(*where, "lint.seed"))
             if sets_threads(line):
                 facts.threads.append(_ev(*where, "lint.threads"))

@@ -62,8 +62,13 @@ class LintContext:
     @property
     def own_code(self) -> OwnCode:
         """The project's own code, for the training entry points."""
-        readme = self.tree.read_text(self.tree.readme) if self.tree.readme else ""
-        return OwnCode(self.facts.code_lines, self.facts.bundled, readme or "")
+        if "own_code" not in self.cache:
+            readme = self.tree.read_text(self.tree.readme) if self.tree.readme else ""
+            self.cache["own_code"] = OwnCode(
+                self.facts.code_lines, self.facts.bundled, readme or ""
+            )
+        own: OwnCode = self.cache["own_code"]
+        return own
 
     @property
     def dependency_files(self) -> dict[str, str]:
@@ -73,8 +78,12 @@ class LintContext:
 
     @property
     def package_files(self) -> list[str]:
-        """The dependency files an installer reads, shallowest first."""
-        paths = [p for p, k in self.dependency_files.items() if k in PACKAGE_FILE_KINDS]
+        """The dependency files an installer reads, shallowest first (a copied project's own
+        requirements are not the project's)."""
+        paths = [
+            p for p, k in self.dependency_files.items()
+            if k in PACKAGE_FILE_KINDS and not p.startswith(self.facts.bundled)
+        ]  # fmt: skip
         return sorted(paths, key=lambda p: (p.count("/"), p))
 
     def absent(self, what: str, extra: tuple[str, ...] = ()) -> Evidence:

@@ -12,9 +12,19 @@ from collections.abc import Callable
 
 from miner.codebook import Evidence
 from miner.lint.context import Finding, LintContext, Rule
-from miner.lint.scope import EDUCATIONAL, INFERENCE, LIBRARY, TRAINING, training_entry
-from miner.lint.software_checks import SOFTWARE_CHECKS, framework_deps
-from miner.lint.statements import CPU_CLAIM, CPU_TRAINED, OWN_DATA, REPRODUCIBLE, claims, stated
+from miner.lint.framework_use import framework_deps
+from miner.lint.scope import EDUCATIONAL, INFERENCE, LIBRARY, TRAINING, is_own, training_entry
+from miner.lint.software_checks import SOFTWARE_CHECKS
+from miner.lint.statements import (
+    CPU_CLAIM,
+    CPU_TRAINED,
+    OWN_DATA,
+    REPRODUCIBLE,
+    claims,
+    data_folder_statement,
+    gpu_in_pages,
+    stated,
+)
 
 __all__ = ["CHECKS", "RULES", "RULE_BY_CODE", "Finding", "LintContext", "Rule", "framework_deps"]
 
@@ -48,9 +58,21 @@ RULES = (
 RULE_BY_CODE = {rule.code: rule for rule in RULES}
 
 
+def _other_pages(ctx: LintContext) -> list[str]:
+    """Markdown pages of the project's own folders that the codebook's reading leaves out."""
+    read = set(ctx.docs)
+    return [
+        f.path for f in ctx.tree.files
+        if f.suffix in (".md", ".markdown") and f.path not in read
+        and is_own(f.path, ctx.facts.bundled)
+    ]  # fmt: skip
+
+
 def _gpu_unstated(ctx: LintContext) -> list[Finding]:
     if not ctx.facts.gpu or ctx.label("hw_gpu"):
         return []
+    if gpu_in_pages(ctx.tree, _other_pages(ctx)):
+        return []  # stated in a page the root README does not link (a config folder's README)
     implied = []
     if ctx.facts.gpus:
         implied.append(f"{ctx.facts.gpus} GPUs (from the launcher)")
@@ -107,6 +129,8 @@ def _cpu_claim_contradicted(ctx: LintContext) -> list[Finding]:
 def _data_unstated(ctx: LintContext) -> list[Finding]:
     if ctx.label("data_available") is not False or claims(ctx.tree, ctx.docs, OWN_DATA):
         return []  # data stated, or stated to be the user's own ("train on your own dataset")
+    if data_folder_statement(ctx.tree):
+        return []  # the data folder's own README gives the download
     entry = training_entry(ctx.audit, ctx.own_code)[:1]
     return [
         Finding(
@@ -170,14 +194,15 @@ def _seed_unset(ctx: LintContext) -> list[Finding]:
 
 
 def _threads_unset(ctx: LintContext) -> list[Finding]:
+    """Only where the docs say the reported numbers were trained on CPUs and claim them as
+    reproducible: elsewhere a thread setting changes nothing the docs report (GPU or TPU
+    training), and CPU code without a seed gets the thread count in MNR401's fix."""
     if ctx.facts.threads:
         return []
     trained_on_cpu = claims(ctx.tree, ctx.docs, CPU_TRAINED)
-    if trained_on_cpu is None and ctx.facts.gpu:
-        return []  # trained on GPUs: a thread setting changes nothing the docs report
-    claim = claims(ctx.tree, ctx.docs, REPRODUCIBLE)
-    if claim is None or (trained_on_cpu is None and not ctx.facts.seed):
-        return []  # nothing is claimed; or no seed yet, and MNR401's fix names threads too
+    claim = claims(ctx.tree, ctx.docs, REPRODUCIBLE) if trained_on_cpu else None
+    if trained_on_cpu is None or claim is None:
+        return []
     return [
         Finding(
             "MNR402",
@@ -187,7 +212,7 @@ def _threads_unset(ctx: LintContext) -> list[Finding]:
             "to the default, which changes results",
             "state the thread count you used and set it (torch.set_num_threads, "
             "OMP_NUM_THREADS or tf.config.threading)",
-            tuple(e for e in (claim, trained_on_cpu) if e is not None),
+            (claim, trained_on_cpu),
         )
     ]
 

@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 
 from miner.audit.detect.sources import role_of
 from miner.audit.files import RepoTree, is_vendored
+from miner.audit.ownership import copied_trees
 from miner.codebook import Evidence
 from miner.models import AuditResult
 
@@ -30,22 +31,19 @@ BUNDLED = re.compile(
     r"3p[-_][\w-]+|submodules?)/",
     re.I,
 )
-# Folders of recipes and use cases: a cookbook's examples, not the project's model.
+# Folders of recipes, use cases and named examples (`speech_commands_example/`, often a copy of
+# a framework's example): a cookbook's examples, not the project's model.
 EXAMPLE_FOLDERS = re.compile(
-    r"(^|/)(?:recipes?|use[-_]cases|[\w-]*-use-cases|getting[-_]started|cookbooks?)/", re.I
+    r"(^|/)(?:recipes?|use[-_]cases|[\w-]*-use-cases|getting[-_]started|cookbooks?"
+    r"|[\w-]+[-_]examples?)/",
+    re.I,
 )
 
 
-LICENSE_FILE = re.compile(r"^(?:licen[cs]e|copying)(?:\.\w+)?$", re.I)
-
-
 def bundled_folders(tree: RepoTree) -> tuple[str, ...]:
-    """Sub-folders that carry their own licence: copies of other projects (a detector, a
-    framework, a text front end) the project ships beside its own code."""
-    return tuple(
-        sorted({f.path.rsplit("/", 1)[0] + "/" for f in tree.files
-                if f.depth >= 1 and LICENSE_FILE.match(f.name) and not f.path.startswith(".")})
-    )  # fmt: skip
+    """Sub-folders that are copies of other projects (a detector, a framework, a text front
+    end), as the audit's model of ownership knows them."""
+    return copied_trees(tree)
 
 
 def is_own(path: str, bundled: tuple[str, ...] = ()) -> bool:
@@ -67,6 +65,12 @@ INFERENCE_CODE = re.compile(
     r"(^|/)(?:inference|infer|predict\w*|sampl\w*|demo\w*)(?:/|\.py$)", re.I
 )
 IMPORT_LINE = re.compile(r"^\s*(?:from\s+\S+\s+)?import\s")
+DEF_LINE = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)")
+# Methods a framework calls itself (Lightning, Keras, a Trainer): no call in the project's code.
+HOOKS = frozenset({
+    "training_step", "train_step", "compute_loss", "optimizer_step", "forward", "call",
+    "__call__", "step", "run", "main", "fit", "train", "train_epoch", "train_one_epoch",
+})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -90,18 +94,53 @@ class OwnCode:
         """True when the file is run (a script, a notebook, a file the README names, training
         at module level) or imported by the project's code; a copied-in module nothing uses
         is not."""
-        if not path.endswith(".py") or path not in self.lines:
-            return True
-        lines = self.lines[path]
+        lines = self.lines.get(path, [])
+        if path.endswith(".py") and 0 < line <= len(lines) and lines[line - 1][:1] not in " \t":
+            return True  # the training step runs at module level: the file is a script
+        if not self.used(path, imported):
+            return False
         if any(ENTRY.search(text) for text in lines):
             return True
-        if 0 < line <= len(lines) and lines[line - 1][:1] not in (" ", "\t", ""):
-            return True  # the training step runs at module level: the file is a script
+        name = enclosing_function(lines, line)
+        return name is None or name in HOOKS or self.called(name)
+
+    def called(self, name: str) -> bool:
+        """True when the own code calls or passes the function `name` (outside its `def`):
+        a copied model's `optimize_parameters` that no script calls is never run."""
+        use = re.compile(
+            rf"(?:\.|\b){re.escape(name)}\s*\(|\.{re.escape(name)}\b|[=(,]\s*{re.escape(name)}\s*[,)]"
+        )
+        return any(
+            use.search(text) and not DEF_LINE.match(text)
+            for lines in self.lines.values() for text in lines if name in text
+        )  # fmt: skip
+
+    def used(self, path: str, imported: frozenset[str]) -> bool:
+        """True when the file is a script, a notebook, imported by the project's code or named
+        in the README; a helper module nothing imports (a copied landmark detector) is not."""
+        if not path.endswith(".py") or path not in self.lines:
+            return True
+        if any(ENTRY.search(text) for text in self.lines[path]):
+            return True
         parts = PurePosixPath(path).parts
         stem = (
             parts[-2] if parts[-1] == "__init__.py" and len(parts) > 1 else PurePosixPath(path).stem
         )
         return stem in imported or PurePosixPath(path).name in self.readme
+
+
+def enclosing_function(lines: list[str], line: int) -> str | None:
+    """The name of the innermost `def` around `lines[line - 1]`, if any."""
+    if not 0 < line <= len(lines):
+        return None
+    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+    for text in reversed(lines[: line - 1]):
+        match = DEF_LINE.match(text)
+        if match and len(match.group(1)) < indent:
+            return match.group(2)
+        if text.strip() and len(text) - len(text.lstrip()) == 0 and not text.startswith(("@", "#")):
+            return None  # reached module level (a class body or a statement) without a def
+    return None
 
 
 def training_entry(audit: AuditResult, code: OwnCode | None = None) -> tuple[Evidence, ...]:

@@ -11,9 +11,20 @@ from typing import Any
 
 from miner.codebook import Evidence
 from miner.lint.context import Finding, LintContext
+from miner.lint.framework_use import (
+    api_site,
+    dep_name,
+    dependencies,
+    framework_deps,
+    framework_packages,
+    framework_site,
+    frameworks_used,
+    normal,
+    required_site,
+    source,
+)
 from miner.lint.statements import (
     API_VERSIONS,
-    COMPAT_V1,
     FRAMEWORK_PACKAGES,
     FRAMEWORK_TITLES,
     OTHER_FRAMEWORK_NAMES,
@@ -24,7 +35,6 @@ from miner.lint.statements import (
     specifier,
 )
 
-DEFINITION = re.compile(r"\s*(?:async\s+)?def\s|\s*class\s")
 # Files of a bundled framework copy: its version is the copy's, nothing to state.
 BUNDLED_FRAMEWORK = {
     "caffe": re.compile(r"(^|/)src/caffe/net\.cpp$"),
@@ -33,86 +43,20 @@ BUNDLED_FRAMEWORK = {
 
 
 UNRELEASED = frozenset({"torch7", "darknet"})
-# Where a second framework is an optional extra: exporters, converters, one dataset's
-# preprocessing, tools and scripts (`models/tf.py` for TF export, `tools/data_converter/`).
-OPTIONAL_USE = re.compile(
-    r"(?:^|/)(?:tools?|scripts?|converters?|data_converter|datasets?_preprocess\w*|"
-    r"preprocess\w*|export\w*)/|(?:^|/)(?:tf|onnx|tflite|export|convert)\w*\.py$"
-    r"|(?:^|/)\w*(?:export|convert|preprocess)\w*\.py$",
-    re.I,
-)
+# Frameworks with a pip package of their own: not MNR207's (a framework pip cannot install),
+# and ONNX is an exchange format whose runtime serves exporters and inference.
+PIP_PACKAGED = frozenset({"onnx", "cntk", "dynet"})
+# Package metadata (`install_requires`, `[project] dependencies`): a lower bound there is the
+# convention for anything installed beside other packages, not a missing pin.
+PACKAGE_METADATA = re.compile(r"(^|/)(?:setup\.py|setup\.cfg|pyproject\.toml)$")
 
 
-def _normal(name: str) -> str:
-    return re.sub(r"[-_. ]+", "-", name.strip().lower())
-
-
-def source(dep: dict[str, Any]) -> tuple[str, int]:
-    """(path, line) a dependency was read from."""
-    path, _, line = str(dep.get("source", "")).rpartition(":")
-    return path, int(line) if line.isdigit() else 0
-
-
-def dependencies(ctx: LintContext) -> list[dict[str, Any]]:
-    """Every package the audit read from dependency files and docs."""
-    return [d for d in ctx.audit.details.get("dependencies", []) if isinstance(d, dict)]
-
-
-def _framework_packages(framework: str) -> tuple[str, ...]:
-    return FRAMEWORK_PACKAGES.get(framework, ())
-
-
-def _names(dep: dict[str, Any]) -> str:
-    return _normal(str(dep.get("name", "")))
-
-
-def framework_deps(ctx: LintContext, framework: str | None = None) -> list[dict[str, Any]]:
-    """The dependencies naming `framework` (default: the primary framework)."""
-    framework = framework or ctx.label("primary_framework") or ""
-    names = _framework_packages(framework)
-    return [
-        d for d in dependencies(ctx)
-        if _names(d) in names or (names and _names(d).startswith(names[0] + "-cu"))
-    ]  # fmt: skip
-
-
-def frameworks_used(ctx: LintContext) -> list[str]:
-    """The primary framework, then the others the project's own code imports at module level
-    (an exporter's `import onnx` inside a function, or a bundled detector's, does not count)."""
-    primary = ctx.label("primary_framework")
-    ordered = [primary] if primary and primary != "none" else []
-    site = ctx.facts.frameworks.get(primary or "")
-    if site is not None and OPTIONAL_USE.search(site.path):
-        ordered = []  # the primary framework only in a helper script (a C++ project's tools)
-    found = ctx.label("frameworks") or frozenset()
-    return ordered + sorted(
-        f for f, site in ctx.facts.frameworks.items()
-        if f in found and f not in ordered and not OPTIONAL_USE.search(site.path)
-        and not _commented_out(ctx, f)
-    )  # fmt: skip
-
-
-def _commented_out(ctx: LintContext, framework: str) -> bool:
-    """True when a dependency file lists the framework in a comment (`# tensorflow>=2.4  #
-    TF exports`): the maintainers made it optional on purpose."""
-    names = _framework_packages(framework) or OTHER_FRAMEWORK_NAMES.get(framework, ())
-    pattern = re.compile(rf"^\s*#\s*(?:{'|'.join(map(re.escape, names))})\b", re.I | re.M)
-    return bool(names) and any(
-        pattern.search(ctx.tree.read_text(path) or "") for path in ctx.package_files
-    )
-
-
-def _framework_site(ctx: LintContext, framework: str) -> tuple[Evidence, ...]:
-    if framework in ctx.facts.frameworks:
-        return (ctx.facts.frameworks[framework],)
-    label = ctx.audit.labels.get("frameworks")
-    if label is None:
-        return ()
-    words = {framework, *_framework_packages(framework), *OTHER_FRAMEWORK_NAMES.get(framework, ())}
-    for ev in label.evidence:
-        if any(re.search(rf"\b{re.escape(w)}\b", ev.text, re.I) for w in words if w):
-            return (ev,)
-    return ()
+def _install_requires(ctx: LintContext, path: str) -> bool:
+    """True when a `setup.py` beside `path` reads it into `install_requires`: the requirements
+    file is the package's metadata."""
+    folder, _, name = path.rpartition("/")
+    setup = ctx.tree.read_text(f"{folder}/setup.py" if folder else "setup.py") or ""
+    return "install_requires" in setup and name in setup
 
 
 ENV_FOLDERS = frozenset({"requirements", "requirement", "envs", "env", "environment", "conda"})
@@ -168,7 +112,7 @@ def _framework_unpinned(ctx: LintContext) -> list[Finding]:
         return []  # nothing an installer reads: MNR201 speaks for an absence
     findings: list[Finding] = []
     for framework in frameworks_used(ctx):
-        names = _framework_packages(framework)
+        names = framework_packages(framework)
         if not names or (framework == "keras" and "tensorflow" in frameworks_used(ctx)):
             continue
         title = FRAMEWORK_TITLES.get(framework, framework)
@@ -178,7 +122,7 @@ def _framework_unpinned(ctx: LintContext) -> list[Finding]:
         if not listed:
             if any(_pins(str(d.get("spec", ""))) for d in deps):
                 continue  # the docs state the version ("tested with PyTorch 1.4")
-            governing = _governing(files, ctx.facts.frameworks.get(framework))
+            governing = _governing(files, required_site(ctx, framework))
             if not governing:
                 continue  # a monorepo: no dependency file speaks for the code that imports it
             absent = Evidence("", 0, f"{', '.join(files[:6])}: no {names[0]}", "lint.absent")
@@ -189,7 +133,7 @@ def _framework_unpinned(ctx: LintContext) -> list[Finding]:
                     1,
                     f"the code uses {title}, but no dependency file lists it",
                     f"add {names[0]}==<version> to {governing[0]}",
-                    (*_framework_site(ctx, framework), absent),
+                    (*framework_site(ctx, framework), absent),
                 )
             )
             continue
@@ -198,6 +142,8 @@ def _framework_unpinned(ctx: LintContext) -> list[Finding]:
         dep = listed[0]
         path, line = source(dep)
         spec = str(dep.get("spec", "")).strip()
+        if spec and (PACKAGE_METADATA.search(path) or _install_requires(ctx, path)):
+            continue  # a package declares the range it works with; a pin there breaks installs
         if spec and open_range_site(ctx, dep) is not None:
             continue  # MNR206 says more: the range admits a release the code cannot run on
         what = (
@@ -295,40 +241,6 @@ def _range_too_open(ctx: LintContext) -> list[Finding]:
     return []
 
 
-GUARD = re.compile(
-    r"^\s*(?:if|elif)\b.*(?:\bargs\b|\bcfg\b|\bconfig\b|\bopt\b|\boptions?\b|hasattr\(|"
-    r"version|__version__|compile|is_available|\bself\.\w+)"
-)
-
-
-def _guarded(lines: list[str], number: int) -> bool:
-    """True when the line runs only behind an option or a version check: an `if` on an
-    option, `hasattr(torch, "compile")` or `torch.__version__` a few lines above, less indented."""
-    indent = len(lines[number - 1]) - len(lines[number - 1].lstrip())
-    for previous in reversed(lines[max(0, number - 4) : number - 1]):
-        if not previous.strip():
-            continue
-        if len(previous) - len(previous.lstrip()) < indent and GUARD.match(previous):
-            return True
-    return False
-
-
-def api_site(ctx: LintContext, api: Any, folder: str) -> Evidence | None:
-    """The first call of `api` in code that the dependency file in `folder` governs."""
-    for path, lines in ctx.facts.code_lines.items():
-        if folder and not path.startswith(folder + "/"):
-            continue
-        if api.until and any(COMPAT_V1.search(line) for line in lines):
-            continue  # tf.compat.v1 keeps the removed names
-        for number, line in enumerate(lines, 1):
-            code = line.split("#", 1)[0]
-            if DEFINITION.match(code) or "compat.v1" in code:
-                continue
-            if api.pattern.search(code) and not _guarded(lines, number):
-                return Evidence(path, number, " ".join(line.split())[:160], "lint.api")
-    return None
-
-
 def _python_unstated(ctx: LintContext) -> list[Finding]:
     if ctx.label("language") not in ("python", None):
         return []
@@ -357,7 +269,8 @@ def _unreadable_lines(text: str) -> list[tuple[int, str]]:
 
     bad = []
     for number, raw in enumerate(text.splitlines(), 1):
-        line = re.split(r"\s+#|\s+--hash", raw, maxsplit=1)[0].rstrip(" \\")
+        # pip reads options after a requirement (`pkg==1 --hash=...`, `--no-binary=...`)
+        line = re.split(r"\s+#|\s+--?[a-z]", raw, maxsplit=1)[0].rstrip(" \\")
         if "@ file://" in line or "@file://" in line:
             bad.append((number, raw))  # `pip freeze` in a conda env: a path on the author's disk
             continue
@@ -410,15 +323,15 @@ def _framework_unknown(ctx: LintContext) -> list[Finding]:
     """Frameworks without a pip package lint knows: the docs must still say which build."""
     findings = []
     for framework in frameworks_used(ctx):
-        if framework in FRAMEWORK_PACKAGES:
+        if framework in FRAMEWORK_PACKAGES or framework in PIP_PACKAGED:
             continue
         bundled = BUNDLED_FRAMEWORK.get(framework)
         if bundled and any(bundled.search(p) for p in ctx.tree.paths):
             continue  # a bundled copy: the checkout carries its version
         bare = framework.removeprefix("other:")
-        names = OTHER_FRAMEWORK_NAMES.get(framework, (_normal(bare),))
+        names = OTHER_FRAMEWORK_NAMES.get(framework, (normal(bare),))
         title = FRAMEWORK_TITLES.get(framework, bare)
-        stated = [d for d in dependencies(ctx) if _names(d) in names]
+        stated = [d for d in dependencies(ctx) if dep_name(d) in names]
         if any(str(d.get("spec", "")).strip() for d in stated):
             continue
         if stated and framework in UNRELEASED:
@@ -432,7 +345,7 @@ def _framework_unknown(ctx: LintContext) -> list[Finding]:
         else:
             path, line = ctx.readme, 1
             message = f"the code uses {title}, but no dependency file or document names it"
-            evidence = (*_framework_site(ctx, framework), ctx.absent(f"no {title}"))
+            evidence = (*framework_site(ctx, framework), ctx.absent(f"no {title}"))
         findings.append(
             Finding(
                 "MNR207",

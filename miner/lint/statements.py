@@ -11,16 +11,28 @@ from miner.codebook import Evidence
 
 # Where a Python version is stated outside prose, by file name (any depth up to two folders).
 PYTHON_IN_FILES = (
-    (re.compile(r"(^|/)setup\.py$"), re.compile(r"\bpython_requires\s*=")),
+    # `python_requires=`, or a classifier naming the Python it supports
+    (
+        re.compile(r"(^|/)setup\.(?:py|cfg)$"),
+        re.compile(r"\bpython_requires\s*=|Programming Language :: Python :: 3"),
+    ),
     (re.compile(r"(^|/)setup\.cfg$"), re.compile(r"^\s*python_requires\s*=")),
     (re.compile(r"(^|/)pyproject\.toml$"), re.compile(r"^\s*(?:requires-python|python)\s*=")),
     (re.compile(r"(^|/)[^/]*environment[^/]*\.ya?ml$"), re.compile(r"^\s*-\s*python\s*[=<>~]")),
-    # `FROM python:3.10`, or an image tagged with its Python (`tensorflow:1.12.0-gpu-py3`)
+    # `FROM python:3.10`, an image tagged with its Python (`tensorflow:1.12.0-gpu-py3`), or
+    # the Python the image installs (`ARG PYTHON_VERSION=3.8`, `conda install python=3.8`,
+    # `apt install -y python3.10`)
     (
-        re.compile(r"(^|/)Dockerfile[^/]*$"),
-        re.compile(r"^\s*FROM\s+(?:\S*/)?python:\d|^\s*FROM\s+\S+[-:_]py(?:thon)?3\d*(?:\s|$)"),
+        re.compile(r"(?i)(^|/)(?:Dockerfile[^/]*|[^/]+\.dockerfile)$"),
+        re.compile(
+            r"^\s*FROM\s+(?:\S*/)?python:\d|^\s*FROM\s+\S+[-:_]py(?:thon)?3\d*(?:\s|$)"
+            r"|^\s*(?:ARG|ENV)\s+PYTHON_VERSION[= ]\s*3|\binstall\b.*\bpython==?3\.\d"
+            r"|^\s*(?:RUN|ENTRYPOINT|CMD)\b.*\bpython3\.\d{1,2}\b"
+        ),
     ),
     (re.compile(r"(^|/)(\.python-version|runtime\.txt)$"), re.compile(r"\d\.\d")),
+    # Replicate's Cog: `python_version: "3.11"`
+    (re.compile(r"(^|/)cog\.ya?ml$"), re.compile(r"^\s*python_version\s*:\s*['\"]?3")),
     (re.compile(r"(^|/)(tox\.ini|\.travis\.yml|noxfile\.py)$"), re.compile(r"\bpy(?:thon)?3\d")),
 )
 CPU_CLAIM = re.compile(
@@ -52,8 +64,11 @@ OWN_DATA = re.compile(
     r"|\bcustom\s+data(?:\s*sets?)?\b|\btraining\s+data\s*set\s+has\s+been\s+prepared\b"
 )
 # Where the docs say training or the reported numbers ran on CPUs.
+# "Training takes a day on a V100; inference runs on CPU" says nothing of training on CPUs,
+# nor does "run pre-trained models on CPU" or "trained models run on CPU" (an adjective).
 CPU_TRAINED = re.compile(
-    r"(?i)\b(?:trained|training|train)\b[^.\n]{0,60}"
+    r"(?i)(?<![-\w])(?:trained|training|train)\b(?!\s+(?:models?|weights|checkpoints?|networks?)\b)"
+    r"(?:(?!inferen|test|evaluat|predict|deploy|GPU|TPU)[^.;,\n]){0,60}"
     r"\bon (?:a |an |the |one |\d+ |our |a single )?(?:\w+ ){0,2}CPUs?\b"
     r"|\bCPU[- ]only\b[^.\n]{0,60}\btrain"
 )
@@ -133,6 +148,10 @@ API_VERSIONS = (
 COMPAT_V1 = re.compile(r"tensorflow\.compat\.v1\s+as\s+tf|tf\.disable_v2_behavior\(")
 
 
+# A README badge: `img.shields.io/badge/python-3.6%2B-blue`, `?label=python&message=3.6|3.7`.
+PYTHON_BADGE = re.compile(r"(?i)shields\.io/\S*?python\S*?(?:-|message=|%20|\s)3(?:\.\d+)?\b")
+
+
 def python_version_stated(tree: RepoTree, audit_details: dict[str, object]) -> Evidence | None:
     """Where the project states its Python version: the audit's reading of its dependency
     files and docs ("Python 3.8+", "python3.7", `python=3.9` in any environment file), then the
@@ -142,6 +161,8 @@ def python_version_stated(tree: RepoTree, audit_details: dict[str, object]) -> E
         path, _, line = str(found[0].get("source", "")).rpartition(":")
         text = str(found[0].get("text") or f"python{found[0].get('spec', '')}")
         return Evidence(path, int(line) if line.isdigit() else 0, text, "lint.stated")
+    if tree.readme and (badge := _first_line(tree, tree.readme, PYTHON_BADGE)):
+        return badge
     for f in tree.files:
         if f.depth > 2:
             continue
@@ -150,6 +171,45 @@ def python_version_stated(tree: RepoTree, audit_details: dict[str, object]) -> E
                 hit = _first_line(tree, f.path, pattern)
                 if hit:
                     return hit
+    return None
+
+
+DATA_FOLDER_README = re.compile(r"^(?:[\w-]+/)?(?:data|datasets?|data_prep\w*)/readme[^/]*$", re.I)
+DATA_STEP = re.compile(r"https?://|\b(?:download|wget|curl|gsutil|huggingface-cli)\b", re.I)
+
+
+def data_folder_statement(tree: RepoTree) -> Evidence | None:
+    """A download link or step in the README of a data folder (`datasets/README.md`): the
+    docs of that folder say where its data come from, linked from the root README or not."""
+    for f in tree.files:
+        if DATA_FOLDER_README.match(f.path):
+            hit = _first_line(tree, f.path, DATA_STEP)
+            if hit:
+                return hit
+    return None
+
+
+GPU_WORD = re.compile(r"(?i)\bGPUs?\b|\b[VAHTLP]\d{2,3}\b|\bRTX\b|\bTesla\b|\bTITAN\b")
+MAX_OTHER_DOCS = 60
+# Pages outside the docs speak of training hardware only in so many words: a serving guide's
+# "decoding on a single L20" or a copied baseline's results table is not the training GPU.
+TRAINING_WORD = re.compile(r"(?i)\btrain")
+
+
+def gpu_in_pages(tree: RepoTree, pages: list[str]) -> Evidence | None:
+    """A GPU model or GPU memory stated for training in one of `pages` (Markdown the codebook
+    does not read, such as a config folder's README with its training speed on A100s), found
+    by the audit's own hardware reader."""
+    from miner.audit.classify.hardware import find_hardware
+    from miner.audit.docs import parse_markdown
+
+    for path in pages[:MAX_OTHER_DOCS]:
+        text = tree.read_text(path) or ""
+        if not GPU_WORD.search(text):
+            continue
+        for hit in find_hardware(parse_markdown(path, text)):
+            if hit.field == "hw_gpu" and TRAINING_WORD.search(hit.evidence.text):
+                return hit.evidence
     return None
 
 

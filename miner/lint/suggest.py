@@ -7,7 +7,7 @@ not find is left as a `<placeholder>`, never guessed.
 from __future__ import annotations
 
 from miner.lint.context import LintContext
-from miner.lint.software_checks import framework_deps
+from miner.lint.framework_use import framework_deps
 from miner.lint.statements import python_version_stated
 
 

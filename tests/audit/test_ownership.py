@@ -12,7 +12,7 @@ from miner.audit.detect import AuditContext
 from miner.audit.detect.sources import code_index
 from miner.audit.docs import Documents, parse_markdown
 from miner.audit.files import RepoTree
-from miner.audit.ownership import about_others, foreign_trees, quoted
+from miner.audit.ownership import about_others, copied_trees, foreign_trees, quoted
 
 
 def _tree(root: Path, files: dict[str, str]) -> RepoTree:
@@ -103,6 +103,22 @@ def test_a_sub_package_of_the_project_itself_is_its_own(tmp_path: Path) -> None:
     del files["third/segtool/LICENSE"]
     files["third/segtool/setup.py"] = BUNDLED["third/segtool/setup.py"]
     assert foreign_trees(_tree(tmp_path / "other__detector", files)) == ()
+
+
+def test_copied_code_is_a_licensed_sub_folder_or_an_unnamed_nested_project(
+    tmp_path: Path,
+) -> None:
+    copied = {
+        "src/face/arcface/README.md": "# Distributed face recognition training\n",
+        "src/face/arcface/requirement.txt": "mxnet\n",
+        "src/face/arcface/train.py": "import mxnet\n",
+        "utils/nms/LICENSE": "MIT\n",
+        "src/docs/README.md": "# Notes\n",  # a README alone is documentation, not a project
+    }
+    tree = _tree(tmp_path / "owner__detector", {**BUNDLED, **copied})
+    assert copied_trees(tree) == ("src/face/arcface/", "third/segtool/", "utils/nms/")
+    named = {**BUNDLED, **copied, "README.md": "# Detector\n\nFaces come from arcface/.\n"}
+    assert "src/face/arcface/" not in copied_trees(_tree(tmp_path / "owner__named", named))
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,8 @@ from lint_projects import COMPLETE_README, TRAIN, write_project
 
 from miner.lint import RULES, lint
 
+MAIN = "if __name__ == '__main__':\n    pass\n"  # a script: run, so its imports are needed
+
 
 def codes(root: Path) -> list[str]:
     return [f.code for f in lint(root).findings]
@@ -99,6 +101,7 @@ def test_framework_unpinned_reads_only_real_dependency_files(tmp_path: Path) -> 
 def test_every_framework_the_code_imports_is_checked(tmp_path: Path) -> None:
     files = {
         "README.md": UNSTATED, "requirements.txt": "torch==2.1.0\n",
+        "train.py": "import tb\n" + TRAIN,
         "tb.py": "import tensorflow as tf\nwriter = tf.summary.create_file_writer('logs')\n",
         "export.py": "def export(m):\n    import onnx\n    onnx.save(m, 'm.onnx')\n",
     }  # fmt: skip
@@ -424,7 +427,7 @@ def test_a_framework_of_one_sub_project_is_not_asked_of_another(tmp_path: Path) 
         "README.md": UNSTATED, "requirements.txt": None,
         "detector/requirements.txt": "tensorflow==2.12.0\n",
         "detector/model.py": "import tensorflow as tf\nlayer = tf.keras.layers.Dense(3)\n",
-        "optimizer/opt_torch.py": "import torch\nx = torch.zeros(3)\n",
+        "optimizer/opt_torch.py": "import torch\nx = torch.zeros(3)\n" + MAIN,
     }  # fmt: skip
     found = [f.message for f in lint(write_project(tmp_path / "p", files)).findings
              if f.code == "MNR202"]  # fmt: skip
@@ -457,7 +460,7 @@ def test_an_optional_second_framework_is_not_required(
 ) -> None:
     files = {
         "README.md": UNSTATED, "requirements.txt": requirements,
-        path: "import tensorflow as tf\nx = tf.constant(1)\n",
+        path: "import tensorflow as tf\nx = tf.constant(1)\n" + MAIN,
     }  # fmt: skip
     assert "MNR202" not in codes(write_project(tmp_path / "p", files))
 
@@ -537,3 +540,223 @@ def test_a_gradient_step_in_inference_code_is_not_training(tmp_path: Path) -> No
         "run_inference.py": runner,
     }  # fmt: skip
     assert lint(write_project(tmp_path / "p", files)).kind != "training"
+
+
+def test_a_framework_only_in_a_helper_nothing_imports_is_not_required(tmp_path: Path) -> None:
+    helper = "import tensorflow as tf\n\n\ndef landmarks(x):\n    return tf.constant(x)\n"
+    files = {"README.md": UNSTATED, "face/util/detect_lm.py": helper}
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+    used = {**files, "train.py": "from face.util.detect_lm import landmarks\n" + TRAIN}
+    assert "MNR202" in codes(write_project(tmp_path / "q", used))
+
+
+def test_a_copied_sub_project_without_a_licence_is_not_the_projects(tmp_path: Path) -> None:
+    copied = "src/face/models/arcface/"
+    train = "import torch\nimport mxnet\n\nif __name__ == '__main__':\n    loss.backward()\n"
+    files = {
+        "README.md": UNSTATED, "train.py": None, "prepare_data.py": None,
+        "infer.py": "import torch\nnet = torch.load('m.pt').cuda()\n",
+        copied + "README.md": "# Distributed face recognition training\n",
+        copied + "requirement.txt": "torch>=1.6\nmxnet\n", copied + "train.py": train,
+    }  # fmt: skip
+    report = lint(write_project(tmp_path / "p", files))
+    assert report.kind == "inference"
+    assert not [f for f in report.findings if f.code == "MNR202" and "mxnet" in f.message]
+    named = {**files, "README.md": UNSTATED + "\nTrain the recogniser in arcface/.\n"}
+    assert lint(write_project(tmp_path / "q", named)).kind == "training"
+
+
+def test_a_primary_framework_only_inside_helper_scripts_is_not_required(tmp_path: Path) -> None:
+    script = "def mask(x):\n    import torch\n    return torch.zeros(3)\n"
+    files = {
+        "README.md": UNSTATED, "train.py": None, "prepare_data.py": None,
+        "requirements.txt": "numpy==1.26.0\n", "scripts/mask_images.py": script,
+        "src/main.cu": "int main() { return 0; }\n",
+    }  # fmt: skip
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "Trained on 64 TPUv3 cores in about ten minutes.",
+        "Training takes a day on a V100, inference runs on CPU.",
+        "Trained in about ten minutes.",
+    ],
+)
+def test_reproducible_numbers_not_trained_on_cpu_need_no_thread_count(
+    tmp_path: Path, where: str
+) -> None:
+    readme = CPU_README.replace("Trained on a laptop CPU in about ten minutes.", where)
+    root = write_project(tmp_path / "p", {"README.md": readme, "train.py": CPU_TRAIN})
+    assert "MNR402" not in codes(root)
+
+
+def test_a_data_folder_readme_with_a_download_states_the_data(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace(
+        "Download MNIST with `python prepare_data.py`, which fetches", "MNIST"
+    )
+    readme = readme.replace("it from\nhttp://yann.lecun.com/exdb/mnist/ into data/.", "is used.")
+    files = {"README.md": readme, "prepare_data.py": None}
+    assert "MNR301" in codes(write_project(tmp_path / "p", files))
+    steps = "# Data\n\nDownload ImageNet from https://image-net.org/ and run the script.\n"
+    files["datasets/README.md"] = steps
+    assert "MNR301" not in codes(write_project(tmp_path / "q", files))
+
+
+def test_a_cog_file_states_python(tmp_path: Path) -> None:
+    files = {"README.md": UNSTATED.replace("- Python 3.10\n", "")}
+    assert "MNR204" in codes(write_project(tmp_path / "p", files))
+    files["cog.yaml"] = 'build:\n  gpu: true\n  python_version: "3.11"\n'
+    assert "MNR204" not in codes(write_project(tmp_path / "q", files))
+
+
+def test_a_gpu_stated_in_a_page_the_readme_does_not_link(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace(
+        "Trained on one NVIDIA RTX 3090 (24 GB) in about ten minutes.", ""
+    )
+    train = TRAIN.replace('"cuda" if torch.cuda.is_available() else "cpu"', '"cuda"')
+    files = {"README.md": readme, "train.py": train}
+    assert "MNR101" in codes(write_project(tmp_path / "p", files))
+    files["serve/README.md"] = "# Serving\n\nDecoding runs on a single NVIDIA L20 GPU.\n"
+    assert "MNR101" in codes(write_project(tmp_path / "s", files))
+    speed = "# COCO configs\n\nTraining takes 12 hours on 8 NVIDIA A100 GPUs.\n"
+    files["configs/coco/README.md"] = speed
+    assert "MNR101" not in codes(write_project(tmp_path / "q", files))
+
+
+def test_a_training_method_nothing_calls_is_not_training(tmp_path: Path) -> None:
+    model = (
+        "import torch\n\n\nclass Recon(torch.nn.Module):\n"
+        "    def optimize_parameters(self):\n        self.loss.backward()\n"
+        "        self.optimizer.step()\n"
+    )
+    run = "import argparse\nfrom face.recon import Recon\n\nnet = Recon().cuda()\n"
+    files = {
+        "train.py": None, "prepare_data.py": None, "face/recon.py": model, "infer.py": run,
+    }  # fmt: skip
+    assert lint(write_project(tmp_path / "p", files)).kind == "inference"
+    files["infer.py"] = run + "net.optimize_parameters()\n"
+    assert lint(write_project(tmp_path / "q", files)).kind == "training"
+
+
+def test_onnx_is_a_pip_package_not_a_framework_to_build(tmp_path: Path) -> None:
+    runtime = "import onnxruntime\n\nsession = onnxruntime.InferenceSession('m.onnx')\n" + MAIN
+    files = {"requirements.txt": "torch==2.1.0\nonnxruntime\n", "run_onnx.py": runtime}
+    assert "MNR207" not in codes(write_project(tmp_path / "p", files))
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("docker/cuda102.dockerfile", "FROM nvidia/cuda:10.2\nARG PYTHON_VERSION=3.8\n"),
+        ("Dockerfile", "FROM ubuntu:20.04\nRUN conda install -y python=3.8 numpy\n"),
+        (
+            "Dockerfile",
+            "FROM nvidia/cuda:11.8.0-devel-ubuntu22.04\nRUN apt install -y python3.10\n",
+        ),
+        ("setup.py", "setup(classifiers=['Programming Language :: Python :: 3'])\n"),
+    ],
+)
+def test_python_stated_by_a_dockerfile_or_a_classifier(
+    tmp_path: Path, path: str, text: str
+) -> None:
+    files = {"README.md": UNSTATED.replace("- Python 3.10\n", "")}
+    assert "MNR204" in codes(write_project(tmp_path / "p", files))
+    assert "MNR204" not in codes(write_project(tmp_path / "q", {**files, path: text}))
+
+
+def test_a_named_example_folder_is_not_own_code(tmp_path: Path) -> None:
+    example = "import tensorflow as tf\nx = tf.constant(1)\n" + MAIN
+    files = {"README.md": UNSTATED, "utils/speech_commands_example/freeze.py": example}
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+    files = {"README.md": UNSTATED, "utils/speech_commands/freeze.py": example}
+    assert "MNR202" in codes(write_project(tmp_path / "q", files))
+
+
+def test_a_framework_only_in_a_web_demo_is_not_required(tmp_path: Path) -> None:
+    demo = "import paddlehub as hub\nmodel = hub.Module(name='net')\n" + MAIN
+    files = {"README.md": UNSTATED, "requirements.txt": "torch==2.1.0\npaddlepaddle\n"}
+    assert "MNR202" not in codes(write_project(tmp_path / "p", {**files, "gradio/demo.py": demo}))
+
+
+def test_a_lower_bound_in_package_metadata_is_no_missing_pin(tmp_path: Path) -> None:
+    setup = "from setuptools import setup\nsetup(name='t', install_requires=['torch>=1.0.1'])\n"
+    files = {"README.md": UNSTATED, "requirements.txt": None, "setup.py": setup}
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+    files["setup.py"] = setup.replace("torch>=1.0.1", "torch")
+    assert "MNR202" in codes(write_project(tmp_path / "q", files))
+
+
+def test_a_python_badge_states_python(tmp_path: Path) -> None:
+    readme = UNSTATED.replace("- Python 3.10\n", "")
+    assert "MNR204" in codes(write_project(tmp_path / "p", {"README.md": readme}))
+    badge = "![](https://img.shields.io/static/v1?label=python&message=3.6|3.7&color=blue)\n"
+    assert "MNR204" not in codes(write_project(tmp_path / "q", {"README.md": badge + readme}))
+
+
+def test_a_framework_left_out_of_the_requirements_on_purpose(tmp_path: Path) -> None:
+    note = "# this does not include tensorflow: the package depends on your platform\nnumpy==1.26\n"
+    files = {
+        "README.md": UNSTATED, "requirements.txt": note, "train.py": None,
+        "model.py": "import tensorflow as tf\nx = tf.constant(1)\n" + MAIN,
+    }  # fmt: skip
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+
+
+def test_a_framework_only_in_a_demo_script_is_not_required(tmp_path: Path) -> None:
+    demo = "import tensorflow as tf\nx = tf.constant(1)\n" + MAIN
+    files = {"README.md": UNSTATED, "demo_tensorflow.py": demo}
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+
+
+def test_pip_options_after_a_requirement_are_readable(tmp_path: Path) -> None:
+    text = "torch==2.1.0\nalbumentations==0.5.1 --no-binary=imgaug,albumentations\n"
+    assert "MNR205" not in codes(write_project(tmp_path / "p", {"requirements.txt": text}))
+    listing = "Package    Version\n---------- -------\ntorch      2.1.0\n"
+    assert "MNR205" in codes(write_project(tmp_path / "q", {"requirements.txt": listing}))
+
+
+def test_a_library_helper_that_seeds_every_rng(tmp_path: Path) -> None:
+    train = "\n".join(line for line in TRAIN.splitlines() if "seed(" not in line)
+    helper = "from detectron2.utils.env import seed_all_rng\nseed_all_rng(1234)\n"
+    assert "MNR401" in codes(write_project(tmp_path / "p", {"train.py": train}))
+    assert "MNR401" not in codes(write_project(tmp_path / "q", {"train.py": helper + train}))
+
+
+def test_a_requirements_file_read_into_install_requires_may_use_ranges(tmp_path: Path) -> None:
+    files = {"README.md": UNSTATED, "requirements.txt": "torch>=1.3\nnumpy\n"}
+    assert "MNR202" in codes(write_project(tmp_path / "p", files))
+    setup = (
+        "from setuptools import setup\n\n\ndef reqs():\n"
+        "    return open('requirements.txt').read().split()\n\n\n"
+        "setup(name='t', install_requires=reqs())\n"
+    )
+    assert "MNR202" not in codes(write_project(tmp_path / "q", {**files, "setup.py": setup}))
+
+
+def test_a_framework_only_in_a_copied_evaluate_folder_is_not_required(tmp_path: Path) -> None:
+    evaluator = "import tensorflow.compat.v1 as tf\nx = tf.constant(1)\n" + MAIN
+    files = {"README.md": UNSTATED, "ldm/modules/evaluate/adm_evaluator.py": evaluator}
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+
+
+def test_an_api_in_a_method_the_user_opts_into_is_not_required(tmp_path: Path) -> None:
+    model = (
+        "import torch\n\n\nclass Net(torch.nn.Module):\n"
+        "    def compile(self, mode='reduce-overhead'):\n"
+        "        self.forward = torch.compile(self.forward, mode=mode)\n"
+    )
+    files = {"requirements.txt": "torch>=1.9.1\n", "net.py": model + MAIN}
+    assert not {"MNR203", "MNR206"} & set(codes(write_project(tmp_path / "p", files)))
+    direct = {**files, "net.py": "import torch\n\nnet = torch.compile(torch.nn.Linear(2, 2))\n"}
+    assert "MNR206" in codes(write_project(tmp_path / "q", direct))
+
+
+def test_pre_trained_models_on_cpu_are_no_cpu_training(tmp_path: Path) -> None:
+    readme = CPU_README.replace(
+        "Trained on a laptop CPU in about ten minutes.",
+        "To run pre-trained models locally on CPU, remove the CUDA packages.",
+    )
+    root = write_project(tmp_path / "p", {"README.md": readme, "train.py": CPU_TRAIN})
+    assert "MNR402" not in codes(root)

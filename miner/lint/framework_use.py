@@ -1,0 +1,180 @@
+"""Which frameworks a project's own code needs, and where its code calls a versioned API.
+
+A framework counts where a file the project runs or imports uses it at module level, outside
+the optional parts (exporters, converters, tools, evaluation suites, demos) and unless a
+dependency file names it only in a comment; an API call counts unless an option, a version
+check or a method the user opts into guards it. Shared by the MNR2xx checks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from miner.codebook import Evidence
+from miner.lint.context import LintContext
+from miner.lint.scope import enclosing_function, is_own
+from miner.lint.statements import COMPAT_V1, FRAMEWORK_PACKAGES, OTHER_FRAMEWORK_NAMES
+
+DEFINITION = re.compile(r"\s*(?:async\s+)?def\s|\s*class\s")
+
+
+# Where a second framework is an optional extra: exporters, converters, one dataset's
+# preprocessing, tools, scripts and evaluation suites (`models/tf.py` for TF export,
+# `tools/data_converter/`, an FID suite under `evaluations/`, a web demo under `gradio/`).
+OPTIONAL_USE = re.compile(
+    r"(?:^|/)(?:tools?|scripts?|converters?|data_converter|datasets?_preprocess\w*|"
+    r"preprocess\w*|export\w*|eval|evaluate|evaluations?|metrics?|demos?|gradio)/"
+    r"|(?:^|/)(?:tf|onnx|tflite|export|convert|demo)\w*\.py$"
+    r"|(?:^|/)\w*(?:export|convert|preprocess)\w*\.py$",
+    re.I,
+)
+
+
+def normal(name: str) -> str:
+    return re.sub(r"[-_. ]+", "-", name.strip().lower())
+
+
+def source(dep: dict[str, Any]) -> tuple[str, int]:
+    """(path, line) a dependency was read from."""
+    path, _, line = str(dep.get("source", "")).rpartition(":")
+    return path, int(line) if line.isdigit() else 0
+
+
+def dependencies(ctx: LintContext) -> list[dict[str, Any]]:
+    """Every package the audit read from dependency files and docs."""
+    return [d for d in ctx.audit.details.get("dependencies", []) if isinstance(d, dict)]
+
+
+def framework_packages(framework: str) -> tuple[str, ...]:
+    return FRAMEWORK_PACKAGES.get(framework, ())
+
+
+def dep_name(dep: dict[str, Any]) -> str:
+    return normal(str(dep.get("name", "")))
+
+
+def framework_deps(ctx: LintContext, framework: str | None = None) -> list[dict[str, Any]]:
+    """The dependencies naming `framework` (default: the primary framework)."""
+    framework = framework or ctx.label("primary_framework") or ""
+    names = framework_packages(framework)
+    return [
+        d for d in dependencies(ctx)
+        if dep_name(d) in names or (names and dep_name(d).startswith(names[0] + "-cu"))
+    ]  # fmt: skip
+
+
+def frameworks_used(ctx: LintContext) -> list[str]:
+    """The primary framework, then the others the project's own code needs: imported at module
+    level in a file it runs or imports, outside exporters, converters, tools and evaluation
+    suites (an exporter's `import onnx` inside a function, a bundled detector's import or a
+    helper module nothing imports does not count)."""
+    primary = ctx.label("primary_framework")
+    ordered = [primary] if primary and primary != "none" else []
+    if primary in FRAMEWORK_PACKAGES and required_site(ctx, primary) is None:
+        if ctx.facts.framework_sites.get(primary) or _only_in_helpers(ctx, primary):
+            ordered = []  # the primary framework only in helpers (a C++ project's scripts)
+    if ordered and commented_out(ctx, ordered[0]):
+        ordered = []
+    found = ctx.label("frameworks") or frozenset()
+    return ordered + sorted(
+        f for f in ctx.facts.framework_sites
+        if f in found and f not in ordered and required_site(ctx, f) is not None
+        and not commented_out(ctx, f)
+    )  # fmt: skip
+
+
+def required_site(ctx: LintContext, framework: str) -> Evidence | None:
+    """The first module-level import of `framework` in a file of the project's own code that
+    it runs or imports, outside the optional parts (`OPTIONAL_USE`)."""
+    if "imported" not in ctx.cache:
+        ctx.cache["imported"] = ctx.own_code.imported_names()
+    code, imported = ctx.own_code, ctx.cache["imported"]
+    for site in ctx.facts.framework_sites.get(framework, []):
+        if not OPTIONAL_USE.search(site.path) and code.used(site.path, imported):
+            return site
+    return None
+
+
+def _only_in_helpers(ctx: LintContext, framework: str) -> bool:
+    """True when the audit found `framework` only in optional parts or code not the project's
+    own (imports inside a helper script's functions), so no module-level import was seen."""
+    label = ctx.audit.labels.get("primary_framework")
+    paths = [e.path for e in label.evidence if e.path] if label else []
+    return bool(paths) and all(
+        OPTIONAL_USE.search(p) or not is_own(p, ctx.facts.bundled) for p in paths
+    )
+
+
+def commented_out(ctx: LintContext, framework: str) -> bool:
+    """True when a dependency file names the framework in a comment (`# tensorflow>=2.4  #
+    TF exports`, "# this doesn't include tensorflow: it depends on your platform"): the
+    maintainers left it out on purpose."""
+    files = ctx.package_files
+    if any(source(d)[0] in files for d in framework_deps(ctx, framework)):
+        return False  # listed as well: the comment is a heading, the listing counts
+    names = framework_packages(framework) or OTHER_FRAMEWORK_NAMES.get(framework, ())
+    pattern = re.compile(rf"^\s*#.*?\b(?:{'|'.join(map(re.escape, names))})\b", re.I | re.M)
+    return bool(names) and any(pattern.search(ctx.tree.read_text(path) or "") for path in files)
+
+
+def framework_site(ctx: LintContext, framework: str) -> tuple[Evidence, ...]:
+    site = required_site(ctx, framework) or ctx.facts.frameworks.get(framework)
+    if site is not None:
+        return (site,)
+    label = ctx.audit.labels.get("frameworks")
+    if label is None:
+        return ()
+    words = {framework, *framework_packages(framework), *OTHER_FRAMEWORK_NAMES.get(framework, ())}
+    for ev in label.evidence:
+        if any(re.search(rf"\b{re.escape(w)}\b", ev.text, re.I) for w in words if w):
+            return (ev,)
+    return ()
+
+
+GUARD = re.compile(
+    r"^\s*(?:if|elif)\b.*(?:\bargs\b|\bcfg\b|\bconfig\b|\bopt\b|\boptions?\b|hasattr\(|"
+    r"version|__version__|compile|is_available|\bself\.\w+)"
+)
+
+
+def _guarded(lines: list[str], number: int) -> bool:
+    """True when the line runs only behind an option or a version check: an `if` on an
+    option, `hasattr(torch, "compile")` or `torch.__version__` a few lines above, less indented."""
+    indent = len(lines[number - 1]) - len(lines[number - 1].lstrip())
+    for previous in reversed(lines[max(0, number - 4) : number - 1]):
+        if not previous.strip():
+            continue
+        if len(previous) - len(previous.lstrip()) < indent and GUARD.match(previous):
+            return True
+    return False
+
+
+OPT_IN = re.compile(r"compile|^(?:enable|maybe|try)_", re.I)
+
+
+def _opt_in(lines: list[str], number: int) -> bool:
+    """True when the call lies in a function that offers it as an option the user calls
+    (a model's `compile()` that wraps `torch.compile`)."""
+    name = enclosing_function(lines, number)
+    return name is not None and bool(OPT_IN.search(name))
+
+
+def api_site(ctx: LintContext, api: Any, folder: str) -> Evidence | None:
+    """The first call of `api` in code that the dependency file in `folder` governs."""
+    for path, lines in ctx.facts.code_lines.items():
+        if folder and not path.startswith(folder + "/"):
+            continue
+        if api.until and any(COMPAT_V1.search(line) for line in lines):
+            continue  # tf.compat.v1 keeps the removed names
+        for number, line in enumerate(lines, 1):
+            code = line.split("#", 1)[0]
+            if DEFINITION.match(code) or "compat.v1" in code:
+                continue
+            if (
+                api.pattern.search(code)
+                and not _guarded(lines, number)
+                and not _opt_in(lines, number)
+            ):
+                return Evidence(path, number, " ".join(line.split())[:160], "lint.api")
+    return None
