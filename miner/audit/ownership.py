@@ -9,7 +9,8 @@ Every classifier that reads documentation asks this module before a sentence cou
   grant acknowledgements and the entries of an awesome or reading list;
 - `foreign_trees`: folders that are another project bundled or vendored whole, known by their
   own licence and packaging under another name than the repository's: their documentation is
-  not read (their code still is: a bundled model the project trains is its model).
+  not read (their code still is: a bundled model the project trains is its model), and their
+  data files and download code are not this project's data (`in_foreign_tree`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,11 @@ def about_others(sentence: str) -> bool:
 
 LICENCES = frozenset({"LICENSE", "LICENSE.txt", "LICENSE.md", "COPYING", "LICENCE"})
 OWN_MARKERS = LICENCES | {"README.md", "README.rst", "setup.py", "pyproject.toml"}
+# An unpacked release of another project keeps its versioned folder name (`tool-1.1.0`), however
+# deep it sits (a data-preparation tool copied under `data/<set>/`).
+RELEASE_FOLDER = re.compile(r"[A-Za-z][\w.]*-v?\d+(?:\.\d+)+$")
+MAX_COPY_DEPTH = 3
+MAX_RELEASE_DEPTH = 6
 PACKAGE_NAME = re.compile(
     r"""^\s*name\s*=\s*["']([\w.\-]+)["']|\bname\s*=\s*["']([\w.\-]+)["']""", re.M
 )
@@ -78,8 +84,11 @@ def _foreign_trees(tree: RepoTree) -> tuple[str, ...]:
     found: list[str] = []
     folders: dict[str, set[str]] = {}
     for f in tree.files:
-        if 1 <= f.depth <= 3 and f.name in OWN_MARKERS:
-            folders.setdefault(f.path.rsplit("/", 1)[0], set()).add(f.name)
+        if f.name not in OWN_MARKERS or not 1 <= f.depth <= MAX_RELEASE_DEPTH:
+            continue
+        folder = f.path.rsplit("/", 1)[0]
+        if f.depth <= MAX_COPY_DEPTH or RELEASE_FOLDER.search(folder.rsplit("/", 1)[-1]):
+            folders.setdefault(folder, set()).add(f.name)
     for folder, names in sorted(folders.items()):
         packaging = names & {"setup.py", "pyproject.toml"}
         if not packaging or not names & LICENCES:
@@ -92,3 +101,8 @@ def _foreign_trees(tree: RepoTree) -> tuple[str, ...]:
         if name and repo not in name and name not in repo:
             found.append(folder)
     return tuple(found)
+
+
+def in_foreign_tree(tree: RepoTree, path: str) -> bool:
+    """True when `path` lies in a folder that holds another project whole."""
+    return any(path.startswith(folder + "/") for folder in foreign_trees(tree))

@@ -213,3 +213,33 @@ def test_an_install_step_under_a_quick_start_heading_is_not_data(tmp_path: Path)
     assert _data(tmp_path / "a", {"README.md": readme}) == []
     data = readme.replace("Install dependencies", "Get the images")
     assert _data(tmp_path / "b", {"README.md": data}) == ["data_available.command"]
+
+
+RELEASE = {
+    "README.md": "# Emitter\n\nOur model.\n",
+    "train.py": "import torch\n",
+    "prep/clips/yt/vidtool-1.1.0/setup.py": "from setuptools import setup\nsetup(name='vidtool')\n",
+    "prep/clips/yt/vidtool-1.1.0/LICENSE": "MIT\n",
+    "prep/clips/yt/vidtool-1.1.0/benchmark/data/rows.json": "x" * 60_000,
+    "prep/clips/yt/vidtool-1.1.0/vidtool/reader.py": "import requests\nr = requests.get(url)\n",
+}
+
+
+def test_an_unpacked_release_of_another_tool_is_foreign_however_deep(tmp_path: Path) -> None:
+    tree = _tree(tmp_path / "owner__emitter", RELEASE)
+    assert foreign_trees(tree) == ("prep/clips/yt/vidtool-1.1.0",)
+    # Deep packaging without a release's name is not taken for a copy.
+    plain = {k.replace("vidtool-1.1.0", "vidtool"): v for k, v in RELEASE.items()}
+    assert foreign_trees(_tree(tmp_path / "owner__other", plain)) == ()
+
+
+def test_a_bundled_project_s_data_and_downloads_are_not_this_project_s(tmp_path: Path) -> None:
+    files = dict(RELEASE)
+    files["prep/clips/yt/vidtool-1.1.0/download_data.py"] = 'import os\nos.system("wget URL")\n'
+    assert _data(tmp_path / "a" / "owner__emitter", files) == []
+    own = {k.replace("prep/clips/yt/vidtool-1.1.0/", ""): v for k, v in files.items()}
+    own["README.md"] = RELEASE["README.md"]
+    assert set(_data(tmp_path / "b" / "owner__emitter", own)) == {
+        "data_available.in_repository",
+        "data_available.download_script",
+    }

@@ -12,6 +12,7 @@ import re
 from miner.audit.detect import AuditContext
 from miner.audit.detect.code_views import CodeViews
 from miner.audit.detect.sources import CodeIndex
+from miner.audit.ownership import in_foreign_tree
 from miner.codebook import Evidence
 
 # Code that fetches a public dataset when it runs.
@@ -112,7 +113,7 @@ def _is_command_string(views: CodeViews | None, pos: int) -> bool:
 def fetching_code(index: CodeIndex) -> list[Evidence]:
     """The first call of the project's own code that fetches a public dataset."""
     for sf in index.own():
-        if not sf.read or sf.support or sf.role == "test":
+        if not sf.read or sf.support or sf.role == "test" or in_foreign_tree(index.tree, sf.path):
             continue
         text = index.text(sf)
         if "proj.data_loader" not in sf.hits and not any(h in text for h in FETCH_HINTS):
@@ -154,6 +155,8 @@ def download_scripts(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
     scripts = [sf.path for sf in index.own() if sf.read and sf.lang == "python"]
     scripts += [a.path for a in index.artifacts if a.kind == "shell" and a.weight > 0]
     for path in scripts:
+        if in_foreign_tree(ctx.tree, path):
+            continue  # another project's tool, copied whole: its downloads are its own
         views = None if path in index.code_text else index.views.get(path)  # notebooks: JSON
         found = is_data_script(ctx, path, views) and fetches_data(
             ctx.tree.read_text(path) or "", views

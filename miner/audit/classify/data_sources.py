@@ -17,6 +17,7 @@ from miner.audit.classify.data_docs import documented_data
 from miner.audit.classify.data_fetch import download_scripts, environments, fetching_code
 from miner.audit.detect import AuditContext
 from miner.audit.detect.sources import LANG_BY_SUFFIX, CodeIndex
+from miner.audit.ownership import in_foreign_tree
 from miner.codebook import Evidence
 
 DATA_SUFFIXES = frozenset({
@@ -98,6 +99,8 @@ def _in_repository(ctx: AuditContext) -> list[Evidence]:
             continue
         if any(p.endswith((".app", ".framework", ".bundle")) or "cache" in p for p in parts[:-1]):
             continue  # an application bundle or a build cache (a packaged simulator) is no dataset
+        if in_foreign_tree(ctx.tree, f.path):
+            continue  # another project's examples and benchmarks, copied whole
         if folders & DATA_FOLDERS or (f.suffix in DATA_SUFFIXES and f.size > 5_000_000):
             folder = "/".join(f.path.split("/")[:-1])
             files[folder] += f.suffix in DATA_SUFFIXES  # many files: known data formats only
