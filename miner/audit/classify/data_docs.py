@@ -70,6 +70,18 @@ NOT_DATA_SECTION = re.compile(
 )
 # Sections about released models: only a dataset host's link, or a heading naming data, counts.
 MODEL_SECTION = re.compile(r"model zoo|pre-?trained|checkpoints?|weights|models\b", re.I)
+# Another repository's instructions prepare the data (codebook: another project's instructions
+# for the data count); preparing an environment or the dependencies is installation.
+REPOSITORY_LINK = re.compile(r"https?://(?:www\.)?(?:github|gitlab)\.com/[\w.\-]+/[\w.\-]+")
+PREPARED_ELSEWHERE = re.compile(
+    r"\b(?:data(?:set)?s?\s+)?preparation\b(?!\s+of\s+(?:the\s+)?(?:env|environment|"
+    r"dependencies))[^.]{0,40}?\b(?:follows?|is the same as|as in|same as)\b|"
+    r"\bfollow\w*\b[^.]{0,80}?\bto prepare\s+(?:the\s+|your\s+)?(?:data|datasets?|"
+    r"training data|benchmarks?)\b|"
+    r"\bprepare\s+(?!(?:the\s+|your\s+)?(?:env|environment|dependencies|packages)\b)(?:[\w\-]+\s+){1,3}?"
+    r"(?:as in|following|according to)\b",
+    re.I,
+)
 MODEL_CARD = re.compile(r"model[-_ ]?card", re.I)
 TAGS = re.compile(r"<[^>]+>")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -128,7 +140,9 @@ def _with_references(raw: str, targets: dict[str, str]) -> str:
 def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
     """A sentence linking a dataset: a dataset host, or data words with a download verb (or in
     a data section), unless the sentence is about a model first ("the model trained on 5
-    datasets can be found here")."""
+    datasets can be found here"); or another repository whose instructions prepare the data."""
+    if not models_only and _prepared_as_elsewhere(raw):
+        return True
     for sentence in SENTENCE_END.split(raw):
         urls = [u for u in URL.findall(sentence) if not NOT_DATA_URL.search(u)]
         if not urls:
@@ -151,6 +165,15 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
         if DOWNLOAD_VERB.search(words) or data_section:
             return True
     return False
+
+
+def _prepared_as_elsewhere(raw: str) -> bool:
+    """True when the text sends the reader to another repository to prepare the data ("This
+    repo is a modification of [X](github URL). Installation and preparation follow that repo.",
+    "Follow [Y](url) to prepare the datasets"): its instructions obtain this project's data."""
+    if "prepar" not in raw.lower() or not REPOSITORY_LINK.search(raw):
+        return False
+    return bool(PREPARED_ELSEWHERE.search(TAGS.sub(" ", URL.sub(" ", raw))))
 
 
 def _runs_data_script(ctx: AuditContext, block: Block, raw: str = "") -> tuple[int, str] | None:
