@@ -55,6 +55,13 @@ PAPER_OR_MODEL = re.compile(
     re.I,
 )
 PRESENTATION_BLOCKS = 8
+# Anywhere in the README of a published package, the authors call it their library or
+# framework ("We supported X in our framework", "If you use this library, please cite").
+OWN_LIBRARY = re.compile(
+    r"\b(?:this|our)\s+(?:library|toolkit|toolbox|framework)\b(?![-\w])|"
+    r"^\W*the\s+(?:library|toolkit|toolbox)\s+(?:supports|provides|offers|is)\b",
+    re.I | re.M,
+)
 DESCRIPTION = re.compile(r"""\bdescription\s*[=:]\s*(?:"([^"\n]{5,300})"|'([^'\n]{5,300})')""")
 IMPORT = re.compile(r"^\s*(?:>>>\s*)?(?:import|from)\s+(\w+)", re.M)
 
@@ -153,6 +160,10 @@ def library_evidence(ctx: AuditContext, blocks: list[Block], trains: bool) -> li
         metadata = _package_description(ctx)
         if metadata is not None:
             return [published, metadata]
+        own = next((b for b in blocks if b.kind != "heading" and OWN_LIBRARY.search(b.text)), None)
+        if own is not None:
+            said = Evidence(own.path, own.line, own.text[:200], "exclude.library_self")
+            return [published, said]
     for block in blocks[:INTRO_BLOCKS]:
         if block.kind == "heading":
             continue
