@@ -15,8 +15,10 @@ from miner.audit.docs import Block
 from miner.codebook import Evidence
 
 INTRO_BLOCKS = 3
+# What a package built upon is called ("an open platform for training X" is a project's service,
+# not a library).
 LIBRARY_WORDS = re.compile(
-    r"\b(?:library|toolkit|toolbox|framework|package|python module|api|sdk|platform)\b", re.I
+    r"\b(?:library|toolkit|toolbox|framework|package|python module|api|sdk)\b", re.I
 )
 # "X is an open-source deep learning toolkit ...": the project presents itself as a library.
 SELF_LIBRARY = re.compile(
@@ -126,14 +128,27 @@ def _imported(ctx: AuditContext, packages: set[str]) -> Evidence | None:
 
 
 def _package_description(ctx: AuditContext) -> Evidence | None:
-    """The package metadata's own description calls it a library (`description="... library"`)."""
+    """The package metadata's own description calls it a library (`description="... library"`);
+    an indented `description = "..."` in `setup.py` is a class attribute (a custom command's,
+    "Build and publish the package."), not the package's."""
     for path in ("setup.py", "setup.cfg", "pyproject.toml"):
         text = ctx.tree.read_text(path) if path in ctx.tree.paths else None
         for m in DESCRIPTION.finditer(text or ""):
+            if path == "setup.py" and text and _class_attribute(text, m.start()):
+                continue
             if LIBRARY_WORDS.search(m.group(1) or m.group(2)):
                 line = text.count("\n", 0, m.start()) + 1 if text else 0
                 return Evidence(path, line, m.group(0)[:200], "exclude.library_description")
     return None
+
+
+def _class_attribute(text: str, pos: int) -> bool:
+    """True when the line at `pos` sits in a class body: the nearest line above it that starts
+    at the margin opens a class (not a `setup(` call whose keywords are indented too)."""
+    for line in reversed(text[:pos].splitlines()[:-1] or [""]):
+        if line[:1].strip():
+            return line.startswith("class ")
+    return False
 
 
 def library_evidence(ctx: AuditContext, blocks: list[Block], trains: bool) -> list[Evidence]:
