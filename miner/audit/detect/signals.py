@@ -168,7 +168,9 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                     r"(?:step|run|train|fit)\(|optim\.(?:sgd|adam\w*|rmsprop|adagrad|adadelta|nag|lbfgs|cg|"
                     r"asgd)\(|"
                     r"trainNetwork\(|(?:\w+\.)*solver\.(?:step|solve)\(|lasagne\.updates\.\w+\("),
-                   ("last", r"AddGradientOperators\(|build_sgd\(|GradientTape\(")),
+                   ("last", r"AddGradientOperators\(|build_sgd\(|GradientTape\("),
+                   # a trainer's step in C++/CUDA (`m_trainer->training_step(stream, ...)`)
+                   ("last", r"training_step\(")),
     "proj.optimizer": (("full", r"optim\.(?:SGD|Adam\w*|RMSprop|Adagrad|Adadelta)\(|"
                         r"tf\.train\.\w+Optimizer\(|(?:\w+\.)*optimizers\.(?:SGD|Adam|RMSprop|"
                         r"Adagrad)\("),
