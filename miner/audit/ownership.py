@@ -10,7 +10,9 @@ Every classifier that reads documentation asks this module before a sentence cou
 - `foreign_trees`: folders that are another project bundled or vendored whole, known by their
   own licence and packaging under another name than the repository's: their documentation is
   not read (their code still is: a bundled model the project trains is its model), and their
-  data files and download code are not this project's data (`in_foreign_tree`).
+  data files and download code are not this project's data (`in_foreign_tree`);
+- `fork_page`: a repository whose root packages a library under another name is that library's
+  fork; the pages of its documentation site that never name the repository are the library's.
 """
 
 from __future__ import annotations
@@ -101,6 +103,39 @@ def _foreign_trees(tree: RepoTree) -> tuple[str, ...]:
         if name and repo not in name and name not in repo:
             found.append(folder)
     return tuple(found)
+
+
+def forked_package(tree: RepoTree) -> str:
+    """The name of the package the repository's root packages when it is another name than the
+    repository's (a model's repository that is a fork of a whole library: `yolov10` packaging
+    `ultralytics`); empty when the root packages the project itself or nothing."""
+    known = tree.__dict__.get("_forked_package")
+    if known is None:
+        known = tree.__dict__["_forked_package"] = _forked_package(tree)
+    return known
+
+
+def _forked_package(tree: RepoTree) -> str:
+    repo = _normal(tree.root.name.split("__")[-1])
+    for marker in ("pyproject.toml", "setup.py", "setup.cfg"):
+        if marker not in tree.paths:
+            continue
+        m = PACKAGE_NAME.search(tree.read_text(marker) or "")
+        name = _normal((m.group(1) or m.group(2)) if m else "")
+        if name and repo and repo not in name and name not in repo:
+            return name
+        return ""
+    return ""
+
+
+def fork_page(tree: RepoTree, path: str, text: str) -> bool:
+    """True for a page of the forked library's own documentation site: under `docs/` or `doc/`
+    of a fork (`forked_package`), never naming the repository. Its devices, sizes and datasets
+    are the library's examples, not this project's."""
+    if not path.lower().startswith(("docs/", "doc/")) or not forked_package(tree):
+        return False
+    repo = _normal(tree.root.name.split("__")[-1])
+    return repo not in _normal(text)
 
 
 def in_foreign_tree(tree: RepoTree, path: str) -> bool:

@@ -243,3 +243,24 @@ def test_a_bundled_project_s_data_and_downloads_are_not_this_project_s(tmp_path:
         "data_available.in_repository",
         "data_available.download_script",
     }
+
+
+FORK = {
+    "README.md": "# Detector10\n\nOur detector.\n",
+    "pyproject.toml": '[project]\nname = "visionlib"\n',
+    "visionlib/__init__.py": "",
+    "docs/guides/pi.md": "# Pi\n\n| RAM | 2GB, 4GB or 8GB LPDDR4 |\n\nTested on a Tesla V100.\n",
+    "docs/models/detector10.md": "# Detector10\n\nWe trained Detector10 on 8 A100 GPUs.\n",
+}
+
+
+def test_a_fork_s_library_docs_are_the_library_s_but_its_own_pages_count(tmp_path: Path) -> None:
+    tree = _tree(tmp_path / "lab__detector10", FORK)
+    paths = {b.path for b in Documents(tree).blocks}
+    assert paths == {"README.md", "docs/models/detector10.md"}
+
+
+def test_a_project_packaged_under_its_own_name_keeps_its_docs(tmp_path: Path) -> None:
+    files = dict(FORK, **{"pyproject.toml": '[project]\nname = "detector10-core"\n'})
+    tree = _tree(tmp_path / "lab__detector10", files)
+    assert "docs/guides/pi.md" in {b.path for b in Documents(tree).blocks}
