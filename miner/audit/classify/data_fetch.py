@@ -15,6 +15,18 @@ from miner.audit.detect.sources import CodeIndex
 from miner.audit.ownership import in_foreign_tree
 from miner.codebook import Evidence
 
+# Folders of analysis and figures: a dataset fetched there is studied, not trained on.
+ANALYSIS_FOLDERS = frozenset({
+    "analyze", "analyse", "analysis", "analyses", "visualization", "visualisation",
+    "visualize", "vis", "plots", "plotting", "figures", "notebooks",
+})  # fmt: skip
+
+
+def _analysis(path: str) -> bool:
+    """True for a file under a folder of analysis, plots or notebooks."""
+    return not ANALYSIS_FOLDERS.isdisjoint(path.lower().split("/")[:-1])
+
+
 # Code that fetches a public dataset when it runs.
 FETCH_CALL = re.compile(
     r"\bdownload\s*=\s*True\b|"  # torchvision, torchaudio, PyG, ESM dataset classes
@@ -117,6 +129,8 @@ def fetching_code(index: CodeIndex) -> list[Evidence]:
     for sf in index.own():
         if not sf.read or sf.support or sf.role == "test" or in_foreign_tree(index.tree, sf.path):
             continue
+        if _analysis(sf.path):
+            continue
         text = index.text(sf)
         if "proj.data_loader" not in sf.hits and not any(h in text for h in FETCH_HINTS):
             continue
@@ -157,8 +171,8 @@ def download_scripts(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
     scripts = [sf.path for sf in index.own() if sf.read and sf.lang == "python"]
     scripts += [a.path for a in index.artifacts if a.kind == "shell" and a.weight > 0]
     for path in scripts:
-        if in_foreign_tree(ctx.tree, path):
-            continue  # another project's tool, copied whole: its downloads are its own
+        if in_foreign_tree(ctx.tree, path) or _analysis(path):
+            continue  # another project's tool, copied whole, or an analysis of a dataset
         views = None if path in index.code_text else index.views.get(path)  # notebooks: JSON
         found = is_data_script(ctx, path, views) and fetches_data(
             ctx.tree.read_text(path) or "", views

@@ -66,3 +66,21 @@ def test_a_table_read_from_the_web_in_code_is_data(tmp_path: Path) -> None:
     assert _rules(tmp_path / "b", {"README.md": "# Net\n", "finetune.py": local}) == []
     quoted = TORCH + '# df = pd.read_csv("https://host.example/train.csv")\n'
     assert _rules(tmp_path / "c", {"README.md": "# Net\n", "finetune.py": quoted}) == []
+
+
+LOADER = TORCH + "from torchvision import datasets\nds = datasets.CIFAR10('data', download=True)\n"
+
+
+@pytest.mark.parametrize(
+    "path", ["analyze/probe/src/loaders.py", "notebooks/study.py", "visualization/plot_set.py"]
+)
+def test_a_dataset_fetched_for_analysis_or_figures_is_not_training_data(
+    tmp_path: Path, path: str
+) -> None:
+    assert _rules(tmp_path, {"README.md": "# Net\n", "train.py": TORCH, path: LOADER}) == []
+
+
+@pytest.mark.parametrize("path", ["data/loaders.py", "src/datasets.py", "train.py"])
+def test_a_dataset_fetched_by_the_project_s_code_is_data(tmp_path: Path, path: str) -> None:
+    files = {"README.md": "# Net\n", "model.py": TORCH, path: LOADER}
+    assert _rules(tmp_path, files) == ["data_available.loader"]
