@@ -166,7 +166,7 @@ def fetches_data(text: str, views: CodeViews | None = None) -> tuple[int, str] |
     return None
 
 
-def download_scripts(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
+def scripts_fetching_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
     """The first script of the project that downloads data (by its name and its commands)."""
     scripts = [sf.path for sf in index.own() if sf.read and sf.lang == "python"]
     scripts += [a.path for a in index.artifacts if a.kind == "shell" and a.weight > 0]

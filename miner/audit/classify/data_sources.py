@@ -14,7 +14,7 @@ import re
 from collections import Counter
 
 from miner.audit.classify.data_docs import documented_data
-from miner.audit.classify.data_fetch import download_scripts, environments, fetching_code
+from miner.audit.classify.data_fetch import environments, fetching_code, scripts_fetching_data
 from miner.audit.detect import AuditContext
 from miner.audit.detect.sources import LANG_BY_SUFFIX, CodeIndex
 from miner.audit.ownership import in_foreign_tree
@@ -69,7 +69,7 @@ def data_evidence(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
     out: list[Evidence] = []
     out += _in_repository(ctx)
     out += fetching_code(index)
-    out += download_scripts(ctx, index)
+    out += scripts_fetching_data(ctx, index)
     out += environments(index)
     out += documented_data(ctx, index)
     return out
