@@ -103,7 +103,8 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                        r"GPT2\w+|VisionTransformer|multi_?head_attn\w*|MultiHeadAttn\w*|"
                        r"self_attn\w*|SelfAttn\w*|split_heads|merge_heads)\(?"),),
     # Hugging Face model classes: pre-trained transformers, whatever their task head
-    "net.hf_transformer": (("full", r"(?:transformers\.)?(?:AutoModelFor\w+|\w+For(?:CausalLM|"
+    "net.hf_transformer": (("full", r"(?:transformers\.)?(?:AutoModelFor\w+|"
+                            r"AutoModel\.from_(?:pretrained|config)|\w+For(?:CausalLM|"
                             r"ConditionalGeneration|MaskedLM|Seq2SeqLM|SequenceClassification|"
                             r"TokenClassification|QuestionAnswering|PreTraining)|\w*(?:Llama|"
                             r"Mistral|Qwen\d*|GPT2|GPTNeoX|T5|Bert|Roberta|CLIPText|CLIPVision|"
