@@ -9,7 +9,10 @@ Every classifier that reads documentation asks this module before a sentence cou
   grant acknowledgements and the entries of an awesome or reading list;
 - `foreign_trees`: folders that are another project bundled or vendored whole, known by their
   own licence and packaging under another name than the repository's: their documentation is
-  not read (their code still is: a bundled model the project trains is its model).
+  not read (their code still is: a bundled model the project trains is its model), and their
+  data files and download code are not this project's data (`in_foreign_tree`);
+- `fork_page`: a repository whose root packages a library under another name is that library's
+  fork; the pages of its documentation site that never name the repository are the library's.
 """
 
 from __future__ import annotations
@@ -54,6 +57,11 @@ def about_others(sentence: str) -> bool:
 
 LICENCES = frozenset({"LICENSE", "LICENSE.txt", "LICENSE.md", "COPYING", "LICENCE"})
 OWN_MARKERS = LICENCES | {"README.md", "README.rst", "setup.py", "pyproject.toml"}
+# An unpacked release of another project keeps its versioned folder name (`tool-1.1.0`), however
+# deep it sits (a data-preparation tool copied under `data/<set>/`).
+RELEASE_FOLDER = re.compile(r"[A-Za-z][\w.]*-v?\d+(?:\.\d+)+$")
+MAX_COPY_DEPTH = 3
+MAX_RELEASE_DEPTH = 6
 PACKAGE_NAME = re.compile(
     r"""^\s*name\s*=\s*["']([\w.\-]+)["']|\bname\s*=\s*["']([\w.\-]+)["']""", re.M
 )
@@ -78,8 +86,11 @@ def _foreign_trees(tree: RepoTree) -> tuple[str, ...]:
     found: list[str] = []
     folders: dict[str, set[str]] = {}
     for f in tree.files:
-        if 1 <= f.depth <= 3 and f.name in OWN_MARKERS:
-            folders.setdefault(f.path.rsplit("/", 1)[0], set()).add(f.name)
+        if f.name not in OWN_MARKERS or not 1 <= f.depth <= MAX_RELEASE_DEPTH:
+            continue
+        folder = f.path.rsplit("/", 1)[0]
+        if f.depth <= MAX_COPY_DEPTH or RELEASE_FOLDER.search(folder.rsplit("/", 1)[-1]):
+            folders.setdefault(folder, set()).add(f.name)
     for folder, names in sorted(folders.items()):
         packaging = names & {"setup.py", "pyproject.toml"}
         if not packaging or not names & LICENCES:
@@ -130,3 +141,41 @@ def _copied_trees(tree: RepoTree) -> tuple[str, ...]:
         if kinds == {"readme", "dependencies"} and _normal(folder.rsplit("/", 1)[-1]) not in readme:
             found.add(folder + "/")
     return tuple(sorted(f for f in found if not any(f.startswith(o) and f != o for o in found)))
+
+
+def forked_package(tree: RepoTree) -> str:
+    """The name of the package the repository's root packages when it is another name than the
+    repository's (a model's repository that is a fork of a whole library: `yolov10` packaging
+    `ultralytics`); empty when the root packages the project itself or nothing."""
+    known = tree.__dict__.get("_forked_package")
+    if known is None:
+        known = tree.__dict__["_forked_package"] = _forked_package(tree)
+    return known
+
+
+def _forked_package(tree: RepoTree) -> str:
+    repo = _normal(tree.root.name.split("__")[-1])
+    for marker in ("pyproject.toml", "setup.py", "setup.cfg"):
+        if marker not in tree.paths:
+            continue
+        m = PACKAGE_NAME.search(tree.read_text(marker) or "")
+        name = _normal((m.group(1) or m.group(2)) if m else "")
+        if name and repo and repo not in name and name not in repo:
+            return name
+        return ""
+    return ""
+
+
+def fork_page(tree: RepoTree, path: str, text: str) -> bool:
+    """True for a page of the forked library's own documentation site: under `docs/` or `doc/`
+    of a fork (`forked_package`), never naming the repository. Its devices, sizes and datasets
+    are the library's examples, not this project's."""
+    if not path.lower().startswith(("docs/", "doc/")) or not forked_package(tree):
+        return False
+    repo = _normal(tree.root.name.split("__")[-1])
+    return repo not in _normal(text)
+
+
+def in_foreign_tree(tree: RepoTree, path: str) -> bool:
+    """True when `path` lies in a folder that holds another project whole."""
+    return any(path.startswith(folder + "/") for folder in foreign_trees(tree))

@@ -229,3 +229,54 @@ def test_an_install_step_under_a_quick_start_heading_is_not_data(tmp_path: Path)
     assert _data(tmp_path / "a", {"README.md": readme}) == []
     data = readme.replace("Install dependencies", "Get the images")
     assert _data(tmp_path / "b", {"README.md": data}) == ["data_available.command"]
+
+
+RELEASE = {
+    "README.md": "# Emitter\n\nOur model.\n",
+    "train.py": "import torch\n",
+    "prep/clips/yt/vidtool-1.1.0/setup.py": "from setuptools import setup\nsetup(name='vidtool')\n",
+    "prep/clips/yt/vidtool-1.1.0/LICENSE": "MIT\n",
+    "prep/clips/yt/vidtool-1.1.0/benchmark/data/rows.json": "x" * 60_000,
+    "prep/clips/yt/vidtool-1.1.0/vidtool/reader.py": "import requests\nr = requests.get(url)\n",
+}
+
+
+def test_an_unpacked_release_of_another_tool_is_foreign_however_deep(tmp_path: Path) -> None:
+    tree = _tree(tmp_path / "owner__emitter", RELEASE)
+    assert foreign_trees(tree) == ("prep/clips/yt/vidtool-1.1.0",)
+    # Deep packaging without a release's name is not taken for a copy.
+    plain = {k.replace("vidtool-1.1.0", "vidtool"): v for k, v in RELEASE.items()}
+    assert foreign_trees(_tree(tmp_path / "owner__other", plain)) == ()
+
+
+def test_a_bundled_project_s_data_and_downloads_are_not_this_project_s(tmp_path: Path) -> None:
+    files = dict(RELEASE)
+    files["prep/clips/yt/vidtool-1.1.0/download_data.py"] = 'import os\nos.system("wget URL")\n'
+    assert _data(tmp_path / "a" / "owner__emitter", files) == []
+    own = {k.replace("prep/clips/yt/vidtool-1.1.0/", ""): v for k, v in files.items()}
+    own["README.md"] = RELEASE["README.md"]
+    assert set(_data(tmp_path / "b" / "owner__emitter", own)) == {
+        "data_available.in_repository",
+        "data_available.download_script",
+    }
+
+
+FORK = {
+    "README.md": "# Detector10\n\nOur detector.\n",
+    "pyproject.toml": '[project]\nname = "visionlib"\n',
+    "visionlib/__init__.py": "",
+    "docs/guides/pi.md": "# Pi\n\n| RAM | 2GB, 4GB or 8GB LPDDR4 |\n\nTested on a Tesla V100.\n",
+    "docs/models/detector10.md": "# Detector10\n\nWe trained Detector10 on 8 A100 GPUs.\n",
+}
+
+
+def test_a_fork_s_library_docs_are_the_library_s_but_its_own_pages_count(tmp_path: Path) -> None:
+    tree = _tree(tmp_path / "lab__detector10", FORK)
+    paths = {b.path for b in Documents(tree).blocks}
+    assert paths == {"README.md", "docs/models/detector10.md"}
+
+
+def test_a_project_packaged_under_its_own_name_keeps_its_docs(tmp_path: Path) -> None:
+    files = dict(FORK, **{"pyproject.toml": '[project]\nname = "detector10-core"\n'})
+    tree = _tree(tmp_path / "lab__detector10", files)
+    assert "docs/guides/pi.md" in {b.path for b in Documents(tree).blocks}

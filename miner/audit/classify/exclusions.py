@@ -37,7 +37,13 @@ EDU_WORDS = re.compile(
     r"algorithms|architectures|networks|papers))\b",
     re.I,
 )
-EDU_TITLE_ONLY = re.compile(r"\b(?:examples|samples|demos|notebooks|zoo|workshop|book)\b", re.I)
+# Words that make a title a tutorial's: "Examples", "X Cookbook", "The Official Guide to X"
+# (a "handbook" of training recipes is a project's, not a guide's).
+EDU_TITLE_ONLY = re.compile(
+    r"\b(?:examples|samples|demos|notebooks|zoo|workshop|book|cookbook|"
+    r"(?:a|the|official|complete|practical|beginner'?s'?)\s+guide\s+(?:to|for|on))\b",
+    re.I,
+)
 EDU_FOLDER = re.compile(
     r"^(?:chapter|chap|ch|lesson|lecture|week|day|lab|assignment|exercise|hw|tutorial|part|"
     r"module|unit|session)[ _\-]?\d+",

@@ -15,8 +15,10 @@ from miner.audit.docs import Block
 from miner.codebook import Evidence
 
 INTRO_BLOCKS = 3
+# What a package built upon is called ("an open platform for training X" is a project's service,
+# not a library).
 LIBRARY_WORDS = re.compile(
-    r"\b(?:library|toolkit|toolbox|framework|package|python module|api|sdk|platform)\b", re.I
+    r"\b(?:library|toolkit|toolbox|framework|package|python module|api|sdk)\b", re.I
 )
 # "X is an open-source deep learning toolkit ...": the project presents itself as a library.
 SELF_LIBRARY = re.compile(
@@ -55,6 +57,13 @@ PAPER_OR_MODEL = re.compile(
     re.I,
 )
 PRESENTATION_BLOCKS = 8
+# Anywhere in the README of a published package, the authors call it their library or
+# framework ("We supported X in our framework", "If you use this library, please cite").
+OWN_LIBRARY = re.compile(
+    r"\b(?:this|our)\s+(?:library|toolkit|toolbox|framework)\b(?![-\w])|"
+    r"^\W*the\s+(?:library|toolkit|toolbox)\s+(?:supports|provides|offers|is)\b",
+    re.I | re.M,
+)
 DESCRIPTION = re.compile(r"""\bdescription\s*[=:]\s*(?:"([^"\n]{5,300})"|'([^'\n]{5,300})')""")
 IMPORT = re.compile(r"^\s*(?:>>>\s*)?(?:import|from)\s+(\w+)", re.M)
 
@@ -119,14 +128,27 @@ def _imported(ctx: AuditContext, packages: set[str]) -> Evidence | None:
 
 
 def _package_description(ctx: AuditContext) -> Evidence | None:
-    """The package metadata's own description calls it a library (`description="... library"`)."""
+    """The package metadata's own description calls it a library (`description="... library"`);
+    an indented `description = "..."` in `setup.py` is a class attribute (a custom command's,
+    "Build and publish the package."), not the package's."""
     for path in ("setup.py", "setup.cfg", "pyproject.toml"):
         text = ctx.tree.read_text(path) if path in ctx.tree.paths else None
         for m in DESCRIPTION.finditer(text or ""):
+            if path == "setup.py" and text and _class_attribute(text, m.start()):
+                continue
             if LIBRARY_WORDS.search(m.group(1) or m.group(2)):
                 line = text.count("\n", 0, m.start()) + 1 if text else 0
                 return Evidence(path, line, m.group(0)[:200], "exclude.library_description")
     return None
+
+
+def _class_attribute(text: str, pos: int) -> bool:
+    """True when the line at `pos` sits in a class body: the nearest line above it that starts
+    at the margin opens a class (not a `setup(` call whose keywords are indented too)."""
+    for line in reversed(text[:pos].splitlines()[:-1] or [""]):
+        if line[:1].strip():
+            return line.startswith("class ")
+    return False
 
 
 def library_evidence(ctx: AuditContext, blocks: list[Block], trains: bool) -> list[Evidence]:
@@ -153,6 +175,10 @@ def library_evidence(ctx: AuditContext, blocks: list[Block], trains: bool) -> li
         metadata = _package_description(ctx)
         if metadata is not None:
             return [published, metadata]
+        own = next((b for b in blocks if b.kind != "heading" and OWN_LIBRARY.search(b.text)), None)
+        if own is not None:
+            said = Evidence(own.path, own.line, own.text[:200], "exclude.library_self")
+            return [published, said]
     for block in blocks[:INTRO_BLOCKS]:
         if block.kind == "heading":
             continue

@@ -89,6 +89,27 @@ def _string_items(node: ast.AST, env: dict[str, ast.AST], depth: int = 0) -> Ite
         yield from _string_items(node.right, env, depth + 1)
     elif isinstance(node, ast.Name) and node.id in env:
         yield from _string_items(env[node.id], env, depth + 1)
+    elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        # `deps["accelerate"]`: a look-up in a table built from the module's requirement list
+        key = node.slice.value
+        if isinstance(key, str):
+            found = env.get(f"{TABLE_KEY}{key.lower()}")
+            yield found if isinstance(found, ast.Constant) else node.slice
+
+
+TABLE_KEY = "requirement:"  # env entries of a requirement string by its package name
+
+
+def _requirement_table(module: ast.Module, env: dict[str, ast.AST]) -> None:
+    """Add each requirement string of the module's lists to `env` by its package name, for
+    setup scripts that pick their dependencies from a table (`install_requires = [deps["x"]]`)."""
+    for node in ast.walk(module):
+        if not isinstance(node, ast.List | ast.Tuple):
+            continue
+        for elt in node.elts:
+            if isinstance(elt, ast.Constant) and isinstance(elt.value, str):
+                for pkg, _spec in requirement_line(elt.value):
+                    env.setdefault(f"{TABLE_KEY}{pkg.lower()}", elt)
 
 
 SETUP_KEYS = ("install_requires", "requires", "extras_require", "setup_requires", "tests_require")
@@ -105,6 +126,8 @@ def setup_py(r: Reader) -> list[Dependency]:
             target = node.targets[0]
             if isinstance(target, ast.Name):
                 env[target.id] = node.value
+    if '["' in r.text or "['" in r.text:
+        _requirement_table(module, env)
     deps: list[Dependency] = []
     reads_file = False
     for node in ast.walk(module):

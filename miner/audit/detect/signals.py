@@ -103,7 +103,8 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                        r"GPT2\w+|VisionTransformer|multi_?head_attn\w*|MultiHeadAttn\w*|"
                        r"self_attn\w*|SelfAttn\w*|split_heads|merge_heads)\(?"),),
     # Hugging Face model classes: pre-trained transformers, whatever their task head
-    "net.hf_transformer": (("full", r"(?:transformers\.)?(?:AutoModelFor\w+|\w+For(?:CausalLM|"
+    "net.hf_transformer": (("full", r"(?:transformers\.)?(?:AutoModelFor\w+|"
+                            r"AutoModel\.from_(?:pretrained|config)|\w+For(?:CausalLM|"
                             r"ConditionalGeneration|MaskedLM|Seq2SeqLM|SequenceClassification|"
                             r"TokenClassification|QuestionAnswering|PreTraining)|\w*(?:Llama|"
                             r"Mistral|Qwen\d*|GPT2|GPTNeoX|T5|Bert|Roberta|CLIPText|CLIPVision|"
@@ -168,7 +169,9 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                     r"(?:step|run|train|fit)\(|optim\.(?:sgd|adam\w*|rmsprop|adagrad|adadelta|nag|lbfgs|cg|"
                     r"asgd)\(|"
                     r"trainNetwork\(|(?:\w+\.)*solver\.(?:step|solve)\(|lasagne\.updates\.\w+\("),
-                   ("last", r"AddGradientOperators\(|build_sgd\(|GradientTape\(")),
+                   ("last", r"AddGradientOperators\(|build_sgd\(|GradientTape\("),
+                   # a trainer's step in C++/CUDA (`m_trainer->training_step(stream, ...)`)
+                   ("last", r"training_step\(")),
     "proj.optimizer": (("full", r"optim\.(?:SGD|Adam\w*|RMSprop|Adagrad|Adadelta)\(|"
                         r"tf\.train\.\w+Optimizer\(|(?:\w+\.)*optimizers\.(?:SGD|Adam|RMSprop|"
                         r"Adagrad)\("),

@@ -290,3 +290,22 @@ def test_a_collection_of_implementations_is_educational(tmp_path: Path) -> None:
     assert _exclude(labels) == {"educational"}
     one = "# Net\n\nThe implementation of our network, an old-school CNN.\n"
     assert _exclude(_project(tmp_path, {"README.md": one, "train.py": TORCH_TRAIN}, "one")) == set()
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["# Llama Cookbook: The Official Guide to building with Llama Models", "# A Guide to GANs"],
+)
+def test_cookbooks_and_guides_are_educational(tmp_path: Path, title: str) -> None:
+    labels = _project(tmp_path, {"README.md": f"{title}\n\nStart here.\n", "train.py": TORCH_TRAIN})
+    assert "educational" in _exclude(labels)
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["# The Alignment Handbook", "# Net\n\nSee the [install guide](INSTALL.md) for details."],
+)
+def test_handbooks_of_recipes_and_install_guides_are_not(tmp_path: Path, title: str) -> None:
+    labels = _project(tmp_path, {"README.md": f"{title}\n\nRecipes to train.\n",
+                                 "train.py": TORCH_TRAIN})  # fmt: skip
+    assert "educational" not in _exclude(labels)

@@ -92,3 +92,82 @@ def test_a_conda_channel_install_and_a_package_page_badge(tmp_path: Path) -> Non
     assert [e.rule for e in found] == ["exclude.library_pypi", "exclude.library_description"]
     other = badge.replace("seg-anything", "torch")
     assert _library(tmp_path / "c", {"README.md": other, **PACKAGE}) == []
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "[23/12/12] We supported fine-tuning the latest model in our framework.",
+        "If you use this library or find the documentation useful, please cite:",
+        "The library supports a modular implementation of each component.",
+    ],
+)
+def test_a_published_package_its_authors_call_their_library(tmp_path: Path, sentence: str) -> None:
+    readme = (
+        "# Tool\n\n![PyPI](https://img.shields.io/pypi/v/seg-anything)\n\n## Install\n\n"
+        f"```\npip install seg-anything\n```\n\n## Usage\n\nRun it.\n\n## Train\n\nTrain it.\n\n"
+        f"## More\n\n{sentence}\n"
+    )
+    found = _library(tmp_path, {"README.md": readme, **PACKAGE}, trains=True)
+    assert found[-1].rule == "exclude.library_self"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "We trained on one GPU with the PyTorch framework and the Hugging Face library.",
+        "Our framework-agnostic loss is simple.",
+        "Built on [Base](https://example.org), a library for segmentation.",
+    ],
+)
+def test_other_libraries_and_unpublished_projects_are_not_self_presentation(
+    tmp_path: Path, sentence: str
+) -> None:
+    readme = (
+        "# Tool\n\n```\npip install seg-anything\n```\n\n## Usage\n\nRun it.\n\n## Train\n\n"
+        f"Train it.\n\n## More\n\n{sentence}\n"
+    )
+    assert _library(tmp_path / "a", {"README.md": readme, **PACKAGE}, trains=True) == []
+    local = "# Tool\n\n```\npip install -e .\n```\n\nIf you use this library, please cite.\n"
+    assert _library(tmp_path / "b", {"README.md": local, **PACKAGE}, trains=True) == []
+
+
+TEMPLATE_SETUP = '''from setuptools import Command, setup
+
+DESCRIPTION = "Text-to-audio generation"
+
+
+class UploadCommand(Command):
+    """Support setup.py upload."""
+
+    description = "Build and publish the package."
+
+    def run(self):
+        pass
+
+
+setup(
+    name="seg_anything",
+    description = DESCRIPTION,
+)
+'''
+
+
+def test_a_setup_command_s_description_is_not_the_package_s(tmp_path: Path) -> None:
+    readme = "# Gen\n\n```\npip install git+https://github.com/owner/seg_anything.git\n```\n"
+    files = {"README.md": readme, "setup.py": TEMPLATE_SETUP, **PACKAGE}
+    assert _library(tmp_path / "a", files) == []
+    own = TEMPLATE_SETUP.replace('"Text-to-audio generation"', '"A library for generation"')
+    own = own.replace("description = DESCRIPTION", 'description = "A library for generation"')
+    found = _library(tmp_path / "b", {**files, "setup.py": own})
+    assert found[-1].rule == "exclude.library_description" and found[-1].line == 17
+
+
+def test_an_open_platform_for_training_is_not_a_library(tmp_path: Path) -> None:
+    readme = (
+        "# Chat\n\nChat is an open platform for training, serving, and evaluating chatbots.\n\n"
+        "```\npip3 install seg_anything\n```\n"
+    )
+    assert _library(tmp_path / "a", {"README.md": readme, **PACKAGE}, trains=True) == []
+    toolkit = readme.replace("an open platform", "an open toolkit")
+    assert _library(tmp_path / "b", {"README.md": toolkit, **PACKAGE}, trains=True) != []

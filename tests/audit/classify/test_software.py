@@ -73,6 +73,13 @@ FILE_KINDS = {
          "reqs/requirements.in": "pandas\n"},
         {"setup", "requirements_file"}, "software.setup_py", {"pandas"},
     ),
+    "setup_py_table": (
+        {"setup.py": "from setuptools import setup\n_deps = ['accelerate==1.4.0', 'trl>=0.18',"
+         " 'pytest']\ndeps = {re.sub('[=<>].*', '', x): x for x in _deps}\n"
+         "install_requires = [deps['accelerate'], deps['trl']]\n"
+         "setup(name='x', install_requires=install_requires)\n"},
+        "setup", "software.setup_py", {"accelerate", "trl"},
+    ),
     "setup_py_kwargs": (
         {"setup.py": "from setuptools import setup\nconfig = dict(install_requires=['tqdm'])\n"
          "setup(name='x', **config)\n"},

@@ -78,3 +78,19 @@ def test_a_grid_search_fit_beside_a_network_is_not_training(tmp_path: Path) -> N
     keras = "from tensorflow import keras\nfrom sklearn.model_selection import train_test_split\n"
     keras += "model = keras.Sequential([keras.layers.Dense(1)])\nmodel.fit(x, y)\n"
     assert _training(tmp_path / "b", {"train.py": keras}).value is True
+
+
+CUDA_TRAINER = """#include <tiny-cuda-nn/trainer.h>
+
+void Testbed::train_nerf(cudaStream_t stream) {
+    auto ctx = m_trainer->training_step(stream, m_input, m_target);
+}
+"""
+
+
+def test_a_trainer_step_in_cuda_code_trains(tmp_path: Path) -> None:
+    files = {"model.py": NET, "src/testbed.cu": CUDA_TRAINER}
+    label = _training(tmp_path / "a", files)
+    assert label.value is True and label.evidence[0].path == "src/testbed.cu"
+    infer = CUDA_TRAINER.replace("m_trainer->training_step", "m_network->inference")
+    assert _training(tmp_path / "b", {"model.py": NET, "src/testbed.cu": infer}).value is False

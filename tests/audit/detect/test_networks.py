@@ -287,6 +287,18 @@ def test_language_model_loaded_through_hugging_face_is_a_transformer(audit) -> N
     assert value(labels, "network_types") == ["transformer"]
 
 
+def test_a_model_loaded_through_auto_model_outweighs_an_option_named_like_a_layer(audit) -> None:  # type: ignore[no-untyped-def]
+    train = (
+        "import torch\nfrom transformers import AutoModel, Trainer\n\n"
+        "model = AutoModel.from_pretrained(args.model_name_or_path, trust_remote_code=True)\n"
+        "model = ipex.optimize(model, level='O1', conv_bn_folding=False)\n"
+        "trainer = Trainer(model=model, args=training_args)\ntrainer.train()\n"
+    )
+    labels, _ = audit({"main.py": train})
+    assert value(labels, "paper_network") == "Others"
+    assert "transformer" in value(labels, "network_types")  # type: ignore[operator]
+
+
 def test_adversarial_losses_in_a_separate_loss_file_are_a_gan(audit) -> None:  # type: ignore[no-untyped-def]
     networks = GAN.split("netG, netD")[0]
     loss = (

@@ -38,6 +38,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
                 "lasagne.layers.LSTMLayer("),
     "net.attention": ("nn.MultiheadAttention(", "TransformerEncoderLayer(", "BertModel"),
     "net.hf_transformer": ("AutoModelForCausalLM.from_pretrained(", "LlamaForCausalLM",
+                           "AutoModel.from_pretrained(", "transformers.AutoModel.from_config(",
                            "transformers.T5ForConditionalGeneration", "CLIPTextModel"),
     "net.attn_block": ("WindowAttention(", "CausalSelfAttention(", "self.qkv", "to_qkv", "q_proj",
                        "flash_attn_func(", "SwinTransformerBlock(", "BasicTransformerBlock("),

@@ -1,0 +1,247 @@
+"""Data named in a project's documentation (codebook field `data_available`).
+
+Dataset links in a data section or beside a download verb, a dataset host's link, "trained on
+[X](url)", and documented commands that download data or run the repository's data script.
+"""
+
+from __future__ import annotations
+
+import re
+
+from miner.audit.classify.data_fetch import (
+    DOWNLOAD_COMMAND,
+    NOT_DATA_URL,
+    URL,
+    WEIGHTS,
+    fetches_weights,
+    is_data_script,
+    names_fetch_tools,
+)
+from miner.audit.detect import AuditContext
+from miner.audit.detect.sources import CodeIndex, in_copy
+from miner.audit.docs import Block
+from miner.audit.ownership import strip_shown_markdown
+from miner.codebook import Evidence
+
+COMMAND_HINT = re.compile(
+    r"(?i)download|wget|curl|gdown|gsutil|kaggle|aria2c|axel|azcopy|s3 |"
+    r"urlopen|urlretrieve|requests\.get|academictorrents|\.sh\b|\.py\b|make "
+)
+SCRIPT_RUN = re.compile(
+    r"(?:\bbash|\bsh|\bpython3?|\bsource|\./)\s*(?:-m\s+)?([\w./\-]+\.(?:sh|py))|"
+    r"\bmake\s+([\w\-]*data[\w\-]*)",
+    re.I,
+)
+
+DATA_WORDS = re.compile(
+    r"\b(?:data\s*sets?|datasets?|data|corpus|corpora|benchmarks?|annotations?|videos|"
+    r"(?:train|training|testing|test|val|validation|eval|evaluation) (?:sets?|images|samples))\b",
+    re.I,
+)
+DATA_HOSTS = re.compile(
+    r"image-net\.org|cocodataset\.org|kaggle\.com/(?:datasets|c/|competitions/[\w\-]+/data)|archive\.ics\.uci\.edu|cs\.toronto\.edu/~kriz|"
+    r"yann\.lecun\.com/exdb/mnist|cityscapes-dataset|host\.robots\.ox\.ac\.uk|physionet\.org|"
+    r"zenodo\.org|figshare|huggingface\.co/datasets|tensorflow\.org/datasets|"
+    r"academictorrents\.com|motchallenge\.net|opendatalab",
+    re.I,
+)
+DATA_SECTION = re.compile(
+    r"^.{0,40}?\b(?:data|download|prepar|getting started|training|quick ?start)", re.I
+)  # a short heading: a long title that mentions data is not a data section
+INSTALL_SECTION = re.compile(
+    r"instal|dependen|dependec|requirement|environment|\bset ?up\b|docker|\bbuild", re.I
+)
+DOWNLOAD_VERB = re.compile(
+    r"\b(?:download\w*|obtain\w*|fetch\w*|available (?:at|from|here|on)|can be found|"
+    r"prepar(?:e|ed|ation|ing)|"
+    r"get (?:it|them|the)|from (?:this|the) link)\b",
+    re.I,
+)
+# "trained on [LAION-400M](https://...)": the link right after "trained on" is the data's.
+TRAINED_ON_LINK = re.compile(
+    r"\b(?:trained|fine-?tuned|pre-?trained|learned)\s+(?:\w+\s+){0,2}?on\s+(?:the\s+)?"
+    r"\[(?![^\]]*\b(?:gpus?|tpus?|nodes?|cards?|machines?)\b)[^\]]{2,60}\]\((https?://[^)\s]+)\)",
+    re.I,
+)  # not "trained on [8 GPUs](...)"
+# A page of a model, not of data: a Hub model repository, a weights file.
+MODEL_URL = re.compile(r"huggingface\.co/(?!datasets/)|\.(?:pth?|ckpt|safetensors|bin)\b", re.I)
+NOT_DATA_SECTION = re.compile(
+    r"evaluat|benchmark|citation|acknowledg|licen[cs]e|news|updates|related", re.I
+)
+# Sections about released models: only a dataset host's link, or a heading naming data, counts.
+MODEL_SECTION = re.compile(r"model zoo|pre-?trained|checkpoints?|weights|models\b", re.I)
+# Another repository's instructions prepare the data (codebook: another project's instructions
+# for the data count); preparing an environment or the dependencies is installation.
+REPOSITORY_LINK = re.compile(r"https?://(?:www\.)?(?:github|gitlab)\.com/[\w.\-]+/[\w.\-]+")
+PREPARED_ELSEWHERE = re.compile(
+    r"\b(?:data(?:set)?s?\s+)?preparation\b(?!\s+of\s+(?:the\s+)?(?:env|environment|"
+    r"dependencies))[^.]{0,40}?\b(?:follows?|is the same as|as in|same as)\b|"
+    r"\bfollow\w*\b[^.]{0,80}?\bto prepare\s+(?:the\s+|your\s+)?(?:data|datasets?|"
+    r"training data|benchmarks?)\b|"
+    r"\bprepare\s+(?!(?:the\s+|your\s+)?(?:env|environment|dependencies|packages)\b)(?:[\w\-]+\s+){1,3}?"
+    r"(?:as in|following|according to)\b",
+    re.I,
+)
+MODEL_CARD = re.compile(r"model[-_ ]?card", re.I)
+TAGS = re.compile(r"<[^>]+>")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def _under_data_heading(block: Block) -> bool:
+    """True under a data heading at any depth, unless a heading at or below it is about
+    installing software ("Quick start > Install dependencies" is no data section)."""
+    trail = block.trail or (block.section,)
+    for i in range(len(trail) - 1, -1, -1):
+        if DATA_SECTION.search(trail[i]):
+            if INSTALL_SECTION.search(trail[i]) and not DATA_WORDS.search(trail[i]):
+                return False
+            return not any(INSTALL_SECTION.search(h) for h in trail[i + 1 :])
+    return False
+
+
+def _raw_lines(lines: list[str], block: Block) -> str:
+    """The block's lines as written (Markdown links and HTML attributes kept)."""
+    start = max(block.line - 1, 0)
+    span = block.text.count("\n") + 1
+    if block.kind == "html":
+        end = start
+        while end < len(lines) and end - start < 40 and lines[end].strip():
+            end += 1
+        return "\n".join(lines[start:end])
+    return "\n".join(lines[start : start + span])
+
+
+REFERENCE_DEFINITION = re.compile(r"^\s{0,3}\[([^\]]+)\]:\s*<?(\S+?)>?(?:\s|$)", re.M)
+REFERENCE_USE = re.compile(r"\[([^\]]+)\](?:\[([^\]]*)\])?(?!\()")
+
+
+def _references(lines: list[str]) -> dict[str, str]:
+    """Reference-style link targets of a document: `[LJ Speech]: https://...`, by label."""
+    return {
+        m.group(1).lower(): m.group(2)
+        for line in lines
+        if "]:" in line and (m := REFERENCE_DEFINITION.match(line))
+    }
+
+
+def _with_references(raw: str, targets: dict[str, str]) -> str:
+    """`raw` with the target of each reference-style link (`[LJ Speech][1]`, `[LJ Speech]`)
+    written right after it, in the same sentence."""
+    if not targets or "[" not in raw:
+        return raw
+
+    def linked(m: re.Match[str]) -> str:
+        url = targets.get((m.group(2) or m.group(1)).lower())
+        return f"{m.group(0)} ({url})" if url else m.group(0)
+
+    return REFERENCE_USE.sub(linked, raw)
+
+
+def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
+    """A sentence linking a dataset: a dataset host, or data words with a download verb (or in
+    a data section), unless the sentence is about a model first ("the model trained on 5
+    datasets can be found here"); or another repository whose instructions prepare the data."""
+    if not models_only and _prepared_as_elsewhere(raw):
+        return True
+    for sentence in SENTENCE_END.split(raw):
+        urls = [u for u in URL.findall(sentence) if not NOT_DATA_URL.search(u)]
+        if not urls:
+            continue
+        if any(DATA_HOSTS.search(u) for u in urls):
+            return True
+        trained_on = TRAINED_ON_LINK.search(sentence)
+        if trained_on and not NOT_DATA_URL.search(trained_on.group(1)):
+            if not MODEL_URL.search(trained_on.group(1)):
+                return True
+        if models_only:
+            continue
+        words = TAGS.sub(" ", URL.sub(" ", sentence))
+        data = DATA_WORDS.search(words)
+        if not data:
+            continue
+        weights = WEIGHTS.search(words)
+        if weights and weights.start() < data.start():
+            continue
+        if DOWNLOAD_VERB.search(words) or data_section:
+            return True
+    return False
+
+
+def _prepared_as_elsewhere(raw: str) -> bool:
+    """True when the text sends the reader to another repository to prepare the data ("This
+    repo is a modification of [X](github URL). Installation and preparation follow that repo.",
+    "Follow [Y](url) to prepare the datasets"): its instructions obtain this project's data."""
+    if "prepar" not in raw.lower() or not REPOSITORY_LINK.search(raw):
+        return False
+    return bool(PREPARED_ELSEWHERE.search(TAGS.sub(" ", URL.sub(" ", raw))))
+
+
+def _runs_data_script(ctx: AuditContext, block: Block, raw: str = "") -> tuple[int, str] | None:
+    """A documented command that downloads data, or runs the repository's script that does."""
+    if not COMMAND_HINT.search(block.text):
+        return None
+    for n, line in enumerate(block.text.splitlines()):
+        if (
+            DOWNLOAD_COMMAND.search(line)
+            and not fetches_weights(line)
+            and not names_fetch_tools(line)
+        ):
+            if DATA_WORDS.search(line) or _under_data_heading(block):
+                return block.line + n, line.strip()[:200]
+        for m in SCRIPT_RUN.finditer(line):
+            script = (m.group(1) or "").lstrip("./")
+            # "make data" is a command in a code block, leading a line or in inline code, not
+            # a verb in a sentence ("does not make data_available yes").
+            target = m.group(2) and (
+                block.kind == "code"
+                or line.lstrip().startswith("make")
+                or f"`make {m.group(2)}" in raw
+            )
+            if target or (script in ctx.tree.paths and is_data_script(ctx, script)):
+                return block.line + n, line.strip()[:200]
+    return None
+
+
+def documented_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
+    """The first dataset link or data download command of the documentation."""
+    readable = set(ctx.tree.codebook_docs)
+    announced = ""  # "... can be downloaded as follows:": the list or table below links the data
+    lines_of: dict[str, list[str]] = {}
+    references: dict[str, dict[str, str]] = {}
+    for block in ctx.docs.blocks:
+        path = block.path
+        if path not in readable or MODEL_CARD.search(path):
+            continue
+        section = block.heading_path  # "Data > Pascal VOC": read with every heading above
+        if in_copy(path, index.framework_copies) or block.any_heading(NOT_DATA_SECTION):
+            continue
+        if block.kind == "code":
+            found = _runs_data_script(ctx, block)
+            if found:
+                return [Evidence(path, found[0], found[1], "data_available.command")]
+            continue
+        if block.kind == "heading":  # "Download the train set and place it in ./data:"
+            heading = block.text
+            says = DATA_WORDS.search(heading) and DOWNLOAD_VERB.search(heading)
+            announced = section if says else ""
+            continue
+        if path not in lines_of:
+            lines_of[path] = (ctx.tree.read_text(path) or "").splitlines()
+            references[path] = _references(lines_of[path])
+        raw = strip_shown_markdown(
+            _with_references(_raw_lines(lines_of[path], block), references[path])
+        )
+        models_only = bool(MODEL_SECTION.search(section)) and "data" not in section
+        linked = "http" in raw or "www." in raw
+        if linked and block.kind in ("list_item", "table_row") and announced == section:
+            return [Evidence(path, block.line, block.text[:200], "data_available.link")]
+        if linked and _data_link(raw, _under_data_heading(block), models_only):
+            return [Evidence(path, block.line, block.text[:200], "data_available.link")]
+        if block.kind in ("paragraph", "html"):
+            text = block.text.rstrip()
+            announces = text.endswith(":") and DATA_WORDS.search(text)
+            announced = section if announces and DOWNLOAD_VERB.search(text) else ""
+        found = _runs_data_script(ctx, block, raw)
+        if found and block.kind != "table_row":
+            return [Evidence(path, found[0], found[1], "data_available.command")]
+    return []

@@ -1,0 +1,208 @@
+"""Code and scripts that fetch a project's data (codebook field `data_available`).
+
+Code that fetches a public dataset (`torchvision.datasets.X(download=True)`, `tfds.load`,
+`load_dataset("org/name")`, Keras `datasets.*.load_data()`), a download script for data and the
+environments an RL agent is trained in. A line that fetches model weights or a tool is no data.
+"""
+
+from __future__ import annotations
+
+import re
+
+from miner.audit.detect import AuditContext
+from miner.audit.detect.code_views import CodeViews
+from miner.audit.detect.sources import CodeIndex
+from miner.audit.ownership import in_foreign_tree
+from miner.codebook import Evidence
+
+# Folders of analysis and figures: a dataset fetched there is studied, not trained on.
+ANALYSIS_FOLDERS = frozenset({
+    "analyze", "analyse", "analysis", "analyses", "visualization", "visualisation",
+    "visualize", "vis", "plots", "plotting", "figures", "notebooks",
+})  # fmt: skip
+
+
+def _analysis(path: str) -> bool:
+    """True for a file under a folder of analysis, plots or notebooks."""
+    return not ANALYSIS_FOLDERS.isdisjoint(path.lower().split("/")[:-1])
+
+
+# Code that fetches a public dataset when it runs.
+FETCH_CALL = re.compile(
+    r"\bdownload\s*=\s*True\b|"  # torchvision, torchaudio, PyG, ESM dataset classes
+    r"\btfds\.(?:load|builder)\(|"
+    r"\bdatasets\.(?:mnist|cifar10|cifar100|fashion_mnist|imdb|reuters|boston_housing)"
+    r"\.load_data\(|"
+    r"\bload_dataset\(\s*['\"](?!json['\"]|csv['\"]|text['\"]|parquet['\"]|imagefolder['\"]|"
+    r"audiofolder['\"]|arrow['\"]|pandas['\"])[\w.\-/]+['\"]|"
+    r"\bfetch_openml\(|\binput_data\.read_data_sets\(|\bPygNodePropPredDataset\(|"
+    r"\bPygGraphPropPredDataset\(|\bPlanetoid\(|"
+    # a table read straight from the network: `pd.read_parquet("https://host/train.parquet")`
+    r"\b(?:pd|pandas)\.read_(?:csv|parquet|json|table|excel|feather)\((?=\s*[rbuf]?[\"']https?://)",
+)
+# Fetchers the token signals do not see (a cheap filter before FETCH_CALL).
+FETCH_HINTS = ("download=", "load_data(", "load_dataset(", "tfds.", "Planetoid", "Pyg", ".read_")
+# Environments stand in for a dataset when an agent is trained by interacting with them.
+ENVIRONMENT = re.compile(
+    r"\b(?:gym|gymnasium)\.make\(|\bfrom\s+dm_control\s+import\b|\benvpool\.make\w*\(|"
+    r"\bprocgen\b|\bAtariEnv\(|\bimport\s+(?:gym|gymnasium)\b"
+)
+# A command or call that fetches files from the network.
+DOWNLOAD_COMMAND = re.compile(
+    r"\b(?:wget|curl|gdown|axel|aria2c|azcopy)\b|\bgsutil\s+(?:-m\s+)?(?:cp|rsync)\b|"
+    r"\bkaggle\s+(?:competitions|datasets)\s+download\b|"
+    r"\bhuggingface-cli\s+download\b|\bhf\s+download\b|\baws\s+s3\s+(?:cp|sync)\b|"
+    r"\burlretrieve\(|\bdownload_url\(|\bdownload_and_extract\w*\(|\bsnapshot_download\(|"
+    r"\bacademictorrents\b|\w_download\w*\(|\bdownload_\w+\(|\.download\(|\burlopen\(|\brequests\.get\(",
+    re.I,
+)
+DOWNLOAD_LITERALS = (
+    "wget", "curl", "gdown", "axel", "aria2c", "azcopy", "gsutil", "kaggle", "download",
+    "Download", "DOWNLOAD", "aws s3", "urlretrieve", "urlopen", "requests.get", "academictorrents",
+)  # fmt: skip
+# What a line fetches when it fetches model weights rather than data.
+WEIGHTS = re.compile(
+    r"\.(?:pth?|ckpt|bin|safetensors|h5|onnx|caffemodel|pb|tflite|t7|weights|pkl)\b|"
+    r"checkpoint|ckpt|weights?\b|pretrain|pre-train|model",
+    re.I,
+)
+# A Hugging Face Hub download fetches a model repository unless it names a dataset repository.
+HUB_DOWNLOAD = re.compile(
+    r"\b(?:huggingface-cli|hf)\s+download\b|\bsnapshot_download\(|\bhf_hub_download\("
+)
+HUB_DATASET = re.compile(r"repo[-_]type[\s=:]*[\"']?datasets?\b|/datasets/|\bdatasets?/", re.I)
+TOOL_FILE = re.compile(r"\.(?:sh|bash|py|ps1|whl|deb|rpm|exe|msi|dmg)\b(?!\.)", re.I)
+DATA_SCRIPT = re.compile(r"data|corpus|download|fetch|^get_|^prepare", re.I)
+MODEL_SCRIPT = re.compile(r"model|weight|pretrain|checkpoint|ckpt|snapshot", re.I)
+# What a documented command needs to contain to fetch data or run a script (a cheap filter).
+URL = re.compile(r"https?://[^\s)\]>\"'`]+|\bwww\.[^\s)\]>\"'`]+")
+NOT_DATA_URL = re.compile(
+    r"shields\.io|badge|arxiv\.org|\.(?:png|jpe?g|gif|svg|pdf)(?:\?|$)|colab\.research|"
+    r"paperswithcode|openreview|youtube|twitter|x\.com/|pytorch\.org|tensorflow\.org/install|"
+    r"pypi\.org|anaconda\.org|conda\.io|nvidia\.com|python\.org|"
+    r"licen[cs]e|github\.com/\S+/blob/\S+\.(?:py|ya?ml|sh|ipynb|cfg|json)\b|/discussions?/",
+    re.I,
+)
+# Sections whose data are for evaluation only, or other projects' data.
+
+
+def fetches_weights(line: str) -> bool:
+    """True when a download line fetches model weights or a tool rather than data: a weight
+    file or word, a Hugging Face Hub download of a model repository (no `--repo-type
+    dataset`), an installer or script (`install_x.sh`, a wheel), or a file of a software host."""
+    if WEIGHTS.search(line) or TOOL_FILE.search(line):
+        return True
+    urls = URL.findall(line)
+    if urls and all(NOT_DATA_URL.search(u) for u in urls):
+        return True  # software hosts (download.pytorch.org, pypi.org, nvidia.com ...)
+    return bool(HUB_DOWNLOAD.search(line) and not HUB_DATASET.search(line))
+
+
+def names_fetch_tools(line: str) -> bool:
+    """True for a line that names three or more fetch tools ("wget, curl, gdown ..."): a list
+    of tools, in a tool's rules or docs, not a command that runs one."""
+    return len({m.group(0).lower() for m in DOWNLOAD_COMMAND.finditer(line)}) >= 3
+
+
+def _is_code(views: CodeViews | None, pos: int) -> bool:
+    """True when offset `pos` of a source text is code, not a comment or a string literal (a
+    docstring quoting `tfds.load(`, a pattern naming `wget`): what a tool says is not run."""
+    return views is None or pos >= len(views.code) or not views.code[pos].isspace()
+
+
+def _is_command_string(views: CodeViews | None, pos: int) -> bool:
+    """True when offset `pos` starts a string literal that is a shell command ("wget -O ...",
+    ["curl", url]), or is code; a regular expression or prose that names the tool is neither."""
+    if _is_code(views, pos) or views is None:
+        return True
+    span = next(((a, b) for a, b in views.literals if a <= pos < b), None)
+    if span is None or views.text[span[0] : pos].strip("rRbBuUfF\"' "):
+        return False
+    if " " in views.text[pos : span[1]].strip("\"' "):
+        return True  # "wget -O data.zip URL"
+    # A lone tool name is a command only as a call's first argument: ["wget", url].
+    return views.text[: span[0]].rstrip().endswith(("[", "("))
+
+
+def fetching_code(index: CodeIndex) -> list[Evidence]:
+    """The first call of the project's own code that fetches a public dataset."""
+    for sf in index.own():
+        if not sf.read or sf.support or sf.role == "test" or in_foreign_tree(index.tree, sf.path):
+            continue
+        if _analysis(sf.path):
+            continue
+        text = index.text(sf)
+        if "proj.data_loader" not in sf.hits and not any(h in text for h in FETCH_HINTS):
+            continue
+        views = index.views.get(sf.path)
+        m = next((m for m in FETCH_CALL.finditer(text) if _is_code(views, m.start())), None)
+        if m:
+            line, code = index.where(sf.path, m.group(0))
+            return [Evidence(sf.path, line, code or m.group(0), "data_available.loader")]
+    return []
+
+
+def fetches_data(text: str, views: CodeViews | None = None) -> tuple[int, str] | None:
+    """The first line of a script that downloads something other than model weights; in
+    source code, a call or a command string, not a comment, docstring or pattern."""
+    starts = set()
+    for literal in DOWNLOAD_LITERALS:  # substring search first: scripts can be long
+        pos = text.find(literal)
+        while pos >= 0:
+            starts.add(text.rfind("\n", 0, pos) + 1)
+            newline = text.find("\n", pos)
+            pos = text.find(literal, newline) if newline >= 0 else -1
+    for start in sorted(starts):
+        end = text.find("\n", start)
+        line = text[start : len(text) if end < 0 else end]
+        stripped = line.strip()
+        if stripped.startswith(("#", "echo", "print", "def ", "import ", "from ", "http", "//")):
+            continue
+        command = DOWNLOAD_COMMAND.search(stripped)
+        if command and not fetches_weights(stripped) and not names_fetch_tools(stripped):
+            indent = len(line) - len(line.lstrip())
+            if _is_command_string(views, start + indent + command.start()):
+                return text.count("\n", 0, start) + 1, stripped[:200]
+    return None
+
+
+def scripts_fetching_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
+    """The first script of the project that downloads data (by its name and its commands)."""
+    scripts = [sf.path for sf in index.own() if sf.read and sf.lang == "python"]
+    scripts += [a.path for a in index.artifacts if a.kind == "shell" and a.weight > 0]
+    for path in scripts:
+        if in_foreign_tree(ctx.tree, path) or _analysis(path):
+            continue  # another project's tool, copied whole, or an analysis of a dataset
+        views = None if path in index.code_text else index.views.get(path)  # notebooks: JSON
+        found = is_data_script(ctx, path, views) and fetches_data(
+            ctx.tree.read_text(path) or "", views
+        )
+        if found:
+            return [Evidence(path, found[0], found[1], "data_available.download_script")]
+    return []
+
+
+def environments(index: CodeIndex) -> list[Evidence]:
+    """An environment an agent is trained in (`gym.make`, dm_control): its data."""
+    for sf in index.own():
+        if not sf.read or sf.support or not ("rl.gym" in sf.hits or "net.rl" in sf.hits):
+            continue
+        m = ENVIRONMENT.search(index.text(sf))
+        if m:
+            line, code = index.where(sf.path, m.group(0).rstrip("("))
+            return [Evidence(sf.path, line, code or m.group(0), "data_available.environment")]
+    return []
+
+
+def is_data_script(ctx: AuditContext, path: str, views: CodeViews | None = None) -> bool:
+    """A script of the repository that downloads data (by its name and its commands)."""
+    known: dict[str, bool] = ctx.cache.setdefault("data_scripts", {})
+    if path not in known:
+        name = path.rsplit("/", 1)[-1]
+        known[path] = (
+            not (
+                not DATA_SCRIPT.search(name) or MODEL_SCRIPT.search(path) or "test" in name.lower()
+            )
+            and fetches_data(ctx.tree.read_text(path) or "", views) is not None
+        )
+    return known[path]

@@ -1,0 +1,86 @@
+"""data_available: data prepared by another repository's instructions, tables read from the web."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from miner.audit.classify.data_sources import data_evidence
+from miner.audit.detect import AuditContext
+from miner.audit.detect.sources import code_index
+from miner.audit.docs import Documents
+from miner.audit.files import RepoTree
+
+TORCH = "import torch\nimport torch.nn as nn\n"
+
+
+def _rules(tmp_path: Path, files: dict[str, str]) -> list[str]:
+    root = tmp_path / "owner__net"
+    for rel, content in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(content, encoding="utf-8")
+    tree = RepoTree(root)
+    ctx = AuditContext(tree=tree, docs=Documents(tree))
+    return [e.rule for e in data_evidence(ctx, code_index(ctx))]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "* This repo is a modification on the [Base repo](https://github.com/lab/base). "
+        "Installation and preparation follow that repo.",
+        "Please follow [Base](https://github.com/lab/base) to prepare the datasets.",
+        "Prepare ImageNet as in [the Base repository](https://github.com/lab/base#data).",
+        "Data preparation is the same as in [Base](https://gitlab.com/lab/base).",
+    ],
+)
+def test_another_repository_s_instructions_prepare_the_data(tmp_path: Path, sentence: str) -> None:
+    readme = f"# Net\n\nOur model.\n\n{sentence}\n"
+    assert _rules(tmp_path, {"README.md": readme, "train.py": TORCH}) == ["data_available.link"]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "* This repo is a modification on the [Base repo](https://github.com/lab/base). "
+        "Installation follows that repo.",
+        "Please follow [Base](https://github.com/lab/base) to prepare the environment.",
+        "Prepare the environment as in [Base](https://github.com/lab/base).",
+        "Installation and preparation follow the [docs](https://docs.example.org/install).",
+    ],
+)
+def test_installing_as_another_repository_does_is_no_data(tmp_path: Path, sentence: str) -> None:
+    readme = f"# Net\n\nOur model.\n\n{sentence}\n"
+    assert _rules(tmp_path, {"README.md": readme, "train.py": TORCH}) == []
+
+
+def test_a_table_read_from_the_web_in_code_is_data(tmp_path: Path) -> None:
+    code = (
+        TORCH
+        + 'import pandas as pd\ndf = pd.read_parquet(\n    "https://host.example/sales/train.parquet"\n)\n'
+    )
+    files = {"README.md": "# Net\n", "finetune.py": code}
+    assert _rules(tmp_path / "a", files) == ["data_available.loader"]
+    local = code.replace("https://host.example/sales/", "data/")
+    assert _rules(tmp_path / "b", {"README.md": "# Net\n", "finetune.py": local}) == []
+    quoted = TORCH + '# df = pd.read_csv("https://host.example/train.csv")\n'
+    assert _rules(tmp_path / "c", {"README.md": "# Net\n", "finetune.py": quoted}) == []
+
+
+LOADER = TORCH + "from torchvision import datasets\nds = datasets.CIFAR10('data', download=True)\n"
+
+
+@pytest.mark.parametrize(
+    "path", ["analyze/probe/src/loaders.py", "notebooks/study.py", "visualization/plot_set.py"]
+)
+def test_a_dataset_fetched_for_analysis_or_figures_is_not_training_data(
+    tmp_path: Path, path: str
+) -> None:
+    assert _rules(tmp_path, {"README.md": "# Net\n", "train.py": TORCH, path: LOADER}) == []
+
+
+@pytest.mark.parametrize("path", ["data/loaders.py", "src/datasets.py", "train.py"])
+def test_a_dataset_fetched_by_the_project_s_code_is_data(tmp_path: Path, path: str) -> None:
+    files = {"README.md": "# Net\n", "model.py": TORCH, path: LOADER}
+    assert _rules(tmp_path, files) == ["data_available.loader"]
