@@ -85,7 +85,8 @@ def test_an_import_no_mapping_names_goes_to_the_first_published_of_its_distribut
     if not pigar_candidates("cv2"):
         pytest.skip("pigar's database is not installed")
     assert "opencv-python" in pigar_candidates("cv2")
-    build_wheel(tmp_path, "opencv_python", "4.1.0.25", {"cv2/__init__.py": ""})
+    for minor in range(10):  # a maintained project: a long release history
+        build_wheel(tmp_path, "opencv_python", f"4.{minor}.0.25", {"cv2/__init__.py": ""})
     source = IndexSource((), (str(tmp_path),))
     found = distribution_on_index("cv2", source)
     assert found is not None and found[0] == "opencv-python" and "pigar" in found[1]
@@ -93,10 +94,14 @@ def test_an_import_no_mapping_names_goes_to_the_first_published_of_its_distribut
     # A placeholder named like the import (one release) gives way to the maintained project.
     other = tmp_path / "other"
     build_wheel(other, "skimage", "0.0", {"skimage/__init__.py": ""})
-    for version in ("0.14.0", "0.15.0", "0.16.2"):
-        build_wheel(other, "scikit_image", version, {"skimage/__init__.py": ""})
+    for minor in range(10, 20):
+        build_wheel(other, "scikit_image", f"0.{minor}.0", {"skimage/__init__.py": ""})
     found = distribution_on_index("skimage", IndexSource((), (str(other),)))
     assert found is not None and found[0] == "scikit-image"
+    # A bundle with a few releases that happens to ship `cv2` is not taken for it.
+    bundle = tmp_path / "bundle"
+    build_wheel(bundle, "opencovis_python", "1.0", {"cv2/__init__.py": ""})
+    assert distribution_on_index("cv2", IndexSource((), (str(bundle),))) is None
 
 
 def _pythons() -> tuple[str, ...]:
@@ -197,3 +202,35 @@ def test_a_pinned_release_asking_for_what_cannot_be_had_is_left_to_the_resolver(
     assert conflict is not None and attempt._repair(conflict)
     assert attempt.lines == ["torch==2.0.1", "torchvision"]
     assert "the other requirements rule out" in attempt.repairs[-1].reason
+
+
+def test_an_undeclared_companion_comes_at_the_release_built_for_the_pinned_framework() -> None:
+    from miner.select.repair.undeclared import _with_companion
+
+    dist, why = _with_companion(["torch==1.0.0", "numpy"], "torchvision", "imported")
+    assert dist == "torchvision==0.2.2" and "built for torch 1.0" in why
+    assert _with_companion(["torch>=1.0"], "torchvision", "imported") == ("torchvision", "imported")
+
+
+def test_pip_build_failures_name_the_project_being_collected() -> None:
+    lines = ["Collecting opencv-python",
+             "  Downloading opencv-python-4.3.0.38.tar.gz (88.0 MB)",
+             "    ERROR: Command errored out with exit status 1:",
+             "     command: /env/bin/python -c 'import sys, setuptools ... egg_info"]  # fmt: skip
+    failure = diagnose(lines)
+    assert failure is not None and (failure.kind, failure.name) == ("build", "opencv-python")
+    failure = diagnose(["ERROR: Failed building wheel for lmdb"])
+    assert failure is not None and (failure.kind, failure.name) == ("build", "lmdb")
+    assert diagnose(["Collecting six", "Successfully installed six-1.16.0"]) is None
+
+
+def test_a_module_the_checkout_ships_anywhere_is_never_installed_from_the_index(
+    tmp_path: Path,
+) -> None:
+    from miner.select.repair.undeclared import shipped_modules
+
+    (tmp_path / "utils" / "camera").mkdir(parents=True)
+    (tmp_path / "utils" / "myutil.py").write_text("")
+    (tmp_path / "utils" / "camera" / "__init__.py").write_text("")
+    assert {"myutil", "camera"} <= shipped_modules(tmp_path)
+    assert "numpy" not in shipped_modules(tmp_path)

@@ -108,6 +108,9 @@ class Attempt(RepairSteps):
         self.pins: dict[str, str] = {}
         self.bounds: dict[str, str] = {}  # project -> the release-line bound a repair added
         self.diagnosis: Failure | None = None  # what the last failed install failed on
+        self.shipped: frozenset[str] = (
+            frozenset()
+        )  # module names the checkout has anywhere  # what the last failed install failed on
 
     def _result(self, started: float, prior: tuple[Repair, ...], options: tuple[str, ...],
                 failure: Evidence | None, imports: tuple[tuple[str, str], ...] = ()

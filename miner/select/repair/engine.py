@@ -38,6 +38,7 @@ from miner.select.repair.requirements import (
     reduce_freeze,
     urls,
 )
+from miner.select.repair.undeclared import shipped_modules
 
 MAX_ROUNDS = 12
 SETUPTOOLS = "setuptools<81"  # the last line with pkg_resources
@@ -71,6 +72,7 @@ def build_environment(request: BuildRequest) -> EnvironmentBuild:
             )
         )
         lines[index] = line
+    shipped = shipped_modules(request.root)
     python2 = closure.python2 is not None
     if closure.python2 is not None:
         py2 = closure.python2
@@ -94,6 +96,7 @@ def build_environment(request: BuildRequest) -> EnvironmentBuild:
         builder = Builder(request.venv, request.work, request.log, request.env, request.timeout,
                           as_of, options, python2)  # fmt: skip
         attempt = Attempt(builder, interpreter, closure, source, as_of, list(lines))
+        attempt.shipped = shipped
         # An import the freeze reduction left out is installed at the freeze's version.
         attempt.pins = {canonical(name_of(r.before)): r.before for r in repairs
                         if r.kind == "freeze"}  # fmt: skip

@@ -45,6 +45,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),  # fmt: skip
     ("unsatisfiable", re.compile(rf"Because {NAME}(?:[<>=!~]=?([^\s,`]+))? depends on")),
+    # pip's words for a build that failed (Python 2 environments).
+    ("build", re.compile(rf"ERROR: Failed building wheel for {NAME}")),
 )
 USE_2TO3 = re.compile(r"use_2to3 is invalid|error in \S+ setup command: use_2to3")
 LEGACY = re.compile(r"Cannot import 'setuptools\.build_meta'|No module named 'setuptools\.command"
@@ -121,6 +123,25 @@ def diagnose(lines: list[str], since: int = 0, log_name: str = "install.log") ->
                 dependent=(f"{name}=={version}" if kind == "unsatisfiable" and version
                            else _dependent(text, name)),  # fmt: skip
             )  # fmt: skip
+    return _pip_build(tail, since, log_name)
+
+
+PIP_ERRORED = re.compile(r"ERROR: Command errored out with exit status")
+PIP_COLLECTING = re.compile(rf"^\s*Collecting {NAME}(?:\s*(?:==|>=)\s*([^\s,;()]+))?")
+
+
+def _pip_build(tail: list[str], since: int, log_name: str) -> Failure | None:
+    """pip's `Command errored out` while preparing a sdist: the project it was collecting."""
+    for offset, line in enumerate(tail):
+        if not PIP_ERRORED.search(line):
+            continue
+        for back in range(offset, -1, -1):
+            match = PIP_COLLECTING.match(tail[back])
+            if match:
+                evidence = Evidence(log_name, since + offset + 1, " ".join(line.split())[:200],
+                                    "repair.failure.build")  # fmt: skip
+                return Failure("build", match.group(1), match.group(2) or "", evidence)
+        return None
     return None
 
 

@@ -18,6 +18,8 @@ from miner.select.repair.index import IndexSource, Release, releases
 from miner.select.repair.names import canonical, distribution_for
 
 EPOCH = datetime.max.replace(tzinfo=timezone.utc)
+GENERIC = 60  # more distributions than this ship the module: its name is a generic word
+MIN_RELEASES = 10  # a maintained distribution has had at least this many releases
 
 
 @functools.cache
@@ -49,6 +51,8 @@ def distribution_on_index(
     if why != "its own name" or canonical(dist) not in {canonical(c) for c in candidates}:
         if releases(source, dist, as_of):  # pipreqs' answer, or a name pigar does not know
             return dist, why
+    if len(candidates) > GENERIC:
+        return None  # a name hundreds of projects ship (`config`, `utils`) is nobody's
     found: dict[str, list[Release]] = {}
     for name in candidates:
         if listed := releases(source, name, as_of):
@@ -64,4 +68,6 @@ def distribution_on_index(
                                      min(r.uploaded or EPOCH for r in found[n]), n))  # fmt: skip
     if canonical(first) == canonical(dist):
         return dist, why
+    if len(found[first]) < MIN_RELEASES:
+        return None  # a project with a handful of releases is a bundle, not the original
     return first, f"pigar's database, the first published of {len(candidates)} that ship it"

@@ -5,10 +5,12 @@ which imports the TensorFlow it never declares)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from miner.codebook import Evidence
 from miner.select.repair.imports import distribution_on_index
+from miner.select.repair.moves import companion
 from miner.select.repair.names import canonical
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import name_of
@@ -29,6 +31,8 @@ def add_undeclared(attempt: Attempt, good: list[str]) -> list[str]:
     for module in missing:
         if module in SETUPTOOLS_MODULES:
             continue  # setuptools comes with the environment's own step (Attempt._setuptools)
+        if module in attempt.shipped:
+            continue  # the checkout has it (a folder the code puts on sys.path itself)
         found = distribution_on_index(module, attempt.source)
         if found is None:
             continue
@@ -37,6 +41,7 @@ def add_undeclared(attempt: Attempt, good: list[str]) -> list[str]:
             continue  # declared, so it installed and still lacks the module: leave it
         if canonical(dist) in attempt.pins:
             dist, why = attempt.pins[canonical(dist)], f"{why}, at the version of the freeze"
+        dist, why = _with_companion(attempt.lines, dist, why)
         where = dict(attempt.closure.imports)[module]
         wanted.append((module, dist, f"imported, never declared ({why})", where))
     return _install(attempt, wanted, good)
@@ -60,12 +65,30 @@ def add_missing_dependencies(
             continue
         where = Evidence("import check", 0, f"import {module}: {error}"[:200],
                          "repair.import.dependency")  # fmt: skip
-        wanted.append((needed, found[0], f"{module} imports {needed}, which nothing declares "
-                       f"({found[1]})", where))  # fmt: skip
+        dist, why = _with_companion(attempt.lines, found[0], f"{module} imports {needed}, "
+                                    f"which nothing declares ({found[1]})")  # fmt: skip
+        wanted.append((needed, dist, why, where))
     if not wanted:
         return good, broken
     good = _install(attempt, wanted, good)
     return good, attempt.builder.probe(list(attempt.closure.names), "import")
+
+
+def shipped_modules(root: Path) -> frozenset[str]:
+    """Top-level names the checkout ships anywhere: `x.py` files and folders with
+    `__init__.py`, at any depth."""
+    names = {p.stem for p in root.rglob("*.py")}
+    names |= {p.parent.name for p in root.rglob("__init__.py")}
+    return frozenset(names)
+
+
+def _with_companion(lines: list[str], dist: str, why: str) -> tuple[str, str]:
+    """An added torchvision or torchaudio at the release built for the pinned torch (the old
+    ones are yanked: only an exact pin installs them)."""
+    for index, line, reason in companion([*lines, dist]):
+        if index == len(lines):
+            return line, f"{why}; {reason}"
+    return dist, why
 
 
 def _install(
