@@ -240,3 +240,13 @@ def smoke_cmd(
         typer.echo(SMOKE_INTERRUPTED, err=True)
         raise typer.Exit(130) from None
     render_outcomes([result_row(r) for r in results])
+    echo_package_cache(options.env)
+
+
+def echo_package_cache(env: Mapping[str, str] | None) -> None:
+    """Where the package cache every candidate shares is and its size, on stderr."""
+    from miner.select.repair import package_cache
+
+    path, size = package_cache(env)
+    typer.echo(f"package cache shared by every candidate: {path} ({size / 2**30:.1f} GiB; "
+               "`uv cache prune` frees what nothing uses)", err=True)  # fmt: skip

@@ -182,6 +182,7 @@ def test_cli_smoke_runs_candidates_side_by_side_and_stores_each(tmp_path):
     starts = [ln.split()[1] for ln in result.stderr.splitlines() if ln.endswith("start")]
     assert sorted(starts) == ["lab/fits", "lab/pinned"]
     assert "| S1 | environment built | 1 | 50.0 |" in result.stdout
+    assert f"package cache shared by every candidate: {tmp_path / 'uv-cache'} (" in result.stderr
     with Store(db) as store:
         outcomes = {row["full_name"]: row["outcome"] for row in store.smoke_runs()}
     assert outcomes == {"lab/fits": "ok", "lab/pinned": "install"}
