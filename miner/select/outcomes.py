@@ -53,6 +53,8 @@ PYTHON2 = re.compile(
 USAGE = re.compile(
     r"^\S+: error: (?:the following arguments are required|unrecognized arguments|argument )"
     r"|Flags parsing error|FATAL Flags parsing error"
+    # click's words (`Error: Missing option '--outdir'.`)
+    r"|^Error: (?:Missing (?:option|argument|parameter)|No such option|Invalid value for)"
 )
 WEIGHTS_DOWNLOAD = re.compile(
     r"(?i)Downloading:? \S*(?:\.pth|\.pt|\.ckpt|\.h5|\.bin|\.params|\.t7|\.npy)\b"

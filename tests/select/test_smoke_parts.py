@@ -99,6 +99,12 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
     got, evidence = classify_training(log(tmp_path, usage), 2, False, 60, None)
     assert (got, evidence.line, evidence.rule) == ("usage", 2, "smoke.usage")
     assert evidence.text == "train.py: error: the following arguments are required: --data"
+    click = (
+        "Usage: train.py [OPTIONS]\nTry 'train.py --help' for help.\n\n"
+        "Error: Missing option '--outdir'.\n"
+    )  # click's words
+    got, evidence = classify_training(log(tmp_path, click), 2, False, 60, None)
+    assert (got, evidence.text) == ("usage", "Error: Missing option '--outdir'.")
     weights = (
         'Downloading: "https://download.pytorch.org/models/resnet18-5c106cde.pth" to /h/x.pth\n'
         + traceback
