@@ -234,3 +234,13 @@ def test_a_module_the_checkout_ships_anywhere_is_never_installed_from_the_index(
     (tmp_path / "utils" / "camera" / "__init__.py").write_text("")
     assert {"myutil", "camera"} <= shipped_modules(tmp_path)
     assert "numpy" not in shipped_modules(tmp_path)
+
+
+def test_an_old_torchvision_gets_the_pillow_it_was_written_for() -> None:
+    from miner.select.repair.moves import pillow_bound
+
+    bound = pillow_bound(["torch==1.0.0", "torchvision==0.2.2"])
+    assert bound is not None and bound[0] == "pillow<7" and "PILLOW_VERSION" in bound[1]
+    assert pillow_bound(["torchvision==0.5.0"]) is None
+    assert pillow_bound(["torchvision==0.2.2", "Pillow==6.2.0"]) is None  # already pinned
+    assert pillow_bound(["torchvision>=0.2"]) is None

@@ -28,7 +28,7 @@ from miner.select.repair.closure import entry_scripts, import_closure
 from miner.select.repair.envs import Builder, python2_interpreters
 from miner.select.repair.index import IndexSource
 from miner.select.repair.interpreter import interpreters_for
-from miner.select.repair.moves import companion
+from miner.select.repair.moves import companion, pillow_bound
 from miner.select.repair.names import canonical
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import (
@@ -73,6 +73,11 @@ def build_environment(request: BuildRequest) -> EnvironmentBuild:
         )
         lines[index] = line
     shipped = shipped_modules(request.root)
+    bound = pillow_bound(lines)
+    if bound is not None:
+        lines.append(bound[0])
+        pillow = Evidence("requirements.txt", 0, bound[0], "repair.pillow")
+        repairs.append(Repair("companion", "", bound[0], bound[1], pillow))
     python2 = closure.python2 is not None
     if closure.python2 is not None:
         py2 = closure.python2

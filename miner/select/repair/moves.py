@@ -184,3 +184,27 @@ def companion(lines: list[str]) -> list[tuple[int, str, str]]:
                 out.append((tf[0], line, f"keras {key} runs on TensorFlow "
                             f"{TENSORFLOW_FOR_KERAS[key]}"))  # fmt: skip
     return out
+
+
+def pillow_bound(lines: list[str]) -> tuple[str, str] | None:
+    """`pillow<7` and why, when a pinned torchvision before 0.5 would meet a Pillow that no
+    longer has the `PILLOW_VERSION` it imports (torchvision 0.5's release notes), and nothing
+    pins Pillow already."""
+    vision: Version | None = None
+    for line in lines:
+        try:
+            parsed = Requirement(line)
+        except Exception:  # noqa: BLE001 - options and paths are not requirements
+            continue
+        name = parsed.name.lower()
+        if name == "pillow":
+            return None
+        exact = [s.version for s in parsed.specifier if s.operator == "=="]
+        if name == "torchvision" and exact:
+            try:
+                vision = Version(exact[0].rstrip(".*"))
+            except InvalidVersion:
+                continue
+    if vision is None or vision >= Version("0.5"):
+        return None
+    return "pillow<7", f"torchvision {vision} imports PILLOW_VERSION, which Pillow 7 removed"

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from miner.codebook import Evidence
 from miner.select.repair.imports import distribution_on_index
-from miner.select.repair.moves import companion
+from miner.select.repair.moves import companion, pillow_bound
 from miner.select.repair.names import canonical
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import name_of
@@ -44,6 +44,9 @@ def add_undeclared(attempt: Attempt, good: list[str]) -> list[str]:
         dist, why = _with_companion(attempt.lines, dist, why)
         where = dict(attempt.closure.imports)[module]
         wanted.append((module, dist, f"imported, never declared ({why})", where))
+        bound = pillow_bound([*attempt.lines, dist])
+        if bound is not None:
+            wanted.append(("PIL", bound[0], bound[1], where))
     return _install(attempt, wanted, good)
 
 
