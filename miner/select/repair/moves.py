@@ -145,18 +145,7 @@ def _with_version(parsed: Requirement, version: str) -> str:
 def companion(lines: list[str]) -> list[tuple[int, str, str]]:
     """(index, new line, reason) for each companion whose version its framework's pin decides:
     torchvision/torchaudio for a pinned torch, tensorflow for a pinned keras."""
-    pins: dict[str, tuple[int, Version | None, Requirement]] = {}
-    for i, line in enumerate(lines):
-        try:
-            parsed = Requirement(line)
-        except Exception:  # noqa: BLE001 - options and paths are not requirements
-            continue
-        exact = [s.version for s in parsed.specifier if s.operator == "=="]
-        try:
-            version = Version(exact[0].rstrip(".*")) if exact else None
-        except InvalidVersion:
-            version = None
-        pins[parsed.name.lower()] = (i, version, parsed)
+    pins = _pins(lines)
     out: list[tuple[int, str, str]] = []
     torch = pins.get("torch")
     if torch and torch[1] is not None:
@@ -186,25 +175,29 @@ def companion(lines: list[str]) -> list[tuple[int, str, str]]:
     return out
 
 
-def pillow_bound(lines: list[str]) -> tuple[str, str] | None:
-    """`pillow<7` and why, when a pinned torchvision before 0.5 would meet a Pillow that no
-    longer has the `PILLOW_VERSION` it imports (torchvision 0.5's release notes), and nothing
-    pins Pillow already."""
-    vision: Version | None = None
-    for line in lines:
+def _pins(lines: list[str]) -> dict[str, tuple[int, Version | None, Requirement]]:
+    """Each requirement by lower-case name: (its line's index, its `==` version or None, it)."""
+    pins: dict[str, tuple[int, Version | None, Requirement]] = {}
+    for i, line in enumerate(lines):
         try:
             parsed = Requirement(line)
         except Exception:  # noqa: BLE001 - options and paths are not requirements
             continue
-        name = parsed.name.lower()
-        if name == "pillow":
-            return None
         exact = [s.version for s in parsed.specifier if s.operator == "=="]
-        if name == "torchvision" and exact:
-            try:
-                vision = Version(exact[0].rstrip(".*"))
-            except InvalidVersion:
-                continue
-    if vision is None or vision >= Version("0.5"):
+        try:
+            version = Version(exact[0].rstrip(".*")) if exact else None
+        except InvalidVersion:
+            version = None
+        pins[parsed.name.lower()] = (i, version, parsed)
+    return pins
+
+
+def pillow_bound(lines: list[str]) -> tuple[str, str] | None:
+    """`pillow<7` and why, when a pinned torchvision before 0.5 would meet a Pillow that no
+    longer has the `PILLOW_VERSION` it imports (torchvision 0.5's release notes), and no line
+    names Pillow already."""
+    pins = _pins(lines)
+    vision = pins["torchvision"][1] if "torchvision" in pins else None
+    if "pillow" in pins or vision is None or vision >= Version("0.5"):
         return None
     return "pillow<7", f"torchvision {vision} imports PILLOW_VERSION, which Pillow 7 removed"
