@@ -40,9 +40,6 @@ from miner.select.repair.requirements import (
 )
 from miner.select.repair.undeclared import shipped_modules
 
-MAX_ROUNDS = 12
-SETUPTOOLS = "setuptools<81"  # the last line with pkg_resources
-
 
 def build_environment(request: BuildRequest) -> EnvironmentBuild:
     """Build the environment of `request`, with every repair recorded."""
