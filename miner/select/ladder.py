@@ -5,8 +5,9 @@ point ran (`hooks/sitecustomize.py`: arguments parsed, data arrived), and the tr
 A stage is only counted with evidence of it: S2 when the run got past its imports, S3 when an
 argument parser returned (or, for a script that parses none, when it got past its imports
 without a usage error), S4 when data arrived (a mark, or a training step, which needs data), S5
-on a training-step line (even when the run crashed later: the outcome says how it ended), S6
-when the bounded training then ended by itself.
+on a training-step line or the hook's `step` mark (an optimizer's step returned), even when the
+run crashed later (the outcome says how it ended), S6 when the bounded training then ended by
+itself.
 """
 
 from __future__ import annotations
@@ -62,16 +63,24 @@ class Marks:
 
 
 class ProgressWatch:
-    """Polled while training runs: True once the log shows an optimisation step (S5)."""
+    """Polled while training runs: True once an optimisation step (S5) shows, as a step line in
+    the log or as the stage hook's `step` mark (a project that prints its loss only every
+    hundred steps has taken its first step long before)."""
 
-    def __init__(self, log: Path) -> None:
+    def __init__(self, log: Path, marks_file: Path | None = None) -> None:
         self.log = log
+        self.marks_file = marks_file
         self.offset = 0
         self.rest = b""
-        self.line: str | None = None
+        self.line: str | None = None  # the log's step line
+        self.mark: tuple[int, str] | None = None  # the marks file's `step` line: (number, text)
 
     def __call__(self) -> bool:
-        """Read what the log gained since the last call; True when a step line is in it."""
+        """Read what the log gained since the last call; True when a step line is in it, or
+        when the hook marked a step."""
+        return self._log_step() or self._marked_step()
+
+    def _log_step(self) -> bool:
         try:
             with self.log.open("rb") as fh:
                 fh.seek(self.offset)
@@ -85,6 +94,19 @@ class ProgressWatch:
         for line in lines:
             if STEP.search(line) and "Traceback" not in line:
                 self.line = line
+                return True
+        return False
+
+    def _marked_step(self) -> bool:
+        if self.marks_file is None:
+            return False
+        try:
+            lines = self.marks_file.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return False
+        for number, line in enumerate(lines, start=1):
+            if line.startswith("step "):
+                self.mark = (number, line)
                 return True
         return False
 

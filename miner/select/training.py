@@ -97,7 +97,7 @@ def train_entry(
         fetch_data(*step, options.fetch_timeout, limits)
     log = logs / "train.log"
     since = time.time()
-    watch = ProgressWatch(log)
+    watch = ProgressWatch(log, marks_file)
     step_at: list[float] = []
 
     def at_step() -> bool:
@@ -113,10 +113,14 @@ def train_entry(
         number = _line_number(log, watch.line)
         outcome, evidence = "ok", Evidence(log.name, number, watch.line.strip()[:500],
                                            "smoke.ok.step")  # fmt: skip
+    elif done.stopped and watch.mark is not None:
+        outcome, evidence = "ok", _marked_step(marks_file, watch.mark)
     else:
         outcome, evidence = classify_training(
             log, done.exit_code, done.timed_out, options.timeout, wrote
         )
+        if evidence.rule == "smoke.runtime.no_progress" and watch.mark is not None:
+            outcome, evidence = "ok", _marked_step(marks_file, watch.mark)  # a silent step
     progress = outcome == "ok" or bool(step_at)  # a step, even if the run crashed after it
     if progress and not step_at:
         step_at.append(time.time() - started_epoch)
@@ -133,6 +137,13 @@ def train_entry(
         ended=done.exit_code == 0 and not done.timed_out and not done.stopped,
         progress=progress,
     )
+
+
+def _marked_step(marks_file: Path, mark: tuple[int, str]) -> Evidence:
+    number, line = mark
+    called = line.split(" ", 2)[-1]
+    text = f"an optimisation step returned: {called}"
+    return Evidence(marks_file.name, number, text, "smoke.ok.step_mark")
 
 
 def _line_number(log: Path, line: str) -> int:

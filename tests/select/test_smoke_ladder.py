@@ -27,6 +27,22 @@ LOOP = (
     "    step += 1\n"
     "    print(f'step {step} loss {model.step([1.0], [2.0], lr=0.001):.4f}')\n"
 )
+# A loop that prints nothing: the optimizer's step is the evidence (the hook's `step` mark).
+SILENT = (
+    "import torch\n"
+    "optimizer = torch.optim.SGD([1.0])\n"
+    "while True:\n"
+    "    optimizer.step()\n"
+)
+# The modules of PyTorch the stage hook watches, shaped as PyTorch has them.
+TORCH = {
+    "torch/__init__.py": "from torch import optim\n",
+    "torch/optim/__init__.py": "from torch.optim.sgd import SGD\n",
+    "torch/optim/optimizer.py": "class Optimizer:\n    def __init__(self, params):\n"
+    "        self.params = params\n",
+    "torch/optim/sgd.py": "from torch.optim.optimizer import Optimizer\n"
+    "class SGD(Optimizer):\n    def step(self, closure=None):\n        return None\n",
+}
 # name -> (files, command, expected outcome, expected stage)
 LADDER: dict[str, tuple[dict[str, str], tuple[str, ...], str, int]] = {
     "no-entry": ({}, ("{python}", "train.py"), "no_entry", -1),
@@ -44,6 +60,8 @@ LADDER: dict[str, tuple[dict[str, str], tuple[str, ...], str, int]] = {
         ("{python}", "train.py", "--data", "data/points.csv"), "runtime", 4),
     "step": ({"requirements.txt": "tinyfit==0.1\n", "train.py": LOOP},
              ("{python}", "train.py"), "ok", 5),
+    "silent-step": ({"requirements.txt": "torch==0.0.1\n", "train.py": SILENT},
+                    ("{python}", "train.py"), "ok", 5),
     "fits": ({"requirements.txt": "tinyfit==0.1\n", "train.py": train()},
              ("{python}", "train.py"), "ok", 6),
     "weights": ({"train.py": "open('pretrained/resnet50.pth', 'rb').read()\n"},
@@ -57,6 +75,7 @@ LADDER: dict[str, tuple[dict[str, str], tuple[str, ...], str, int]] = {
 def wheels(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("wheels")
     build_wheel(folder, "tinyfit", "0.1", {"tinyfit/__init__.py": TINYFIT})
+    build_wheel(folder, "torch", "0.0.1", TORCH)
     return folder
 
 
@@ -121,6 +140,14 @@ def test_the_first_step_stops_the_run(tmp_path, wheels):
     assert result.evidence.text.startswith("step ") and result.train_seconds < 60
     marks = Path(result.log_dir, "stages.txt")
     assert not marks.exists() or "args" not in marks.read_text()
+
+
+def test_a_silent_first_step_stops_the_run_with_the_mark_as_evidence(tmp_path, wheels):
+    files, command, *_ = LADDER["silent-step"]
+    result = run(tmp_path, wheels, files, command)
+    assert (result.evidence.path, result.evidence.rule) == ("stages.txt", "smoke.ok.step_mark")
+    assert result.evidence.text == "an optimisation step returned: SGD.step"
+    assert result.train_seconds < 60
 
 
 def test_readme_placeholders_mark_the_run_as_needing_data(tmp_path, wheels):
