@@ -116,7 +116,7 @@ def main() -> int:
         with config.open("a", encoding="utf-8") as fh:
             fh.write(github_from_mirrors(args.mirrors))
     env = {**os.environ, "GIT_CONFIG_GLOBAL": str(config), "GIT_CONFIG_NOSYSTEM": "1"}
-    env["PYTHONPATH"] = str(HERE)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(HERE), os.environ.get("PYTHONPATH"))))
     if not args.skip_build:
         names = add_repositories(study, corpus_names(args.corpus), args.mirrors)
         print(f"{len(names)} corpus repositories with a local mirror", flush=True)
