@@ -40,6 +40,9 @@ GPU = re.compile(
     r"|libcud(?:art|a|nn|blas)|CUDA_ERROR|device specification '/device:GPU|invalid device ordinal"
     r"|nvidia-smi|torch\.cuda\.is_available\(\) is False|Cannot access accelerator device"
 )
+# The failing line of a bare AssertionError that asks for a GPU (`assert torch.cuda.is_available()`,
+# `assert num_gpu <= torch.cuda.device_count()`): the machine, not the project, fell short.
+GPU_ASSERT = re.compile(r"(?i)^\s*assert\b.*(?:\bcuda\b|\bgpus?\b|device_count)")
 IMPORT = re.compile(
     r"ModuleNotFoundError|ImportError|No module named|cannot import name|undefined symbol"
     r"|cannot open shared object file"
@@ -160,6 +163,10 @@ def classify_training(
     usage = _usage(lines, exit_code)
     if usage is not None:
         return "usage", Evidence(log.name, usage[0], _clip(usage[1]), "smoke.usage")
+    gpu_assert = _gpu_assert(lines, tail)
+    if gpu_assert is not None:
+        return "needs_gpu", Evidence(log.name, gpu_assert[0], _clip(gpu_assert[1]),
+                                     "smoke.needs_gpu.assert")  # fmt: skip
     checks = (
         ("runtime", NO_SCRIPT), ("python2", PYTHON2), ("needs_gpu", GPU), ("import", IMPORT),
         ("needs_weights", WEIGHTS_FILE), ("data", DOWNLOAD), ("needs_data", DATA),
@@ -177,6 +184,17 @@ def classify_training(
         exception = raised[-1]
         return "runtime", Evidence(log.name, exception[0], _clip(exception[1]), "smoke.runtime")
     return "runtime", _last_line(log, lines, "smoke.runtime.exit")
+
+
+def _gpu_assert(lines: list[str], tail: list[tuple[int, str]]) -> tuple[int, str] | None:
+    """The assert line above a final AssertionError when it asks for a GPU."""
+    if not tail or not tail[0][1].strip().startswith("AssertionError"):
+        return None
+    for index in range(tail[0][0] - 2, max(-1, tail[0][0] - 5), -1):
+        text = lines[index].strip()
+        if text and not set(text) <= set("^~ "):
+            return (index + 1, text) if GPU_ASSERT.search(text) else None
+    return None
 
 
 def _usage(lines: list[str], exit_code: int | None) -> tuple[int, str] | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import pwd
 import resource
 import shutil
 import subprocess
@@ -73,8 +74,20 @@ def pinned(threads: int) -> tuple[tuple[int, ...], dict[str, str]]:
 
 
 def scrubbed_env(env: Mapping[str, str]) -> dict[str, str]:
-    """The environment without credentials and without the host's Python settings."""
-    return {k: v for k, v in env.items() if not is_secret(k) and k not in HOST_PYTHON_VARS}
+    """The environment without credentials and without the host's Python settings, with the
+    account's name in USER and LOGNAME as a login shell has them (containers and cron jobs often
+    set neither, and training scripts name their output folders after `$USER`)."""
+    clean = {k: v for k, v in env.items() if not is_secret(k) and k not in HOST_PYTHON_VARS}
+    for name in ("USER", "LOGNAME"):
+        clean.setdefault(name, _account())
+    return clean
+
+
+def _account() -> str:
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:  # an id without a passwd entry (some containers)
+        return "smoke"
 
 
 @functools.cache

@@ -204,7 +204,16 @@ def test_secrets_are_scrubbed():
     env = scrubbed_env(
         {**SECRETS, "PATH": "/bin", "HOME": "/root", "PYTHONPATH": "/x", "SSH_AUTH_SOCK": "/s"}
     )
-    assert env == {"PATH": "/bin", "HOME": "/root"}
+    account = env.pop("USER")
+    assert env == {"PATH": "/bin", "HOME": "/root", "LOGNAME": account}
+
+
+def test_the_account_name_is_given_where_the_host_sets_none():
+    import pwd
+
+    name = pwd.getpwuid(os.getuid()).pw_name
+    assert scrubbed_env({"PATH": "/bin"}) == {"PATH": "/bin", "USER": name, "LOGNAME": name}
+    assert scrubbed_env({"USER": "ann"})["USER"] == "ann"
 
 
 def test_ctrl_c_stops_the_project_and_removes_its_copy(lab, tmp_path):
