@@ -174,6 +174,19 @@ def test_metadata_and_unreachable_index_repairs_are_recorded(tmp_path: Path) -> 
     assert not attempt._repair(metadata)  # the same bound is not tried twice
 
 
+def test_a_pin_on_the_release_with_unparseable_metadata_gives_way_to_the_next_line(
+    tmp_path: Path,
+) -> None:
+    index = tmp_path / "index"
+    for version in ("0.24.2", "0.25.0"):
+        build_wheel(index, "pandas", version, {"pandas/__init__.py": ""})
+    attempt = _attempt(tmp_path, IndexSource((), (str(index),)), ["numpy", "pandas==0.24.2"])
+    attempt.version = (3, 7)
+    metadata = diagnose(METADATA)
+    assert metadata is not None and attempt._repair(metadata)
+    assert attempt.lines == ["numpy", "pandas>=0.25,<0.26"]  # not both: they conflict
+
+
 def test_a_standard_library_module_named_as_a_requirement_is_dropped(tmp_path: Path) -> None:
     attempt = _attempt(tmp_path, IndexSource((), ()), ["distutils", "numpy"])
     line = ("  cause: Because distutils was not found in the package registry and you require "

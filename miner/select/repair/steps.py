@@ -118,8 +118,12 @@ class RepairSteps:
         if bound in self.tried:
             return False
         self.tried.add(bound)
-        # The bound of an earlier round for the same project gives way to this one.
-        self.lines = [ln for ln in self.lines if ln != self.bounds.get(failure.name)]
+        # The bound of an earlier round for the same project gives way to this one, and so does
+        # a pin on the very release (written so, or set by an earlier repair): it cannot install.
+        self.lines = [
+            ln for ln in self.lines
+            if ln != self.bounds.get(failure.name) and not _pins_release(ln, failure)
+        ]  # fmt: skip
         self.bounds[failure.name] = bound
         self.lines.append(bound)
         if failure.name not in self.builder.past_date:
@@ -169,3 +173,16 @@ class RepairSteps:
         with self.builder.log.open("a", encoding="utf-8") as fh:
             fh.write(f"miner: repair {kind}: {before} -> {after or '(dropped)'}: {reason}\n")
         return True
+
+
+def _pins_release(line: str, failure: Failure) -> bool:
+    """True when `line` pins exactly the release the failure names (`pandas==0.23.2`)."""
+    parsed = requirement(line)
+    if parsed is None or canonical(parsed.name) != canonical(failure.name):
+        return False
+    specs = list(parsed.specifier)
+    return (
+        len(specs) == 1
+        and specs[0].operator in ("==", "===")
+        and (specs[0].version == failure.version)
+    )
