@@ -33,6 +33,8 @@ ASSISTED = {
     "ok (stand-in data)": "trained on synthetic data with the real loader's shapes and classes",
     "ok (cpu shim)": "trained with hard-coded CUDA kept on the CPU",
     "ok (stand-in data, cpu shim)": "trained on stand-in data, CUDA kept on the CPU",
+    "ok (stand-in weights)": "trained from a random initialisation: the pretrained weights "
+    "could not be downloaded",
 }
 LABELS = (OUTCOMES[0], *ASSISTED, *OUTCOMES[1:])
 
@@ -79,8 +81,9 @@ def ladder_table(rows: Sequence[Mapping[str, Any]]) -> ReportTable:
     notes = (
         f"N = {projects(total)} smoke-tested; a stage counts only with evidence of it (S2: got "
         "past its imports; S3: an argument parser returned, or a script without one started; "
-        "S4: data arrived; S5: a training-step line; S6: the bounded training ended by itself).",
-        f"Of those at S5, {qualified} with stand-in data or the CPU shim.",
+        "S4: data arrived; S5: a training-step line or an optimiser's step; S6: the bounded "
+        "training ended by itself).",
+        f"Of those at S5, {qualified} with stand-in data, stand-in weights or the CPU shim.",
         f"Time per candidate: {_seconds([float(r['seconds']) for r in rows])}.",
     )
     return ReportTable(

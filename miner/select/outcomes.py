@@ -65,6 +65,7 @@ WEIGHTS_DOWNLOAD = re.compile(
     r"|keras-applications/|download\.pytorch\.org/models|huggingface\.co|hub\.load"
     r"|Can't load (?:weights|config|tokenizer|the model)|pretrained model"
 )
+STAND_IN_WEIGHTS_LINE = "miner: stand-in weights"
 WEIGHTS_FILE = re.compile(
     r"(?i)No such file or directory: '[^']*(?:\.pth|\.pt|\.ckpt[^'/]*|\.caffemodel|\.weights"
     r"|\.h5|\.hdf5|\.t7|\.params|\.pb|pretrain[^']*)'"
@@ -212,13 +213,22 @@ def _refine(log: Path, lines: list[str], outcome: str, no: int, line: str) -> tu
     folder the failing code line writes into is an output folder, not data."""
     if outcome == "data":
         for index, text in enumerate(lines, start=1):
-            if WEIGHTS_DOWNLOAD.search(text):
+            if WEIGHTS_DOWNLOAD.search(text) and not _stood_in(lines, index):
                 return "needs_weights", Evidence(
                     log.name, index, _clip(text), "smoke.needs_weights"
                 )
     if outcome == "needs_data" and _writes(lines, no):
         return "runtime", Evidence(log.name, no, _clip(line), "smoke.runtime.output_folder")
     return outcome, Evidence(log.name, no, _clip(line), f"smoke.{outcome}")
+
+
+def _stood_in(lines: list[str], index: int) -> bool:
+    """True when the weights download on line `index` was answered by stand-in weights (the
+    hook's line, or one right after it)."""
+    for later in lines[index - 1 : index + 5]:
+        if later.startswith(STAND_IN_WEIGHTS_LINE):
+            return True
+    return False
 
 
 def _writes(lines: list[str], no: int) -> bool:

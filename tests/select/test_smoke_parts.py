@@ -200,3 +200,17 @@ def test_an_assert_that_asks_for_a_gpu_needs_one(tmp_path):
     other = traceback + "    assert username is not None\nAssertionError\n"
     got, evidence = classify_training(log(tmp_path, other), 1, False, 60, None)
     assert (got, evidence.text) == ("runtime", "AssertionError")
+
+
+def test_a_download_answered_by_stand_in_weights_does_not_make_a_data_failure_need_weights(
+    tmp_path,
+):
+    text = (
+        'Downloading: "https://download.pytorch.org/models/resnet18-5c106cde.pth" to /h/x.pth\n'
+        "miner: stand-in weights (random initialisation) for https://download.pytorch.org/"
+        "models/resnet18-5c106cde.pth: URLError: <urlopen error [Errno 101]>\n"
+        'Traceback (most recent call last):\n  File "train.py", line 3\n'
+        "urllib.error.URLError: <urlopen error [Errno -3] Temporary failure>\n"
+    )
+    got, evidence = classify_training(log(tmp_path, text), 1, False, 60, None)
+    assert (got, evidence.line) == ("data", 5)

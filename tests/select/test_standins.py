@@ -219,3 +219,64 @@ def test_labels_and_evidence_lines():
         "[real: RuntimeError: x]",
         "cpu shim: Tensor.cuda() x3",
     )
+
+
+TORCH_WEIGHTS = """
+import json, torch
+from torch.utils import model_zoo
+url = "https://download.pytorch.org/models/resnet18-f37072fd.pth"
+model = torch.nn.Linear(4, 2)
+before = model.weight.detach().clone()
+model.load_state_dict(torch.hub.load_state_dict_from_url(url))
+own = model.state_dict()  # the common partial load: keep the keys the model has
+own.update({k: v for k, v in model_zoo.load_url(url).items() if k in own})
+model.load_state_dict(own)
+print("RESULT " + json.dumps({"kept": bool(torch.equal(before, model.weight))}))
+"""
+
+
+def test_a_pretrained_checkpoint_out_of_reach_leaves_the_random_initialisation(tmp_path):
+    need("torch")
+    result, assists, output = run_hooked(TORCH_WEIGHTS, tmp_path)
+    assert result == {"kept": True, "_exit": 0}, output
+    assert assists.labels == ("stand-in weights",)
+    assert assists.weights[0].startswith(
+        "torch.hub.load_state_dict_from_url: https://download.pytorch.org/models/resnet18"
+    )
+    assert "real: " in assists.weights[0] and not assists.served
+
+
+KERAS_APPLICATION = '''
+def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet"):
+    if weights == "imagenet":
+        raise Exception("URL fetch failure on https://storage.googleapis.com/tensorflow/"
+                        "keras-applications/mobilenet_v2/x.h5: None -- [Errno -3] Temporary "
+                        "failure in name resolution")
+    if weights is not None:
+        raise OSError("Unable to open file (unable to open file: name = '%s')" % weights)
+    return {"alpha": alpha, "weights": weights}
+'''
+
+
+def test_a_keras_application_without_its_imagenet_weights_is_built_untrained(tmp_path):
+    library = tmp_path / "work" / "keras" / "applications"  # beside the script: importable
+    library.mkdir(parents=True)
+    for folder in (library.parent, library):
+        (folder / "__init__.py").write_text("")
+    (library / "mobilenet_v2.py").write_text(KERAS_APPLICATION)
+    script = (
+        "import json\nfrom keras.applications.mobilenet_v2 import MobileNetV2\n"
+        "built = [MobileNetV2(alpha=0.5), MobileNetV2(None, 0.75, False, 'imagenet')]\n"
+        "try:\n    MobileNetV2(weights='mine.h5')\nexcept OSError as exc:\n"
+        "    built.append(type(exc).__name__)\n"
+        "print('RESULT ' + json.dumps({'built': built}))\n"
+    )
+    result, assists, output = run_hooked(script, tmp_path)
+    assert result["built"] == [
+        {"alpha": 0.5, "weights": None}, {"alpha": 0.75, "weights": None}, "OSError"
+    ], output
+    assert assists.labels == ("stand-in weights",) and len(assists.weights) == 1
+    assert assists.weights[0].startswith(
+        "keras.applications.mobilenet_v2.MobileNetV2: keras.applications.mobilenet_v2.MobileNetV2"
+        "(weights='imagenet')"
+    )

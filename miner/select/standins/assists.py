@@ -17,6 +17,7 @@ from typing import Any
 HOOK_DIR = Path(__file__).with_name("hooks")
 REPORT_DIR = "standins"
 STAND_IN = "stand-in data"
+STAND_IN_WEIGHTS = "stand-in weights"
 CPU_SHIM = "cpu shim"
 HF_OFFLINE = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
 
@@ -53,17 +54,18 @@ class Assists:
     shim: tuple[tuple[str, int], ...] = ()  # (kind of rewrite, times)
     errors: tuple[str, ...] = ()  # patches that failed (the loader then ran unpatched)
     fetched: tuple[str, ...] = ()  # loaders that got their data in the data step
+    weights: tuple[str, ...] = ()  # "loader: checkpoint [real: why]" left at random initialisation
 
     @property
     def labels(self) -> tuple[str, ...]:
-        """'stand-in data' and/or 'cpu shim', for what the run actually used."""
-        return tuple(
-            label for label, used in ((STAND_IN, self.served), (CPU_SHIM, self.shim)) if used
-        )
+        """'stand-in data', 'stand-in weights' and/or 'cpu shim', for what the run used."""
+        used = ((STAND_IN, self.served), (STAND_IN_WEIGHTS, self.weights), (CPU_SHIM, self.shim))
+        return tuple(label for label, present in used if present)
 
     def evidence(self) -> tuple[str, ...]:
         """One line per stand-in served, per declined loader and per kind of shim rewrite."""
         lines = [f"stand-in: {s.text()}" for s in self.served]
+        lines += [f"stand-in weights: {w}" for w in self.weights]
         lines += [f"no stand-in: {d}" for d in self.declined]
         lines += [f"cpu shim: {kind} x{n}" for kind, n in self.shim]
         lines += [f"hook error: {e}" for e in self.errors]
@@ -114,6 +116,7 @@ def read_assists(report_dir: Path) -> Assists:
     errors: list[str] = []
     shim: dict[str, int] = {}
     fetched: list[str] = []
+    weights: list[str] = []
     for path in sorted(report_dir.glob("*.json")) + sorted(report_dir.glob("fetch/*.json")):
         try:
             report = json.loads(path.read_text(encoding="utf-8"))
@@ -123,12 +126,18 @@ def read_assists(report_dir: Path) -> Assists:
         declined += [f"{d.get('loader')}: {d.get('reason')}" for d in report.get("declined") or ()]
         errors += [f"{e.get('module')}: {e.get('error')}" for e in report.get("errors") or ()]
         fetched += [str(loader) for loader in report.get("fetched") or ()]
+        weights += [
+            f"{w.get('loader')}: {w.get('weights')} [real: {w.get('reason')}]"
+            for w in report.get("weights") or ()
+            if isinstance(w, dict)
+        ]
         for kind, times in (report.get("shim") or {}).items():
             shim[str(kind)] = shim.get(str(kind), 0) + int(times)
     unique = tuple(dict.fromkeys(served))  # a loader called again serves the same stand-in
     return Assists(
         unique, tuple(dict.fromkeys(declined)), tuple(sorted(shim.items())),
         tuple(dict.fromkeys(errors)), tuple(dict.fromkeys(fetched)),
+        tuple(dict.fromkeys(weights)),
     )  # fmt: skip
 
 
@@ -141,13 +150,15 @@ def outcome_label(outcome: str, assists: tuple[str, ...] | str) -> str:
 
 def stand_in_refusal(document: Mapping[str, Any]) -> str | None:
     """Why an experiment should not run a manifest whose smoke run passed only on stand-in
-    data (None when it did not)."""
+    data or stand-in weights (None when it did not)."""
     smoke = document.get("smoke") or {}
-    if smoke.get("outcome") != "ok" or STAND_IN not in (smoke.get("assists") or ()):
+    assists = smoke.get("assists") or ()
+    if smoke.get("outcome") != "ok" or not {STAND_IN, STAND_IN_WEIGHTS} & set(assists):
         return None
     served = [line for line in smoke.get("assist_evidence") or () if line.startswith("stand-in")]
     what = f" ({served[0]})" if served else ""
+    kind = " and ".join(k for k in (STAND_IN, STAND_IN_WEIGHTS) if k in assists)
     return (
-        f"its smoke run trained only on stand-in data{what}; supply the real data, or give "
+        f"its smoke run trained only on {kind}{what}; supply the real files, or give "
         "--stand-in-data to run the experiment on the stand-in"
     )

@@ -1,6 +1,6 @@
 """Run by Python at start-up in a smoke run's process (this folder is first on PYTHONPATH): stand
-in for data sets the network cannot bring, and, when asked, keep hard-coded CUDA on the CPU,
-without editing the project.
+in for data sets and pretrained weights the network cannot bring, and, when asked, keep
+hard-coded CUDA on the CPU, without editing the project.
 
 Nothing heavy is imported up front: a finder on `sys.meta_path` waits for the modules that hold
 the loaders (`torchvision.datasets`, `keras.datasets.mnist`, `sklearn.datasets`, ...) and patches
@@ -39,6 +39,9 @@ if _STANDINS:
         "sklearn.datasets": ("_miner_standins_sklearn", "patch_sklearn"),
         "datasets": ("_miner_standins_hub", "patch_hf_datasets"),
         "tensorflow_datasets": ("_miner_standins_hub", "patch_tfds"),
+        "torch.hub": ("_miner_standins_weights", "patch_torch_hub"),
+        "torch.utils.model_zoo": ("_miner_standins_weights", "patch_torch_hub"),
+        "torch.nn.modules.module": ("_miner_standins_weights", "patch_torch_module"),
     })  # fmt: skip
 if _SHIM:
     _TARGETS.update({
@@ -50,6 +53,11 @@ _KERAS = re.compile(
     r"^(?:keras|tf_keras|tensorflow)(?:\.[\w.]*)?\.datasets\."
     r"(?:mnist|fashion_mnist|cifar10|cifar100|imdb|reuters|boston_housing|california_housing)$"
 )
+# keras.applications.mobilenet_v2, tensorflow.python.keras.applications.resnet,
+# keras_applications.vgg16
+_APPLICATIONS = re.compile(
+    r"^(?:(?:keras|tf_keras|tensorflow)(?:\.[\w.]*)?\.applications|keras_applications)\.[a-z]\w*$"
+)
 _BUSY = threading.local()
 
 
@@ -58,6 +66,8 @@ def _target(name):
         return _TARGETS[name]
     if _STANDINS and _KERAS.match(name):
         return ("_miner_standins_keras", "patch_keras_module")
+    if _STANDINS and _APPLICATIONS.match(name):
+        return ("_miner_standins_weights", "patch_keras_applications")
     return None
 
 

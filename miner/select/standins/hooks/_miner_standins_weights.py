@@ -1,0 +1,118 @@
+"""Stand-in weights: a pretrained checkpoint the network cannot bring leaves the model at its
+random initialisation, so the training code itself is still tested.
+
+PyTorch: `torch.hub.load_state_dict_from_url` (which `torch.utils.model_zoo.load_url`, every
+torchvision model's `pretrained=True`/`weights=` and most projects' own downloads go through)
+returns an empty state dict marked as a stand-in; `Module.load_state_dict` given that one loads
+nothing. Keras: an application (`MobileNetV2(weights="imagenet")`, any Keras or tf.keras
+version) whose weights file cannot be fetched is built again with `weights=None`. Only a failed
+download is stood in for; a weights file the project names on disk stays `needs_weights`.
+"""
+
+import functools
+import sys
+
+import _miner_standins as common
+
+
+class StandInWeights(dict):
+    """The empty state dict served for a checkpoint that could not be downloaded."""
+
+
+def _served(loader, what, why):
+    common.REPORT.setdefault("weights", []).append(
+        {"loader": loader, "weights": str(what)[:200], "reason": why}
+    )
+    common.write()
+    sys.stderr.write(f"miner: stand-in weights (random initialisation) for {what}: {why}\n")
+
+
+def _load_state_dict(real):
+    @functools.wraps(real)
+    def load_state_dict(self, state_dict, *args, **kwargs):
+        if isinstance(state_dict, StandInWeights):
+            return real(self, {}, strict=False)  # nothing to load: the initialisation stays
+        return real(self, state_dict, *args, **kwargs)
+
+    return common.mark(load_state_dict)
+
+
+def patch_torch_module(module):
+    """Patch `torch.nn.modules.module`: `Module.load_state_dict` loads nothing from a stand-in
+    (patched when PyTorch loads: `model.load_state_dict` is looked up before its argument is
+    downloaded)."""
+    owner = module.Module
+    if not getattr(owner.load_state_dict, "_miner_standin", False):
+        owner.load_state_dict = _load_state_dict(owner.load_state_dict)
+
+
+def _from_url(loader, real):
+    @functools.wraps(real)
+    def load_state_dict_from_url(*args, **kwargs):
+        url = kwargs.get("url", args[0] if args else "")
+
+        def make(why):
+            _served(loader, url, why)
+            return StandInWeights()
+
+        return common.call_or_stand_in(loader, real, args, kwargs, make)
+
+    return common.mark(load_state_dict_from_url)
+
+
+def patch_torch_hub(module):
+    """Patch `torch.hub` (and `torch.utils.model_zoo`, which re-exports its loader)."""
+    for name in ("load_state_dict_from_url", "load_url"):
+        real = module.__dict__.get(name)
+        if callable(real) and not getattr(real, "_miner_standin", False):
+            setattr(module, name, _from_url(f"{module.__name__}.{name}", real))
+
+
+def _weights_position(real):
+    """The index of the `weights` parameter (`MobileNetV2` has it third, `ResNet50` second);
+    None for a builder that takes `*args, **kwargs`."""
+    import inspect
+
+    try:
+        names = list(inspect.signature(real).parameters)
+    except (TypeError, ValueError):
+        return None
+    return names.index("weights") if "weights" in names else None
+
+
+def _application(loader, real):
+    position = _weights_position(real)
+
+    @functools.wraps(real)
+    def build(*args, **kwargs):
+        positional = position is not None and len(args) > position
+        if "weights" in kwargs:
+            asked = kwargs["weights"]
+        elif positional:
+            asked = args[position]
+        else:
+            asked = "imagenet" if position is not None or len(args) <= 1 else None
+
+        def make(why):
+            if asked != "imagenet":  # a path of the project's own, or unknown: not a download
+                return None
+            _served(loader, f"{loader}(weights='imagenet')", why)
+            if positional:
+                return real(*(args[:position] + (None,) + args[position + 1 :]), **kwargs)
+            return real(*args, **dict(kwargs, weights=None))
+
+        return common.call_or_stand_in(loader, real, args, kwargs, make)
+
+    return common.mark(build)
+
+
+NOT_BUILDERS = ("Input", "Model", "Sequential", "Functional")
+
+
+def patch_keras_applications(module):
+    """Patch one `...applications.<family>` module: its model builders (capitalised functions)."""
+    for name, real in list(module.__dict__.items()):
+        if not name[:1].isupper() or name in NOT_BUILDERS or isinstance(real, type):
+            continue
+        if callable(real) and not getattr(real, "_miner_standin", False):
+            setattr(module, name, _application(f"{module.__name__}.{name}", real))
