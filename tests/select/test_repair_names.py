@@ -23,3 +23,12 @@ def test_a_capitalised_requirement_the_closure_imports_is_needed(tmp_path: Path)
     assert closure.names == ("pyaudio",)
     assert needed("PyAudio>=0.2", closure)
     assert not needed("cherrypy>=11.0.0", closure)
+
+
+def test_a_repository_named_after_its_framework_provides_the_bare_module(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("import pcen\nimport yolov5\n", encoding="utf-8")
+    closure = import_closure(tmp_path, [tmp_path / "train.py"])
+    assert needed("git+https://github.com/daemon/pytorch-pcen", closure)
+    assert needed("git+https://github.com/lab/yolov5-pytorch.git@v1", closure)
+    assert not needed("git+https://github.com/lab/pytorch-lamb", closure)
+    assert not needed("pytorch-pcen", closure)  # an index name: the index says what it ships

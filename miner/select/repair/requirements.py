@@ -54,6 +54,12 @@ def requirement(line: str) -> Requirement | None:
         return None
 
 
+REPOSITORY_AFFIXES = re.compile(
+    r"^(?:pytorch|torch|tf|tensorflow|keras|python|py)[-_.]|[-_.](?:pytorch|torch|tf|tensorflow"
+    r"|keras|python|py)$"
+)
+
+
 def name_of(line: str) -> str:
     """The project a line names (the `egg=` or the last URL part of a URL), "" for options."""
     parsed = requirement(line)
@@ -69,9 +75,18 @@ def name_of(line: str) -> str:
 
 
 def provides(line: str) -> frozenset[str]:
-    """The import names a requirement line is known to provide."""
+    """The import names a requirement line is known to provide. A repository URL names the
+    repository, which often wraps the module's name in the framework's or language's
+    (`pytorch-pcen` ships `pcen`, `yolov5-pytorch` ships `yolov5`): those words are left off too."""
     name = name_of(line)
-    return modules_of(name) if name else frozenset()
+    if not name:
+        return frozenset()
+    modules = set(modules_of(name))
+    if "://" in line:
+        bare = REPOSITORY_AFFIXES.sub("", name.lower())
+        if bare and bare != name.lower():
+            modules |= modules_of(bare)
+    return frozenset(modules)
 
 
 def needed(line: str, closure: ImportClosure) -> bool:
