@@ -70,7 +70,7 @@ def name_of(line: str) -> str:
         return egg.group(1)
     if "://" in line:
         tail = line.split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1]
-        return re.sub(r"\.git$|@.*$", "", tail)
+        return re.sub(r"\.git$", "", re.sub(r"@.*$", "", tail))  # a ref first, then `.git`
     return ""
 
 
