@@ -96,11 +96,24 @@ def _resolve(script: str, base: str, paths: frozenset[str]) -> str | None:
     return None
 
 
+# A choice written out in the README: `--type [train|eval]`, `--model res{8,15,26}[-narrow]`.
+CHOICES = re.compile(r"\[([\w.-]+(?:\|[\w.-]+)+)\]|\{([\w.-]+(?:,[\w.-]+)+)\}")
+OPTIONAL_SUFFIX = re.compile(r"(?<=\w)\[[-_.][\w.-]*\]")
+
+
+def _first_choice(arg: str) -> str:
+    """The first of each set of alternatives, without optional suffixes: the README's own
+    notation for a choice is not a placeholder (`[train|eval]` -> `train`, `res{8,15}[-narrow]`
+    -> `res8`)."""
+    arg = CHOICES.sub(lambda m: (m.group(1) or m.group(2)).replace(",", "|").split("|")[0], arg)
+    return OPTIONAL_SUFFIX.sub("", arg)
+
+
 def _split_placeholders(args: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Concrete arguments, and the placeholders dropped (an option goes with its value)."""
     kept: list[str] = []
     dropped: list[str] = []
-    for arg in args:
+    for arg in map(_first_choice, args):
         value = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
         if PLACEHOLDER.search(value):
             if (

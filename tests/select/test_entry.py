@@ -94,6 +94,14 @@ def test_placeholders_are_dropped_with_their_option_and_kept():
     )
 
 
+def test_a_choice_written_out_takes_its_first_alternative():
+    [command] = commands(
+        "python train.py --type [train|eval] --model res{8,15,26}[-narrow] --split {a,b} [DIR]\n"
+    )
+    assert command.args == ("--type", "train", "--model", "res8", "--split", "a")
+    assert command.placeholders == ("[DIR]",)
+
+
 def write(root: Path, files: dict[str, str]) -> Path:
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
