@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from miner.audit.closure import entry_scripts
+from miner.audit.closure import import_closure as walk_closure
 from miner.codebook import Evidence
-from miner.select.repair.closure import entry_scripts
-from miner.select.repair.closure import import_closure as walk_closure
 
 MAX_FILES = 300
 ARGPARSE = re.compile(r"\bArgumentParser\(|\bargparse\b|\babsl\b|\btf\.(?:app\.)?flags\b|\bclick\b")

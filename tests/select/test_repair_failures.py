@@ -141,8 +141,8 @@ def test_requirements_no_interpreter_installs_are_repaired_once(tmp_path: Path) 
 
 
 def _attempt(tmp_path: Path, source: IndexSource, lines: list[str], options=()):  # type: ignore[no-untyped-def]
+    from miner.audit.closure import ImportClosure
     from miner.select.repair.attempt import Attempt
-    from miner.select.repair.closure import ImportClosure
     from miner.select.repair.envs import Builder
 
     log = tmp_path / "install.log"

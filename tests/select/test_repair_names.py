@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from miner.select.repair.closure import import_closure
+from miner.audit.closure import import_closure
 from miner.select.repair.names import modules_of
 from miner.select.repair.requirements import needed
 

@@ -11,7 +11,7 @@ import pytest
 from packaging.version import Version
 from smoke_projects import build_wheel
 
-from miner.select.repair.closure import entry_scripts, import_closure
+from miner.audit.closure import entry_scripts, import_closure
 from miner.select.repair.failures import diagnose
 from miner.select.repair.index import IndexSource, Release, releases
 from miner.select.repair.interpreter import interpreters_for

@@ -28,12 +28,7 @@ LOOP = (
     "    print(f'step {step} loss {model.step([1.0], [2.0], lr=0.001):.4f}')\n"
 )
 # A loop that prints nothing: the optimizer's step is the evidence (the hook's `step` mark).
-SILENT = (
-    "import torch\n"
-    "optimizer = torch.optim.SGD([1.0])\n"
-    "while True:\n"
-    "    optimizer.step()\n"
-)
+SILENT = "import torch\noptimizer = torch.optim.SGD([1.0])\nwhile True:\n    optimizer.step()\n"
 # The modules of PyTorch the stage hook watches, shaped as PyTorch has them.
 TORCH = {
     "torch/__init__.py": "from torch import optim\n",

@@ -193,7 +193,10 @@ def test_a_full_disk_stops_the_run_instead_of_blaming_the_project(tmp_path):
 
 def test_an_assert_that_asks_for_a_gpu_needs_one(tmp_path):
     traceback = 'Traceback (most recent call last):\n  File "tools/train.py", line 112\n'
-    for code in ("assert num_gpu <= torch.cuda.device_count()", "assert(torch.cuda.is_available())"):
+    for code in (
+        "assert num_gpu <= torch.cuda.device_count()",
+        "assert(torch.cuda.is_available())",
+    ):
         text = traceback + f"    {code}\n" + "AssertionError\n"
         got, evidence = classify_training(log(tmp_path, text), 1, False, 60, None)
         assert (got, evidence.line, evidence.text) == ("needs_gpu", 3, code)

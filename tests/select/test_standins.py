@@ -246,7 +246,7 @@ def test_a_pretrained_checkpoint_out_of_reach_leaves_the_random_initialisation(t
     assert "real: " in assists.weights[0] and not assists.served
 
 
-KERAS_APPLICATION = '''
+KERAS_APPLICATION = """
 def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet"):
     if weights == "imagenet":
         raise Exception("URL fetch failure on https://storage.googleapis.com/tensorflow/"
@@ -255,7 +255,7 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     if weights is not None:
         raise OSError("Unable to open file (unable to open file: name = '%s')" % weights)
     return {"alpha": alpha, "weights": weights}
-'''
+"""
 
 
 def test_a_keras_application_without_its_imagenet_weights_is_built_untrained(tmp_path):
@@ -273,7 +273,9 @@ def test_a_keras_application_without_its_imagenet_weights_is_built_untrained(tmp
     )
     result, assists, output = run_hooked(script, tmp_path)
     assert result["built"] == [
-        {"alpha": 0.5, "weights": None}, {"alpha": 0.75, "weights": None}, "OSError"
+        {"alpha": 0.5, "weights": None},
+        {"alpha": 0.75, "weights": None},
+        "OSError",
     ], output
     assert assists.labels == ("stand-in weights",) and len(assists.weights) == 1
     assert assists.weights[0].startswith(

@@ -8,10 +8,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from miner.audit.closure import ImportClosure
 from miner.codebook import Evidence
 from miner.select.outcomes import install_failure
 from miner.select.pythons import interpreter_version
-from miner.select.repair.closure import ImportClosure
 from miner.select.repair.envs import Builder
 from miner.select.repair.failures import Failure, diagnose
 from miner.select.repair.imports import distribution_on_index

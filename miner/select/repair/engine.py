@@ -16,6 +16,7 @@ import functools
 import sys
 import time
 
+from miner.audit.closure import entry_scripts, import_closure
 from miner.codebook import Evidence
 from miner.select.pythons import interpreter_version
 from miner.select.repair.attempt import (
@@ -24,7 +25,6 @@ from miner.select.repair.attempt import (
     EnvironmentBuild,
     on_index,
 )
-from miner.select.repair.closure import entry_scripts, import_closure
 from miner.select.repair.envs import Builder, python2_interpreters
 from miner.select.repair.index import IndexSource
 from miner.select.repair.interpreter import interpreters_for

@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from packaging.requirements import InvalidRequirement, Requirement
 
+from miner.audit.closure import ImportClosure
 from miner.codebook import Evidence
-from miner.select.repair.closure import ImportClosure
 from miner.select.repair.names import canonical, modules_of
 from miner.select.repair.records import Repair
 from miner.select.versions import PACKAGES

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from miner.select.repair.closure import ImportClosure
+from miner.audit.closure import ImportClosure
 from miner.select.repair.envs import Builder
 from miner.select.repair.failures import Failure
 from miner.select.repair.index import IndexSource, ever_released, releases
