@@ -127,6 +127,32 @@ def import_closure(root: Path, scripts: list[Path]) -> ImportClosure:
                                        if p.is_relative_to(root)), python2)  # fmt: skip
 
 
+def local_imports(root: Path, files: list[str]) -> dict[str, frozenset[str]]:
+    """For each Python file (a path relative to `root`), the checkout files its imports resolve
+    to: the edges of the project's own import graph, each file parsed once."""
+    root = root.resolve()
+    graph: dict[str, frozenset[str]] = {}
+    for rel in files[: MAX_FILES * 5]:
+        path = root / rel
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError as exc:
+            tree = _parse_lines(text, exc)
+        edges = {
+            found.relative_to(root).as_posix()
+            for node in ast.walk(tree)
+            for module, level, names in _imports(node)
+            for found in _local(root, path, module, level, names)
+            if found.is_file() and found.is_relative_to(root)
+        }
+        graph[rel] = frozenset(edges)
+    return graph
+
+
 def _python2_line(text: str) -> int:
     """The first line of Python 2 syntax (comments left out), 0 when there is none."""
     for no, line in enumerate(text.splitlines(), start=1):
@@ -189,8 +215,10 @@ def _local(root: Path, path: Path, module: str, level: int, names: tuple[str, ..
                 return found or [base / "__init__.py"]
             continue
         found_module = _module_file(base, parts)
-        if found_module is None and (base / parts[0]).is_dir() and len(parts) == 1:
-            return [base / parts[0]]  # a namespace package folder: local, nothing to read
+        folder = base.joinpath(*parts)
+        if found_module is None and folder.is_dir():  # a namespace package: its named modules
+            found = [f for n in names if (f := _module_file(folder, [n])) is not None]
+            return found or [folder]
         if found_module is not None:
             extra = [f for n in names if (f := _module_file(found_module.parent, [n])) is not None]
             return [found_module, *extra]

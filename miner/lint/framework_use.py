@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from miner.audit.closure import local_imports
 from miner.codebook import Evidence
 from miner.lint.context import LintContext
-from miner.lint.scope import enclosing_function, is_own
+from miner.lint.scope import enclosing_function, is_own, training_entry
 from miner.lint.statements import COMPAT_V1, FRAMEWORK_PACKAGES, OTHER_FRAMEWORK_NAMES
 
 DEFINITION = re.compile(r"\s*(?:async\s+)?def\s|\s*class\s")
@@ -77,11 +78,43 @@ def frameworks_used(ctx: LintContext) -> list[str]:
     if ordered and commented_out(ctx, ordered[0]):
         ordered = []
     found = ctx.label("frameworks") or frozenset()
+    training = training_closure(ctx)
     return ordered + sorted(
         f for f in ctx.facts.framework_sites
         if f in found and f not in ordered and required_site(ctx, f) is not None
         and not commented_out(ctx, f)
+        and (not training or any(s.path in training for s in ctx.facts.framework_sites[f]))
     )  # fmt: skip
+
+
+def training_closure(ctx: LintContext) -> frozenset[str]:
+    """The files training runs: the scripts that lead to the training code (run directly, or
+    importing it at any depth) and every local module they import (empty when the audit found
+    no training code of the project's own). A second framework outside it serves a demo, an
+    exporter or a copied example."""
+    if "training_closure" not in ctx.cache:
+        training = {e.path for e in training_entry(ctx.audit, ctx.own_code) if e.path}
+        ctx.cache["training_closure"] = _runs(ctx, training) if training else frozenset()
+    closure: frozenset[str] = ctx.cache["training_closure"]
+    return closure
+
+
+def _runs(ctx: LintContext, training: set[str]) -> frozenset[str]:
+    graph = local_imports(ctx.tree.root, [p for p in ctx.own_code.lines if p.endswith(".py")])
+    leads = set(training)  # files from which the training code is reached
+    changed = True
+    while changed:
+        changed = False
+        for path, edges in graph.items():
+            if path not in leads and edges & leads:
+                leads.add(path)
+                changed = True
+    reached, queue = set(leads), list(leads)
+    while queue:
+        for nxt in graph.get(queue.pop(), frozenset()) - reached:
+            reached.add(nxt)
+            queue.append(nxt)
+    return frozenset(reached)
 
 
 def required_site(ctx: LintContext, framework: str) -> Evidence | None:

@@ -111,6 +111,21 @@ def test_every_framework_the_code_imports_is_checked(tmp_path: Path) -> None:
     ]
 
 
+def test_a_second_framework_outside_what_training_runs_is_not_checked(tmp_path: Path) -> None:
+    files = {
+        "README.md": UNSTATED, "requirements.txt": "torch==2.1.0\n",
+        "train.py": "import tb\n" + TRAIN,
+        "tb.py": "import tensorflow as tf\nwriter = tf.summary.create_file_writer('logs')\n",
+        # a data-set builder of a copied toolkit: a script, but nothing training runs leads to it
+        "data/rec_builder.py": "import mxnet as mx\nimport numpy\n"
+        "if __name__ == '__main__':\n    print(mx.nd.zeros(3))\n",
+    }  # fmt: skip
+    found = [f for f in lint(write_project(tmp_path / "p", files)).findings if f.code == "MNR202"]
+    assert [f.message for f in found] == [
+        "the code uses TensorFlow, but no dependency file lists it"
+    ]
+
+
 @pytest.mark.parametrize(
     ("pin", "line", "fires"),
     [
@@ -670,8 +685,12 @@ def test_a_named_example_folder_is_not_own_code(tmp_path: Path) -> None:
     example = "import tensorflow as tf\nx = tf.constant(1)\n" + MAIN
     files = {"README.md": UNSTATED, "utils/speech_commands_example/freeze.py": example}
     assert "MNR202" not in codes(write_project(tmp_path / "p", files))
-    files = {"README.md": UNSTATED, "utils/speech_commands/freeze.py": example}
+    # the same folder under another name counts once the training code leads to it
+    files = {"README.md": UNSTATED, "utils/speech_commands/freeze.py": example,
+             "train.py": "from utils.speech_commands import freeze\n" + TRAIN}  # fmt: skip
     assert "MNR202" in codes(write_project(tmp_path / "q", files))
+    files["train.py"] = TRAIN
+    assert "MNR202" not in codes(write_project(tmp_path / "r", files))
 
 
 def test_a_framework_only_in_a_web_demo_is_not_required(tmp_path: Path) -> None:

@@ -40,11 +40,13 @@ PACKAGE = re.compile(
     + "|".join(re.escape(p).replace(r"\-", r"[-_ ]?") for p in KNOWN_PACKAGES)
     + r"|scikit[- ]learn|open ?cv|py ?torch|nvidia apex|openai gym)"
     # a version may be glued to the name ("pytorch1.4", "tensorflow2.3"), a word may not
-    r"(?![A-Za-z_\-/])(?!\d+[A-Za-z])(?!\d+(?:[-_]\w+)?\.(?:py|sh|txt|md)\b)",
+    # or joined by a hyphen ("pytorch-1.0")
+    r"(?![A-Za-z_/])(?!-(?!\d))(?!-?\d+[A-Za-z])(?!-?\d+(?:[-_]\w+)?\.(?:py|sh|txt|md)\b)",
     re.IGNORECASE,
 )  # fmt: skip
 VERSION_AFTER = re.compile(
-    r"[\s,:(]*(?:version\s*|ver\.?\s*)?(==|>=|<=|~=|=|>|<|≥)?\s*[vr]?(\d+(?:\.\d+)*[a-z]?\d*)\b"
+    r"(?:-(?=\d)|[\s,:(]*)(?:version\s*|ver\.?\s*)?(==|>=|<=|~=|=|>|<|≥)?\s*[vr]?"
+    r"(\d+(?:\.\d+)*[a-z]?\d*)\b"
     r"(\+|\s*(?:or|and)\s+(?:later|higher|newer|above|greater)\b)?",
     re.I,
 )
@@ -55,8 +57,9 @@ PYTHON_VERSION = re.compile(
     re.I,
 )
 LIST_SECTION = re.compile(
-    r"requi?r[a-z]{0,3}ment|dependenc|dependanc|pre-?requis|\bsoftware\b|\bpackages?\b|librar|"
-    r"environment|\bsetup\b|set ?up|instal|getting started|before you start|tools",
+    r"requi?r[a-z]{0,3}ment|dependenc|dependanc|pre-?requis|\brequisites?\b|\bsoftware\b"
+    r"|\bpackages?\b|librar|environment|\bsetup\b|set ?up|instal|getting started|before you start"
+    r"|tools",
     re.IGNORECASE,
 )
 NOT_SOFTWARE_SECTION = re.compile(
@@ -65,12 +68,14 @@ NOT_SOFTWARE_SECTION = re.compile(
     re.IGNORECASE,
 )
 STRONG_LIST_SECTION = re.compile(
-    r"requi?r[a-z]{0,3}ment|dependenc|dependanc|pre-?requis|\bsoftware\b|\bpackages?\b|librar",
+    r"requi?r[a-z]{0,3}ment|dependenc|dependanc|pre-?requis|\brequisites?\b|\bsoftware\b"
+    r"|\bpackages?\b|librar",
     re.I,
 )
 # "Requirements: Python 3.6, PyTorch 1.0" opens a list the way a heading does.
 INLINE_LABEL = re.compile(
-    r"^\W*(requirements?|dependenc\w*|prerequisites?|environment|software|packages|libraries)"
+    r"^\W*(requirements?|requisites?|dependenc\w*|prerequisites?|environment|software|packages"
+    r"|libraries)"
     r"\s*[:：]",
     re.IGNORECASE,
 )
@@ -84,6 +89,9 @@ TESTED = re.compile(
     r"supports?|built|implemented)"
     r"\s+(?:it\s+|only\s+)?(?:on|with|under|using|in|against)|(?:we|i)\s+(?:have\s+)?used|"
     r"test(?:s|ed)?\s+(?:\w+\s+){0,3}?(?:under|with|using)|"
+    # "simplified the code to pytorch 1.5", "ported to TensorFlow 2": the version it runs on
+    r"(?:updated|upgraded|ported|migrated|adapted|simplified|rewritten|refactored)\s+"
+    r"(?:\w+\s+){0,3}?to|"
     r"using)\b",
     re.IGNORECASE,
 )
@@ -96,7 +104,9 @@ REQUIRED_AFTER = re.compile(
 # A sentence that introduces a list of the versions the project ran with.
 LEAD_IN = re.compile(
     r"(?i)\b(?:(?:test(?:ed|ing)?|development|working|our|experiment(?:al)?|software|runtime)"
-    r"\s+environments?|tested\s+(?:with|on|under)|environment\s+(?:we|used))\b[^.]{0,40}"
+    r"\s+environments?|tested\s+(?:with|on|under)|environment\s+(?:we|used)"
+    r"|(?:conducted|performed|ran|run)\s+(?:\w+\s+){0,2}?experiments?\s+(?:under|with|on|using))"
+    r"\b[^.]{0,40}"
     r"(?::|\bis|\bare|\bas follows|\bbelow)?\s*$"
 )
 NEGATED = re.compile(r"\b(not|n't|no|without|never)\s+(\w+\s+)?$", re.IGNORECASE)
@@ -104,7 +114,7 @@ CJK_REQUIRE = re.compile(r"(需要|安装|依赖|环境|要求|配置|编译|必
 HINT = re.compile(
     r"(?i)requir|need|necessar|install|depend|prerequisite|must|make sure|have to|test|"
     r"develop|verified|\brun|\bran\b|trained|work|compatible|support|built|implemented|used|"
-    r"using|[\u3040-\u9fff]"
+    r"using|updat|upgrad|ported|migrat|adapted|simplified|rewritten|refactored|[\u3040-\u9fff]"
 )
 SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 NOT_ITEMS = re.compile(

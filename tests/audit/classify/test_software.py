@@ -300,6 +300,11 @@ README_POSITIVE = {
     "package_named_before_required": "NumPy and SciPy are required.\n",
     "runnable_with_version": "The code should be directly runnable with PyTorch v1.0.0 or above.\n",
     "requirements_table": "## Requirements\n| Package | Version |\n|---|---|\n| torch | 1.4 |\n",
+    "version_joined_by_a_hyphen": "It is tested with pytorch-1.0.\n",
+    "ported_to_a_version": "I've further simplified the code to pytorch 1.5, torchvision 0.6.\n",
+    "experiments_under_a_list": "We conducted experiments under\n\n- python 3.6.9\n"
+    "- pytorch 1.2.0, torchvision 0.4.0, cuda10\n",
+    "requisite_heading": "## Requisite\n\n* Python >= 3.6\n* PyTorch >= 1.1\n* lmdb\n",
 }
 README_NEGATIVE = {
     "implemented_in": "This is a PyTorch implementation of FastNet.\n",
@@ -322,6 +327,7 @@ README_NEGATIVE = {
     "package_not_required": "PyTorch is not required for the demo.\n",
     "runnable_without_version": "The notebook is runnable with PyTorch on a laptop.\n",
     "files_of_the_project": "## Packages\n- `models/`: the networks\n- train.py: training\n",
+    "ported_without_version": "The model was ported to PyTorch from the Lua original.\n",
 }
 
 
