@@ -69,6 +69,9 @@ FOREIGN_SECTION = re.compile(
     r"projects? (?:using|based on|built)|built (?:on|upon|with) |awesome",
     re.IGNORECASE,
 )
+# A requirement addressed to the reader is the project's own, even beside the paper's results
+# ("to reproduce the results reported in the paper, you would need a DGX1 with 8 V100 GPUs").
+NEEDED = re.compile(r"\b(?:needs?|needed|requires?|required|recommend(?:s|ed)?)\b", re.I)
 REPORTED = re.compile(r"\breported (?:in|by)\b|\baccording to\b|\bas reported\b", re.I)
 EXAMPLES = re.compile(r"\betc\b|\be\.g\.|\bsuch as\b|\bfor (?:example|instance)\b", re.I)
 POSSIBLE = re.compile(r"\b(?:deploy\w*|embedded|could|can be|may|might|possible|easier)\b", re.I)
@@ -168,9 +171,12 @@ def not_own(sentence: str, at: int, seg: Where) -> bool:
     used = _nearest(USED, sentence, at)
     if EXAMPLES.search(sentence) and _nearest(POSSIBLE, sentence, at) < used:
         return True
-    if _nearest(REPORTED, sentence, at) < used or _nearest(UNSUPPORTED, sentence, at) < used:
+    needed = _nearest(NEEDED, sentence, at)
+    if _nearest(REPORTED, sentence, at) < min(used, needed):
         return True
-    if FIRST_PERSON.search(sentence):
+    if _nearest(UNSUPPORTED, sentence, at) < used:
+        return True
+    if FIRST_PERSON.search(sentence) or needed < _nearest(OTHER_WORK, sentence, at):
         return False
     return bool(OTHER_SUBJECT.search(sentence) or OTHER_WORK.search(sentence))
 

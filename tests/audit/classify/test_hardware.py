@@ -44,6 +44,15 @@ POSITIVE = {
     "A100 80GB": ("We train on an A100 80GB.", {"hw_gpu"}),
     "Quadro": ("Inference on a Quadro P6000 takes 20 ms.", {"hw_gpu"}),
     "count with model": ("We trained with 8 V100 GPUs.", {"hw_gpu"}),
+    "devices listed with slashes": (
+        "The code is tested on Ubuntu 16.04 (Python3.6, CUDA8.0) with Titan X/1080Ti/Xp GPUs.",
+        {"hw_gpu"},
+    ),
+    "needed to reproduce the paper's results": (
+        "To reproduce the results reported in the paper, you would need an NVIDIA DGX1 machine "
+        "with 8 V100 GPUs.",
+        {"hw_gpu"},
+    ),
     "vendor and number": ("We train on a GPU Nvidia 780 Titan.", {"hw_gpu"}),
     "misspelt Titan": ("Training takes 5 hours on a GTX Titian Black GPU.", {"hw_gpu"}),
     "acknowledgement": (
@@ -223,6 +232,8 @@ NEGATIVE = {
     "framework's claim": "Caffe can process over 40M images per day with a single NVIDIA K40 GPU.",
     "tool news": "[2020/05] TensorRT 7 now supports the Jetson Nano.",
     "reported result": "We compare with YOLOv3 at 30 FPS on Titan X reported in the paper.",
+    "the authors' hardware": "The authors trained on 8 V100 GPUs, as reported in the paper.",
+    "a url with device words": "Weights are at https://example.com/models/a100/v100/ckpt.",
     "setting on a machine": "Use 8 cores for data loading on the server.",
     "original implementation": "The original implementation was trained on 8 V100s.",
     "related work section": "## Related projects\nX runs at 200 FPS on a Titan X.\n",
