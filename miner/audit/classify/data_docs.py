@@ -58,8 +58,10 @@ DOWNLOAD_VERB = re.compile(
     re.I,
 )
 # "trained on [LAION-400M](https://...)": the link right after "trained on" is the data's.
+# "training or inference on [MPI-Sintel](...) clean and final datasets" too.
 TRAINED_ON_LINK = re.compile(
-    r"\b(?:trained|fine-?tuned|pre-?trained|learned)\s+(?:\w+\s+){0,2}?on\s+(?:the\s+)?"
+    r"\b(?:train(?:s|ed|ing)?|fine-?tun(?:e|es|ed|ing)|pre-?trained|learned)\s+(?:\w+\s+){0,3}?"
+    r"on\s+(?:the\s+)?"
     r"\[(?![^\]]*\b(?:gpus?|tpus?|nodes?|cards?|machines?)\b)[^\]]{2,60}\]\((https?://[^)\s]+)\)",
     re.I,
 )  # not "trained on [8 GPUs](...)"
@@ -79,7 +81,10 @@ PREPARED_ELSEWHERE = re.compile(
     r"\bfollow\w*\b[^.]{0,80}?\bto prepare\s+(?:the\s+|your\s+)?(?:data|datasets?|"
     r"training data|benchmarks?)\b|"
     r"\bprepare\s+(?!(?:the\s+|your\s+)?(?:env|environment|dependencies|packages)\b)(?:[\w\-]+\s+){1,3}?"
-    r"(?:as in|following|according to)\b",
+    r"(?:as in|following|according to)\b|"
+    # "download ImageNet by following the instructions in the [requirements](github URL)"
+    r"\bdownload\s+(?!(?:the\s+)?(?:pre-?trained|weights|models?|checkpoints?|code)\b)"
+    r"(?:[\w\-]+\s+){1,3}?(?:by\s+)?follow\w*\b[^.]{0,30}?\binstructions?\b",
     re.I,
 )
 MODEL_CARD = re.compile(r"model[-_ ]?card", re.I)
@@ -171,7 +176,8 @@ def _prepared_as_elsewhere(raw: str) -> bool:
     """True when the text sends the reader to another repository to prepare the data ("This
     repo is a modification of [X](github URL). Installation and preparation follow that repo.",
     "Follow [Y](url) to prepare the datasets"): its instructions obtain this project's data."""
-    if "prepar" not in raw.lower() or not REPOSITORY_LINK.search(raw):
+    lowered = raw.lower()
+    if ("prepar" not in lowered and "download" not in lowered) or not REPOSITORY_LINK.search(raw):
         return False
     return bool(PREPARED_ELSEWHERE.search(TAGS.sub(" ", URL.sub(" ", raw))))
 

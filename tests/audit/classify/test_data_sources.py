@@ -51,6 +51,10 @@ def _evidence(tmp_path: Path, files: dict[str, str | bytes]) -> list[Evidence]:
         "2. Train\n\n[LJ Speech Data]: https://keithito.com/LJ-Speech-Dataset\n",
         "# Net\n\n### Procedures\n\n1. Dataset preparation: [FFHQ](https://example.org/ffhq)\n",
         "# Net\n\n### Kinetics\n\n* Download videos using [the crawler](https://example.org/c).\n",
+        "# Net\n\nThe code provides examples for training or inference on "
+        "[MPI-Sintel](http://sintel.is.tue.mpg.de/) clean and final datasets.\n",
+        "# Net\n\nDownload ImageNet by following the instructions in the [requirements]"
+        "(https://github.com/pytorch/examples/tree/master/imagenet#requirements) section.\n",
     ],
 )
 def test_dataset_links_in_the_readme(tmp_path: Path, readme: str) -> None:
@@ -73,6 +77,9 @@ def test_dataset_links_in_the_readme(tmp_path: Path, readme: str) -> None:
         "[Install](INSTALL.md) • [Training Splits](#splits) • [Demo](http://example.org)\n",
         "# Net\n\nWe shorten the repeat of the dataset in the "
         "[config file](https://github.com/a/b/blob/main/configs/train.yaml#L96).\n",
+        "# Net\n\nDownload the pretrained weights by following the instructions in "
+        "[this repository](https://github.com/a/b).\n",
+        "# Net\n\nTraining takes two days on [8 GPUs](https://example.org/cluster).\n",
     ],
 )
 def test_no_dataset_link_in_the_readme(tmp_path: Path, readme: str) -> None:
