@@ -271,6 +271,8 @@ def _unreadable_lines(text: str) -> list[tuple[int, str]]:
     for number, raw in enumerate(text.splitlines(), 1):
         # pip reads options after a requirement (`pkg==1 --hash=...`, `--no-binary=...`)
         line = re.split(r"\s+#|\s+--?[a-z]", raw, maxsplit=1)[0].rstrip(" \\")
+        if line.lstrip().startswith("#"):
+            continue  # a comment, `# pkg @ file:///...` included: pip skips it
         if "@ file://" in line or "@file://" in line:
             bad.append((number, raw))  # `pip freeze` in a conda env: a path on the author's disk
             continue

@@ -287,6 +287,8 @@ def test_pip_list_output_is_not_a_requirements_file(tmp_path: Path) -> None:
     local = write_project(tmp_path / "r", {"requirements.txt": freeze})
     assert [f.line for f in lint(local).findings if f.code == "MNR205"] == [2]
     assert "MNR205" not in codes(write_project(tmp_path / "s"))
+    commented = "torch==2.1.0\n# causal-conv1d @ file:///home/me/causal_conv1d-1.0.0.whl\n"
+    assert "MNR205" not in codes(write_project(tmp_path / "t", {"requirements.txt": commented}))
 
 
 def test_an_open_range_that_admits_a_major_release_the_code_cannot_run_on(tmp_path: Path) -> None:
