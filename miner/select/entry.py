@@ -32,6 +32,7 @@ SHELLS = ("bash", "sh", "zsh")
 PLACEHOLDER = re.compile(
     r"(?i)<[^>]*>|\[[^\]]*\]|\{[^}]*\}|\.\.\.|(?:^|/)path/to\b|/path/|\bpath_to_|your[_-]\w*"
     r"|^\$\w+|\$\{|^(?:PATH|DIR|DATA|FOLDER|FILE)(?:_\w+)?$|xxx"
+    r"|^enter[-_]\w|\w[-_]here$"  # `--field enter-field-here`, `--data your-file-here`
     r"|^/(?!dev/null$)\S+"  # an absolute path names the author's machine, not the checkout
 )
 HELP = {"-h", "--help", "-help", "--helpfull"}

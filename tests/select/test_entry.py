@@ -100,6 +100,9 @@ def test_a_choice_written_out_takes_its_first_alternative():
     )
     assert command.args == ("--type", "train", "--model", "res8", "--split", "a")
     assert command.placeholders == ("[DIR]",)
+    [written] = commands("python train.py --field enter-field-here --epochs 5\n")
+    assert written.args == ("--epochs", "5")
+    assert written.placeholders == ("--field enter-field-here",)
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
