@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from miner.codebook import Evidence
 from miner.lint.context import Finding, LintContext, Rule
-from miner.lint.framework_use import framework_deps
+from miner.lint.framework_use import framework_deps, training_closure
 from miner.lint.scope import EDUCATIONAL, INFERENCE, LIBRARY, TRAINING, is_own, training_entry
 from miner.lint.software_checks import SOFTWARE_CHECKS
 from miner.lint.statements import (
@@ -170,8 +170,20 @@ def _code_read(ctx: LintContext, what: str) -> Evidence:
 THREADS = "; for results on CPU, also set the thread count (torch.set_num_threads, OMP_NUM_THREADS)"
 
 
+def _seeded_where_training_leads(ctx: LintContext) -> bool:
+    """True when a module the training code imports seeds an RNG, wherever it lies (a
+    `setup_seed` helper under `src/misc/` is still what training runs)."""
+    from miner.audit.detect.reproducibility import sets_seed
+
+    for path in training_closure(ctx) - set(ctx.facts.scanned):
+        text = ctx.tree.read_text(path) or ""
+        if any(sets_seed(line) for line in text.splitlines() if "seed" in line):
+            return True
+    return False
+
+
 def _seed_unset(ctx: LintContext) -> list[Finding]:
-    if ctx.facts.seed:
+    if ctx.facts.seed or _seeded_where_training_leads(ctx):
         return []
     framework = ctx.label("primary_framework") or ""
     call = SEED_CALLS.get(framework, "every framework RNG's seed function")

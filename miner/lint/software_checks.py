@@ -321,6 +321,15 @@ def _unparseable(ctx: LintContext) -> list[Finding]:
     return findings
 
 
+def _submodule_of(ctx: LintContext, framework: str) -> bool:
+    """True when `.gitmodules` pins a copy of `framework` (`caffe-fast-rcnn`, a Caffe fork)."""
+    text = (ctx.tree.read_text(".gitmodules") or "").lower()
+    bare = framework.removeprefix("other:")
+    return any(
+        bare in line for line in text.splitlines() if line.strip().startswith(("path", "url"))
+    )
+
+
 def _framework_unknown(ctx: LintContext) -> list[Finding]:
     """Frameworks without a pip package lint knows: the docs must still say which build."""
     findings = []
@@ -330,6 +339,8 @@ def _framework_unknown(ctx: LintContext) -> list[Finding]:
         bundled = BUNDLED_FRAMEWORK.get(framework)
         if bundled and any(bundled.search(p) for p in ctx.tree.paths):
             continue  # a bundled copy: the checkout carries its version
+        if _submodule_of(ctx, framework):
+            continue  # a git submodule: the checkout pins the framework's commit
         bare = framework.removeprefix("other:")
         names = OTHER_FRAMEWORK_NAMES.get(framework, (normal(bare),))
         title = FRAMEWORK_TITLES.get(framework, bare)

@@ -325,6 +325,12 @@ def test_a_framework_without_a_pip_package_needs_a_stated_version(tmp_path: Path
     stated = {**files, "README.md": UNSTATED + "\nBuilt against Caffe 1.0 (BVLC).\n"}
     stated["README.md"] = stated["README.md"].replace("Built against", "Tested with")
     assert "MNR207" not in codes(write_project(tmp_path / "q", stated))
+    # a fork pinned as a git submodule: the checkout fixes the version
+    submodule = (
+        '[submodule "caffe-fast-rcnn"]\n\tpath = caffe-fast-rcnn\n\turl = https://x.org/caffe.git\n'
+    )
+    pinned = {**files, ".gitmodules": submodule}
+    assert "MNR207" not in codes(write_project(tmp_path / "r", pinned))
 
 
 def test_seeds_outside_python_count(tmp_path: Path) -> None:
@@ -337,6 +343,19 @@ def test_seeds_outside_python_count(tmp_path: Path) -> None:
     train = "\n".join(line for line in TRAIN.splitlines() if "seed(" not in line)
     root = write_project(tmp_path / "q", {"train.py": train, "options/train.yml": config})
     assert "MNR401" not in codes(root)
+
+
+def test_a_seed_set_by_a_helper_training_imports_counts_wherever_it_lies(tmp_path: Path) -> None:
+    helper = (
+        "import random\n\nimport torch\n\n\ndef setup_seed(seed):\n"
+        "    random.seed(seed)\n    torch.manual_seed(seed)\n"
+    )
+    train = "\n".join(line for line in TRAIN.splitlines() if "seed(" not in line)
+    files = {"train.py": "from src.misc.dist_utils import setup_seed\n" + train,
+             "src/misc/dist_utils.py": helper}  # fmt: skip
+    assert "MNR401" not in codes(write_project(tmp_path / "p", files))
+    files["train.py"] = train  # the helper is there, but nothing training runs calls it
+    assert "MNR401" in codes(write_project(tmp_path / "q", files))
 
 
 def test_a_cpu_path_behind_a_gpu_count_option_is_a_fallback(tmp_path: Path) -> None:

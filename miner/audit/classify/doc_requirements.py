@@ -88,6 +88,7 @@ TESTED = re.compile(
     r"\b((?:tested|developed|verified|run|ran|runs|runnable|trained|works?|working|compatible|"
     r"supports?|built|implemented)"
     r"\s+(?:it\s+|only\s+)?(?:on|with|under|using|in|against)|(?:we|i)\s+(?:have\s+)?used|"
+    r"(?:we|i)\s+use\b(?=.{0,90}?\bfor\s+(?:the\s+|our\s+|all\s+)?(?:experiments?|training)\b)|"
     r"test(?:s|ed)?\s+(?:\w+\s+){0,3}?(?:under|with|using)|"
     # "simplified the code to pytorch 1.5", "ported to TensorFlow 2": the version it runs on
     r"(?:updated|upgraded|ported|migrated|adapted|simplified|rewritten|refactored)\s+"
@@ -114,7 +115,7 @@ CJK_REQUIRE = re.compile(r"(需要|安装|依赖|环境|要求|配置|编译|必
 HINT = re.compile(
     r"(?i)requir|need|necessar|install|depend|prerequisite|must|make sure|have to|test|"
     r"develop|verified|\brun|\bran\b|trained|work|compatible|support|built|implemented|used|"
-    r"using|updat|upgrad|ported|migrat|adapted|simplified|rewritten|refactored|[\u3040-\u9fff]"
+    r"using|\buse\b|updat|upgrad|ported|migrat|adapted|simplified|rewritten|refactored|[\u3040-\u9fff]"
 )
 SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 NOT_ITEMS = re.compile(

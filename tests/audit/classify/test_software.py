@@ -305,6 +305,7 @@ README_POSITIVE = {
     "experiments_under_a_list": "We conducted experiments under\n\n- python 3.6.9\n"
     "- pytorch 1.2.0, torchvision 0.4.0, cuda10\n",
     "requisite_heading": "## Requisite\n\n* Python >= 3.6\n* PyTorch >= 1.1\n* lmdb\n",
+    "we_use_for_the_experiments": "We use PyTorch 1.9.0 and mmcv 1.3.9 for the experiments.\n",
 }
 README_NEGATIVE = {
     "implemented_in": "This is a PyTorch implementation of FastNet.\n",
@@ -328,6 +329,7 @@ README_NEGATIVE = {
     "runnable_without_version": "The notebook is runnable with PyTorch on a laptop.\n",
     "files_of_the_project": "## Packages\n- `models/`: the networks\n- train.py: training\n",
     "ported_without_version": "The model was ported to PyTorch from the Lua original.\n",
+    "we_use_to_build": "We use PyTorch 1.9 to build the model, as in the paper.\n",
 }
 
 
