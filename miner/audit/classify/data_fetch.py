@@ -37,11 +37,22 @@ FETCH_CALL = re.compile(
     r"audiofolder['\"]|arrow['\"]|pandas['\"])[\w.\-/]+['\"]|"
     r"\bfetch_openml\(|\binput_data\.read_data_sets\(|\bPygNodePropPredDataset\(|"
     r"\bPygGraphPropPredDataset\(|\bPlanetoid\(|"
+    # torchtext's data sets download when built: `torchtext.datasets.Multi30k.splits(...)`
+    r"\btorchtext\.datasets\.\w+(?:\.splits|\.iters)?\(|"
     # a table read straight from the network: `pd.read_parquet("https://host/train.parquet")`
     r"\b(?:pd|pandas)\.read_(?:csv|parquet|json|table|excel|feather)\((?=\s*[rbuf]?[\"']https?://)",
 )
 # Fetchers the token signals do not see (a cheap filter before FETCH_CALL).
-FETCH_HINTS = ("download=", "load_data(", "load_dataset(", "tfds.", "Planetoid", "Pyg", ".read_")
+FETCH_HINTS = (
+    "download=",
+    "load_data(",
+    "load_dataset(",
+    "tfds.",
+    "Planetoid",
+    "Pyg",
+    ".read_",
+    "torchtext.datasets",
+)
 # Environments stand in for a dataset when an agent is trained by interacting with them.
 ENVIRONMENT = re.compile(
     r"\b(?:gym|gymnasium)\.make\(|\bfrom\s+dm_control\s+import\b|\benvpool\.make\w*\(|"

@@ -108,6 +108,8 @@ def test_a_linked_doc_is_read(tmp_path: Path) -> None:
         ("from torchvision.datasets import ImageFolder\nds = ImageFolder(args.data)\n", False),
         ("from datasets import load_dataset\nds = load_dataset('json', data_files=path)\n", False),
         ("ds = datasets.CIFAR100(root, train=True, download=args.download)\n", False),
+        ("import torchtext\ntrain, val, test = torchtext.datasets.Multi30k.splits(exts=e)\n", True),
+        ("import torchtext\nfield = torchtext.data.Field(tokenize=str.split)\n", False),
     ],
 )
 def test_code_that_fetches_a_dataset(tmp_path: Path, code: str, fetches: bool) -> None:
