@@ -194,9 +194,17 @@ def _opt_in(lines: list[str], number: int) -> bool:
 
 
 def api_site(ctx: LintContext, api: Any, folder: str) -> Evidence | None:
-    """The first call of `api` in code that the dependency file in `folder` governs."""
+    """The first call of `api` in code that the dependency file in `folder` governs: a nested
+    project with dependency files of its own (`sam-hq2/setup.py`) answers to those instead."""
+    nested = {
+        f.rpartition("/")[0] for f in ctx.package_files
+        if f.rpartition("/")[0] and f.rpartition("/")[0] != folder
+        and (not folder or f.startswith(folder + "/"))
+    }  # fmt: skip
     for path, lines in ctx.facts.code_lines.items():
         if folder and not path.startswith(folder + "/"):
+            continue
+        if any(path.startswith(n + "/") for n in nested):
             continue
         if api.until and any(COMPAT_V1.search(line) for line in lines):
             continue  # tf.compat.v1 keeps the removed names

@@ -304,6 +304,10 @@ def test_an_open_range_that_admits_a_major_release_the_code_cannot_run_on(tmp_pa
     assert "MNR206" in codes(write_project(tmp_path / "q", prose))
     bounded = {**files, "requirements.txt": "tensorflow>=1.4,<2\n"}
     assert "MNR206" not in codes(write_project(tmp_path / "r", bounded))
+    # the call lies in a nested project with a dependency file of its own: that file governs it
+    nested = {"requirements.txt": "tensorflow>=1.4\n", "train.py": None,
+              "v2/model.py": tf1, "v2/requirements.txt": "tensorflow==1.15\n"}  # fmt: skip
+    assert "MNR206" not in codes(write_project(tmp_path / "s", nested))
 
 
 CAFFE_SOLVER = "net: 'train.prototxt'\nbase_lr: 0.01\nlr_policy: 'step'\nmax_iter: 1000\n"
