@@ -57,7 +57,7 @@ def test_the_ladder_counts_each_stage_of_all_and_of_the_stage_before():
     s4 = frame[frame["stage"] == "S4"].iloc[0]
     assert (s4["median_s"], s4["mean_s"]) == (5.0, 5.0)
     notes = " ".join(ladder_table(ROWS).notes)
-    assert "Of those at S5, 1 with stand-in data or the CPU shim." in notes
+    assert "Of those at S5, 1 with stand-in data, stand-in weights or the CPU shim." in notes
 
 
 def test_outcomes_with_a_qualifier_are_counted_apart():
