@@ -29,6 +29,9 @@ ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
 WRAPPERS = {"nohup", "time", "sudo", "exec", "env", "srun", "stdbuf", "-u"}
 PYTHON = re.compile(r"^(?:python[0-9.]*|py|ipython)$")
 SHELLS = ("bash", "sh", "zsh")
+# Launchers that start a script on several processes; a smoke run starts the script itself once.
+LAUNCHERS = ("torchrun", "deepspeed")
+LAUNCHER_MODULES = ("torch.distributed.launch", "torch.distributed.run")
 PLACEHOLDER = re.compile(
     r"(?i)<[^>]*>|\[[^\]]*\]|\{[^}]*\}|\.\.\.|(?:^|/)path/to\b|/path/|\bpath_to_|your[_-]\w*"
     r"|^\$\w+|\$\{|^(?:PATH|DIR|DATA|FOLDER|FILE)(?:_\w+)?$|xxx"
@@ -146,12 +149,32 @@ def parse_command(line: str, no: int, base: str, paths: frozenset[str]) -> Readm
     return None
 
 
+def _without_launcher(words: list[str]) -> list[str]:
+    """`torchrun --nproc_per_node=8 train.py --x 1` (or `python -m torch.distributed.launch ...`,
+    `accelerate launch ...`, `deepspeed ...`) as `python train.py --x 1`: the launcher's own
+    options stop at the script."""
+    head, rest = words[0], words[1:]
+    if PYTHON.match(PurePosixPath(head).name) and len(rest) >= 2 and rest[0] == "-m":
+        if rest[1] not in LAUNCHER_MODULES:
+            return words
+        rest = rest[2:]
+    elif head == "accelerate" and rest[:1] == ["launch"]:
+        rest = rest[1:]
+    elif PurePosixPath(head).name not in LAUNCHERS:
+        return words
+    for index, word in enumerate(rest):
+        if word.endswith(".py") and not word.startswith("-"):
+            return ["python", *rest[index:]]
+    return words
+
+
 def _parse(
     segment: str, line: str, no: int, base: str, paths: frozenset[str]
 ) -> ReadmeCommand | None:
     words = _words(segment)
     if len(words) < 1:
         return None
+    words = _without_launcher(words)
     head, rest = words[0], words[1:]
     runner, module = "", ""
     if PYTHON.match(PurePosixPath(head).name):

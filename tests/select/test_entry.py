@@ -105,6 +105,22 @@ def test_a_choice_written_out_takes_its_first_alternative():
     assert written.placeholders == ("--field enter-field-here",)
 
 
+def test_a_distributed_launcher_starts_the_script_itself_once():
+    text = (
+        "```bash\ntorchrun --standalone --nproc_per_node=8 train.py --outdir=runs \\\n"
+        "    --cond=1\n```\n"
+        "python -m torch.distributed.launch --nproc_per_node 8 --master_port 1234 train.py --x 1\n"
+        "accelerate launch --num_processes 2 train.py --lr 1e-4\n"
+        "python -m torch.utils.bottleneck train.py\n"
+    )
+    found = [(c.runner, c.script, c.args) for c in commands(text)]
+    assert found == [
+        ("python", "train.py", ("--outdir=runs", "--cond=1")),
+        ("python", "train.py", ("--x", "1")),
+        ("python", "train.py", ("--lr", "1e-4")),
+    ]
+
+
 def write(root: Path, files: dict[str, str]) -> Path:
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
