@@ -92,21 +92,28 @@ def _account() -> str:
 
 @functools.cache
 def network_cut_prefix() -> tuple[str, ...] | None:
-    """The command prefix that runs a program in a new network namespace with no interfaces up
-    (`unshare -n` as root, `unshare -rn` through a user namespace), or None where neither works."""
+    """The command prefix that runs a program in a new network namespace (`unshare -n` as root,
+    `unshare -rn` through a user namespace) with only the loopback interface up, or None where
+    neither works. Loopback stays: a single-process `torch.distributed` group, a local server or
+    a data-loader's manager talk to 127.0.0.1, and nothing there leaves the machine."""
     unshare = shutil.which("unshare")
     if unshare is None:
         return None
     for prefix in ((unshare, "-n"), (unshare, "-rn")):
-        try:
-            done = subprocess.run(
-                [*prefix, "true"], capture_output=True, timeout=10, check=False
-            )  # fmt: skip
-        except (OSError, subprocess.TimeoutExpired):
+        if not _runs((*prefix, "true")):
             continue
-        if done.returncode == 0:
-            return prefix
+        ip = shutil.which("ip")
+        with_loopback = (*prefix, "sh", "-c", f'{ip} link set lo up && exec "$@"', "sh")
+        return with_loopback if ip and _runs((*with_loopback, "true")) else prefix
     return None
+
+
+def _runs(argv: tuple[str, ...]) -> bool:
+    try:
+        done = subprocess.run(list(argv), capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
 
 
 def _set_limits(limits: Limits) -> Callable[[], None]:

@@ -186,6 +186,21 @@ def test_the_network_is_cut_while_training(lab, tmp_path):
     assert "upload failed" in (Path(result.log_dir) / "train.log").read_text()
 
 
+def test_the_cut_network_keeps_loopback_for_a_single_process_group():
+    prefix = network_cut_prefix()
+    if prefix is None:
+        pytest.skip("this machine allows no new network namespace (unshare -n)")
+    script = (
+        "import socket\n"
+        "server = socket.socket()\nserver.bind(('127.0.0.1', 0))\nserver.listen()\n"
+        "socket.create_connection(server.getsockname(), timeout=5).close()\n"
+        "try:\n    socket.create_connection(('10.255.255.1', 9), timeout=2)\n"
+        "except OSError:\n    print('loopback only')\n"
+    )
+    done = subprocess.run([*prefix, sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.stdout.strip() == "loopback only", done.stderr
+
+
 def test_an_undeclared_framework_is_an_import_failure(lab, tmp_path):
     result = run(lab, "lab/undeclared", tmp_path)
     assert result.outcome == "import"
