@@ -39,6 +39,7 @@ GPU = re.compile(
     r"|NVIDIA driver on your system|cuda runtime error|CUDA error|on a CUDA device"
     r"|libcud(?:art|a|nn|blas)|CUDA_ERROR|device specification '/device:GPU|invalid device ordinal"
     r"|nvidia-smi|torch\.cuda\.is_available\(\) is False|Cannot access accelerator device"
+    r"|ProcessGroupNCCL is only supported with GPUs|Distributed package doesn't have NCCL"
 )
 # The failing line of a bare AssertionError that asks for a GPU (`assert torch.cuda.is_available()`,
 # `assert num_gpu <= torch.cuda.device_count()`): the machine, not the project, fell short.

@@ -85,6 +85,7 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
         "ModuleNotFoundError: No module named 'cPickle'": "python2",
         "urllib.error.URLError: <urlopen error [Errno 101] Network is unreachable>": "data",
         "AssertionError: Torch not compiled with CUDA enabled": "needs_gpu",
+        "RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!": "needs_gpu",
         "ValueError: operands could not be broadcast together": "runtime",
     }
     for line, outcome in cases.items():

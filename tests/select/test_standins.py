@@ -53,6 +53,23 @@ def test_the_cpu_shim_keeps_hard_coded_cuda_on_the_cpu(tmp_path):
     assert assists.labels == ("cpu shim",)
 
 
+NCCL_GROUP = """
+import json, socket, torch, torch.distributed as dist
+probe = socket.socket(); probe.bind(("127.0.0.1", 0)); port = probe.getsockname()[1]; probe.close()
+dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+total = torch.ones(3)
+dist.all_reduce(total)
+print("RESULT " + json.dumps({"backend": dist.get_backend(), "sum": float(total.sum())}))
+"""
+
+
+def test_the_cpu_shim_forms_a_process_group_asked_of_nccl_over_gloo(tmp_path):
+    need("torch")
+    result, assists, output = run_hooked(NCCL_GROUP, tmp_path, stand_ins=False, cpu_shim=True)
+    assert result == {"backend": "gloo", "sum": 3.0, "_exit": 0}, output
+    assert dict(assists.shim)["init_process_group(nccl)"] == 1
+
+
 def test_without_the_shim_the_same_script_needs_a_gpu(tmp_path):
     need("torch")
     result, assists, output = run_hooked(SHIM, tmp_path, stand_ins=False, cpu_shim=False)

@@ -4,7 +4,8 @@ PyTorch: `.cuda()` on tensors and modules returns them on the CPU; a CUDA device
 `.to()`, to the tensor factories (`torch.zeros(..., device="cuda")`) or to `torch.load`'s
 `map_location` (or a checkpoint saved on a GPU, loaded without one) becomes the CPU;
 `torch.cuda.FloatTensor` and its kin are the CPU types; `set_device`, `synchronize` and
-`pin_memory` do nothing. `torch.cuda.is_available()` still says False, so code that asks takes
+`pin_memory` do nothing; a process group asked of NCCL forms over Gloo.
+`torch.cuda.is_available()` still says False, so code that asks takes
 its own CPU path. TensorFlow: `tf.device('/gpu:0')` places on the CPU. Each kind of rewrite is
 counted in the report.
 """
@@ -150,6 +151,27 @@ def patch_torch(torch):
             return default(kind)
 
         torch.set_default_tensor_type = set_default_tensor_type
+    _gloo_for_nccl(getattr(torch, "distributed", None))
+
+
+def _gloo_for_nccl(distributed):
+    """A process group asked of NCCL, which needs GPUs, forms over Gloo on the CPU."""
+    real = getattr(distributed, "init_process_group", None)
+    if real is None:
+        return
+
+    @_wraps(real)
+    def init_process_group(*args, **kwargs):
+        backend = kwargs.get("backend", args[0] if args else None)
+        if isinstance(backend, str) and backend.lower() == "nccl":
+            common.shim_used("init_process_group(nccl)")
+            if "backend" in kwargs:
+                kwargs["backend"] = "gloo"
+            else:
+                args = ("gloo",) + tuple(args[1:])
+        return real(*args, **kwargs)
+
+    distributed.init_process_group = init_process_group
 
 
 def patch_tensorflow(tf):
