@@ -119,8 +119,8 @@ def stage_reached(
     progress: bool,
 ) -> int:
     """The last stage reached (index into STAGES) once the entry point was run."""
-    if outcome in NOT_IMPORTED:
-        return 1
+    if outcome in NOT_IMPORTED and not {"args", "data"} & set(marks.at):
+        return 1  # a module imported late (a data set's, by name) fails after the start
     stage = 2
     if "args" in marks.at or (not parses_arguments and outcome != "usage"):
         stage = 3

@@ -135,3 +135,12 @@ def test_the_watch_stops_on_the_mark_without_a_log_line(tmp_path):
     with marks.open("a") as fh:
         fh.write("step 2.0 Adam.step\n")
     assert watch() and watch.mark == (2, "step 2.0 Adam.step") and watch.line is None
+
+
+def test_a_module_imported_after_the_arguments_were_parsed_keeps_the_stage() -> None:
+    from miner.select.ladder import Marks, stage_reached
+
+    started = Marks(at={"args": 3.0}, detail={"args": "ArgumentParser.parse_known_args"})
+    assert stage_reached("import", started, True, False, False) == 3
+    assert stage_reached("import", Marks(), True, False, False) == 1
+    assert stage_reached("install", Marks(), True, False, False) == 1
