@@ -61,37 +61,13 @@ def _mark(stage, detail=""):
 
 
 def _wrap(owner, name, stage, when=None):
-    original = getattr(owner, name, None)
-    if original is None or getattr(original, "_miner_smoke", False):
-        return
-
-    def wrapper(*args, **kwargs):
-        result = original(*args, **kwargs)
-        if when is None or when(args, kwargs, result):
-            _mark(stage, "%s.%s" % (getattr(owner, "__name__", "?"), name))
-        return result
-
-    wrapper._miner_smoke = True
-    try:
-        setattr(owner, name, wrapper)
-    except Exception:
-        pass
+    """Mark `stage` when `owner.name` returns (`when` allowing)."""
+    _wrap_around(owner, name, None, stage, when)
 
 
 def _wrap_before(owner, name, stage):
-    original = getattr(owner, name, None)
-    if original is None or getattr(original, "_miner_smoke", False):
-        return
-
-    def wrapper(*args, **kwargs):
-        _mark(stage, "%s.%s" % (getattr(owner, "__name__", "?"), name))
-        return original(*args, **kwargs)
-
-    wrapper._miner_smoke = True
-    try:
-        setattr(owner, name, wrapper)
-    except Exception:
-        pass
+    """Mark `stage` when `owner.name` is called."""
+    _wrap_around(owner, name, stage, None)
 
 
 def _wrap_around(owner, name, before, after, when=None):
