@@ -38,7 +38,8 @@ def test_a_killed_batch_leaves_a_half_written_clone_that_the_next_run_redoes(
         start_new_session=True,  # its own process group: git children die with it
     )
     try:
-        wait_for(lambda: any(p.name.startswith("b+slow.") for p in partial.glob("*/*")))
+        # the slow clone has begun writing (its .git exists), not only named its folder
+        wait_for(lambda: any((p / "tree" / ".git").is_dir() for p in partial.glob("*/b+slow.*")))
         wait_for(lambda: len(store.query("SELECT 1 FROM clones WHERE status = 'cloned'")) == 1)
     finally:
         os.killpg(batch.pid, signal.SIGKILL)
