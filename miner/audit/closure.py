@@ -18,6 +18,8 @@ from miner.codebook import Evidence
 
 MAX_FILES = 400
 SH_PYTHON = re.compile(r"([\w./-]+\.py)\b")
+# `python3 -u -m pkg.train` in a shell script: the module it runs.
+SH_MODULE = re.compile(r"\bpython[\d.]*(?:\s+-[A-Za-z]+)*\s+-m\s+([A-Za-z_][\w.]*)")
 # Python 2 only: a print or exec statement, `except E, e:`, `raise E, msg`, backticks, `<>`,
 # `ur''` strings. Looked for only in a file that does not parse as Python 3.
 PY2_HINTS = re.compile(
@@ -86,6 +88,11 @@ def _named_by(root: Path, script: Path) -> list[Path]:
         for candidate in (script.parent / name.removeprefix("./"), root / name.removeprefix("./")):
             if candidate.is_file() and candidate not in found:
                 found.append(candidate)
+    for module in SH_MODULE.findall(text):
+        for base in (script.parent, root):
+            target = _module_file(base, module.split("."))
+            if target is not None and target not in found:
+                found.append(target)
     return found
 
 

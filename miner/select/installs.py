@@ -23,6 +23,7 @@ from miner.select.versions import PACKAGES
 
 KINDS = ("requirements_file", "conda_env", "setup", "pipfile", "poetry")
 SKIP_NAME = re.compile(r"(?i)(?:^|[-_.])(?:dev|test|tests|docs?|lint|ci|gpu|cuda|build)(?:[-_.]|$)")
+DEVELOPMENT_NAME = re.compile(r"(?i)(?:^|[-_.])(?:dev|test|tests|docs?|lint|ci)(?:[-_.]|$)")
 NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9_.-]*)(\[[^\]]*\])?\s*(.*)$")
 CPU_BUILDS = {
     "tensorflow-gpu": "tensorflow", "tensorflow_gpu": "tensorflow", "tf-nightly-gpu": "tf-nightly",
@@ -48,15 +49,39 @@ class InstallPlan:
         return "".join(f"{line}\n" for line in self.lines)
 
 
-def chosen_files(environment_files: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
-    """The dependency files to install from: the shallowest of each kind, without dev, test,
-    docs or GPU variants (a CPU variant wins when there is one)."""
+def project_files(
+    environment_files: tuple[tuple[str, str], ...], entry: str | None
+) -> tuple[tuple[str, str], ...]:
+    """The dependency files of the entry point's own project. A repository of several projects
+    (`model-v1/`, `model-v2/`, each with its requirements) gives the files of the deepest folder
+    above the entry script that has any; the whole list when no folder above it has one."""
+    if not entry:
+        return environment_files
+    above = PurePosixPath(entry).parents
+    folders = {PurePosixPath(p).parent for p, _ in environment_files}
+    owning = [f for f in above if f in folders]
+    if not owning:
+        return environment_files
+    project = max(owning, key=lambda f: len(f.parts))
+    return tuple((p, k) for p, k in environment_files if PurePosixPath(p).parent == project)
+
+
+def chosen_files(
+    environment_files: tuple[tuple[str, str], ...], entry: str | None = None
+) -> list[tuple[str, str]]:
+    """The dependency files to install from: those of the entry script's project, the shallowest
+    of each kind, without dev, test, docs or GPU variants (a CPU variant wins when there is one)."""
+    environment_files = project_files(environment_files, entry)
     chosen: list[tuple[str, str]] = []
     for kind in KINDS:
         files = [p for p, k in environment_files if k == kind]
-        files = [p for p in files if not SKIP_NAME.search(PurePosixPath(p).stem)] or [
-            p for p in files if "gpu" not in p.lower() and "cuda" not in p.lower()
-        ]
+        files = (
+            [p for p in files if not SKIP_NAME.search(PurePosixPath(p).stem)]
+            # A GPU variant as the only file still names what to install (its GPU builds
+            # become CPU builds below).
+            or [p for p in files if not DEVELOPMENT_NAME.search(PurePosixPath(p).stem)]
+            or [p for p in files if "gpu" not in p.lower() and "cuda" not in p.lower()]
+        )
         if not files:
             continue
         depth = min(p.count("/") for p in files)
@@ -72,13 +97,14 @@ def install_plan(
     environment_files: tuple[tuple[str, str], ...],
     framework: str | None = None,
     version_spec: str | None = None,
+    entry: str | None = None,
 ) -> InstallPlan:
-    """The install plan of the checkout (or copy) at `root`."""
+    """The install plan of the checkout (or copy) at `root` for the entry script `entry`."""
     tree = RepoTree(root)
     lines: list[str] = []
     sources: list[Evidence] = []
     notes: list[str] = []
-    for path, kind in chosen_files(environment_files):
+    for path, kind in chosen_files(environment_files, entry):
         text = tree.read_text(path)
         if text is None:
             continue

@@ -109,7 +109,7 @@ def smoke(
             stage = 0
             reached(target.full_name, "S0")
             plan = install_plan(
-                copy, target.environment_files, target.framework, target.version_spec
+                copy, target.environment_files, target.framework, target.version_spec, entry
             )
             if target.requirements is not None:  # the researcher's list replaces what was found
                 plan = InstallPlan(

@@ -51,6 +51,10 @@ def test_failures_no_interpreter_changes_are_told_apart() -> None:
     assert git.url == "https://github.com/NVIDIA/dllogger.git/"
     assert index is not None and index.kind == "index" and "download.pytorch.org" in index.url
     assert all(f.interpreter_independent for f in (metadata, git, index))
+    unreadable = diagnose(["error: Couldn't parse requirement in `requirements.txt` at position 51",
+                           "  cause: after parsing `1.12.1`, found `=py3.8_cuda11.3`"])  # fmt: skip
+    assert unreadable is not None and unreadable.kind == "unreadable"
+    assert unreadable.interpreter_independent
     no_wheel = diagnose(["  cause: Because tensorflow==1.4.0 has no wheels with a matching Python "
                          "ABI tag (e.g., `cp38`) and you require tensorflow==1.4.0"])  # fmt: skip
     assert no_wheel is not None and not no_wheel.interpreter_independent

@@ -17,7 +17,14 @@ from miner.select.repair.index import IndexSource, Release, releases
 from miner.select.repair.interpreter import interpreters_for
 from miner.select.repair.moves import companion, nearest, pin_move
 from miner.select.repair.names import distribution_for
-from miner.select.repair.requirements import aliases, reduce_freeze, urls
+from miner.select.repair.requirements import (
+    aliases,
+    duplicates,
+    name_of,
+    readable,
+    reduce_freeze,
+    urls,
+)
 
 # Lines as uv 0.13 writes them.
 UV_LINES = {
@@ -139,6 +146,22 @@ def test_the_closure_follows_local_modules_and_marks_python2(tmp_path: Path) -> 
     assert distribution_for("yaml") == ("PyYAML", "pipreqs mapping")
 
 
+def test_a_shell_script_that_runs_a_module_brings_that_module_into_the_closure(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "scripts/run_train.sh": "cd $PROJECT_DIR\npython3 -u -m lwm.train \\\n  --steps=2\n",
+        "lwm/__init__.py": "", "lwm/train.py": "import jax\nfrom lwm import data\n",
+        "lwm/data.py": "import datasets\n",
+    }  # fmt: skip
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    scripts = entry_scripts(("bash", "scripts/run_train.sh"), tmp_path)
+    assert scripts == [tmp_path / "lwm/train.py"]
+    assert set(import_closure(tmp_path, scripts).names) == {"jax", "datasets"}
+
+
 def test_the_interpreter_is_the_one_the_pinned_framework_has_wheels_for(tmp_path: Path) -> None:
     found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.[6-9].*/bin/python")))
     older = [p for p in found if "/3.6." in p or "/3.7." in p]
@@ -222,3 +245,59 @@ def test_a_build_missing_a_standard_module_is_not_given_a_package() -> None:
     failure = diagnose(lines)
     assert failure is not None and failure.kind == "build" and failure.in_build
     assert not failure.interpreter_independent
+
+
+def test_a_conda_export_with_pip_pins_loses_its_build_string() -> None:
+    lines, done = aliases(["torch==1.12.1=py3.8_cuda11.3_cudnn8.3.2_0", "tqdm==4.64.1"],
+                          lambda name: True)  # fmt: skip
+    assert lines == ["torch==1.12.1", "tqdm==4.64.1"]
+    assert [(r.kind, r.before) for r in done] == [
+        ("alias", "torch==1.12.1=py3.8_cuda11.3_cudnn8.3.2_0")
+    ]
+
+
+def test_a_line_the_installer_cannot_read_keeps_its_project_name_only() -> None:
+    wheel = "http://h/p-1.0-py3-none-any.whl"
+    lines, done = readable(["pytz>=2011k", "numpy=>1.16", "torch==1.4.0", "-e /abs/pkg",
+                            "--find-links https://x/", wheel, "!!"])  # fmt: skip
+    assert lines == ["pytz", "numpy", "torch==1.4.0", "-e /abs/pkg", "--find-links https://x/",
+                     wheel]  # fmt: skip
+    assert [(r.kind, r.before, r.after) for r in done] == [
+        ("unreadable", "pytz>=2011k", "pytz"), ("unreadable", "numpy=>1.16", "numpy"),
+        ("unreadable", "!!", ""),
+    ]  # fmt: skip
+
+
+def test_a_project_listed_twice_is_listed_once_the_later_pin_winning() -> None:
+    lines, done = duplicates(["transformers==4.28.1", "tqdm", "transformers==4.37.2",
+                              "tqdm==4.64.1", "numpy>=1.16", "numpy<2",
+                              'pywin32; sys_platform == "win32"', "pywin32==306"])  # fmt: skip
+    assert lines == ["transformers==4.37.2", "tqdm==4.64.1", "numpy>=1.16", "numpy<2",
+                     'pywin32; sys_platform == "win32"', "pywin32==306"]  # fmt: skip
+    assert [(r.kind, r.before) for r in done] == [
+        ("duplicate", "transformers==4.28.1"), ("duplicate", "tqdm"),
+    ]  # fmt: skip
+    assert "transformers==4.37.2" in done[0].reason
+
+
+def test_wheel_sdist_and_snapshot_urls_name_their_project() -> None:
+    assert name_of("http://h.example/never_delete/modelscope_studio-0.4.0.9-py3-none-any.whl") == (
+        "modelscope_studio"
+    )
+    assert name_of("https://files.example/p/pycocotools-2.0.tar.gz") == "pycocotools"
+    assert name_of("https://github.com/owner/some-lib/archive/refs/heads/master.zip") == "some-lib"
+    lines, done = urls(["http://h.example/x/modelscope_studio-0.4.0.9-py3-none-any.whl"],
+                       {"modelscope_studio"}.__contains__)  # fmt: skip
+    assert lines == ["modelscope_studio"] and done[0].kind == "url"
+
+
+def test_a_direct_url_that_cannot_be_downloaded_is_a_url_failure_not_an_index() -> None:
+    failure = diagnose([
+        "error: Failed to download `flash-attn-3 @ https://github.com/o/w/releases/download/v1/"
+        "flash_attn_3-3.0.0-cp39-abi3-linux_x86_64.whl`",
+        "  cause: Request failed after 3 retries in 7.6s",
+        "  cause: Failed to fetch: https://github.com/o/w/releases/download/v1/"
+        "flash_attn_3-3.0.0-cp39-abi3-linux_x86_64.whl",
+        "  cause: dns error",
+    ])  # fmt: skip
+    assert failure is not None and (failure.kind, failure.name) == ("url", "flash-attn-3")

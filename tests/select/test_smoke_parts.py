@@ -55,6 +55,34 @@ def test_the_stated_framework_version_is_added_when_no_file_names_it(tmp_path):
     assert install_plan(root, (), "pytorch", None).lines == ()
 
 
+def test_a_repository_of_several_projects_installs_the_entry_scripts_own(tmp_path):
+    root = write(
+        tmp_path / "repo",
+        {
+            "model-v1/requirements.txt": "transformers==4.28.1\n",
+            "model-v2/requirements.txt": "transformers==4.37.2\n",
+            "model-v2/pyproject.toml": '[project]\nname = "v2"\ndependencies = ["peft"]\n',
+            "model-v1/pipeline/train.py": "import transformers\n",
+        },
+    )
+    files = (
+        ("model-v1/requirements.txt", "requirements_file"),
+        ("model-v2/requirements.txt", "requirements_file"), ("model-v2/pyproject.toml", "poetry"),
+    )  # fmt: skip
+    plan = install_plan(root, files, entry="model-v1/pipeline/train.py")
+    assert plan.lines == ("transformers==4.28.1",)
+    # With no entry script, or one that no project folder holds, every project's files count.
+    assert len(chosen_files(files)) == 3
+    assert len(chosen_files(files, "tools/train.py")) == 3
+    # A dependency file at the root is the project of an entry script anywhere below it.
+    root_files = (("requirements.txt", "requirements_file"), *files)
+    assert chosen_files(root_files, "src/train.py") == [("requirements.txt", "requirements_file")]
+    # A GPU variant that is the only file of its kind is installed (as CPU builds).
+    gpu_only = (("gpu_requirements.txt", "requirements_file"), ("requirements-dev.txt",
+                "requirements_file"))  # fmt: skip
+    assert chosen_files(gpu_only) == [("gpu_requirements.txt", "requirements_file")]
+
+
 def test_a_python_of_the_commits_time(tmp_path):
     this = sys.executable
     assert python_for((), "2019-01-01") is None

@@ -33,8 +33,10 @@ from miner.select.repair.names import canonical
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import (
     aliases,
+    duplicates,
     is_option,
     name_of,
+    readable,
     reduce_freeze,
     urls,
 )
@@ -54,8 +56,8 @@ def build_environment(request: BuildRequest) -> EnvironmentBuild:
     repairs: list[Repair] = []
     # A freeze is cut to what any file of the project imports, not only the entry point.
     everything = import_closure(request.root, sorted(request.root.rglob("*.py")))
-    for rewrite in (lambda ls: aliases(ls, listed), lambda ls: urls(ls, listed),
-                    lambda ls: reduce_freeze(ls, everything)):  # fmt: skip
+    for rewrite in (lambda ls: aliases(ls, listed), readable, lambda ls: urls(ls, listed),
+                    lambda ls: reduce_freeze(ls, everything), duplicates):  # fmt: skip
         lines, done = rewrite(lines)
         repairs += done
     for index, line, reason in companion(lines):

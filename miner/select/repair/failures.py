@@ -14,15 +14,20 @@ from miner.codebook import Evidence
 from miner.select.repair.requirements import name_of
 
 KINDS = ("missing_pin", "no_wheel", "not_found", "build", "url", "index", "metadata", "python",
-         "unsatisfiable", "other")  # fmt: skip
+         "unsatisfiable", "unreadable", "other")  # fmt: skip
 # Failures that no other interpreter changes: the same index answers the same way for each.
-INTERPRETER_INDEPENDENT = frozenset({"missing_pin", "not_found", "url", "index", "metadata"})
+INTERPRETER_INDEPENDENT = frozenset({"missing_pin", "not_found", "url", "index", "metadata",
+                                     "unreadable"})  # fmt: skip
 NAME = r"`?([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?"
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # uv reads every candidate's metadata strictly; an old release may not parse (`pytz>=2011k`).
     ("metadata", re.compile(rf"Metadata for {NAME}` \(v([^)\s]+)\) could not be parsed")),
+    # A requirements line uv cannot read: every interpreter reads it the same way.
+    ("unreadable", re.compile(r"Couldn't parse requirement in `[^`]*`()")),
     # A git requirement or an extra index on a host this machine does not reach.
     ("url", re.compile(r"fatal: unable to access '(https?://[^']+)'")),
+    # A direct URL requirement first: its download's `Failed to fetch` is no index's.
+    ("url", re.compile(rf"Failed to (?:download and build|fetch|download) `{NAME}\s*@\s*([^`]+)`")),
     ("index", re.compile(r"Failed to fetch: `?(https?://[^\s`]+)")),
     ("missing_pin", re.compile(rf"there is no version of {NAME}\s*(==|===)\s*([^\s,`]+)")),
     ("missing_pin", re.compile(rf"only the following versions of {NAME} are available")),
@@ -36,7 +41,6 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(rf"Because {NAME} was not found in the (?:package registry|provided)"),
     ),
     ("not_found", re.compile(rf"Because there are no versions of {NAME}")),  # none by the date
-    ("url", re.compile(rf"Failed to (?:download and build|fetch|download) `{NAME}\s*@\s*([^`]+)`")),
     (
         "build",
         re.compile(

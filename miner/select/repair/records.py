@@ -11,6 +11,8 @@ from miner.codebook import Evidence
 KINDS = (
     "interpreter",  # the Python the environment is made from
     "alias",  # a conda or apt name turned into the index's name (or dropped)
+    "unreadable",  # a line the installer cannot read, cut to its project's name (or dropped)
+    "duplicate",  # a project listed twice with different versions, listed once
     "url",  # git:// rewritten, a git/URL requirement replaced by the index's project
     "backport",  # a backport the interpreter already ships, dropped
     "platform",  # a package for another operating system, dropped

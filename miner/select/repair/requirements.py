@@ -33,7 +33,12 @@ APT_NAME = re.compile(r"^(?:python3?-(?:dev|pip|tk|venv|setuptools|numpy|scipy|o
 # Lines a system's `pip freeze` writes that name no distribution (Debian's pkg-resources==0.0.0).
 FREEZE_ARTEFACTS = frozenset({"pkg-resources"})
 CONDA_PIN = re.compile(r"^([A-Za-z0-9][\w.-]*)=(?!=)([\w.*+!]+)(?:=[\w.*]+)?$")
+# `conda list --export` written with pip's `==`: `torch==1.12.1=py3.8_cuda11.3_cudnn8.3.2_0`.
+CONDA_BUILD = re.compile(r"^([A-Za-z0-9][\w.-]*)==([\w.*+!]+)=[\w.*]+$")
+LEADING_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?")
 GIT_PROTOCOL = re.compile(r"\bgit://")
+ARCHIVE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._]*?)-\d[^/]*\.(?:whl|tar\.gz|zip|tar\.bz2)$")
+SNAPSHOT = re.compile(r"/([A-Za-z0-9][\w.-]*)/(?:archive|zipball|tarball)/")
 EGG = re.compile(r"#(?:.*&)?egg=([A-Za-z0-9][\w.-]*)")
 FRAMEWORKS = frozenset(canonical(name) for name in PACKAGES)
 FREEZE_SIZE = 40  # a requirements file this long, all `==`, reads as a whole system's freeze
@@ -69,7 +74,14 @@ def name_of(line: str) -> str:
     if egg:
         return egg.group(1)
     if "://" in line:
-        tail = line.split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+        bare = line.split("#", 1)[0].rstrip("/")
+        tail = bare.rsplit("/", 1)[-1]
+        snapshot = SNAPSHOT.search(bare)
+        if snapshot:  # a repository's snapshot archive (`.../NAME/archive/master.zip`)
+            return snapshot.group(1)
+        archive = ARCHIVE.match(tail)
+        if archive:  # a wheel's or sdist's file name: the project, then its version
+            return archive.group(1)
         return re.sub(r"\.git$", "", re.sub(r"@.*$", "", tail))  # a ref first, then `.git`
     return ""
 
@@ -107,14 +119,15 @@ def aliases(lines: list[str], on_index: Callable[[str], bool]) -> tuple[list[str
     repairs: list[Repair] = []
     for line in lines:
         stripped = line.strip()
-        conda = CONDA_PIN.match(stripped)
+        conda = CONDA_PIN.match(stripped) or CONDA_BUILD.match(stripped)
         if conda:
             version = conda.group(2).rstrip(".*")
             fixed = f"{conda.group(1)}=={version}" if version else conda.group(1)
             if conda.group(2).endswith("*"):
                 fixed = f"{conda.group(1)}=={version}.*" if version else conda.group(1)
-            repairs.append(_repair("alias", stripped, fixed, "conda's `=` pin is pip's `==`",
-                                   "repair.alias.conda_pin"))  # fmt: skip
+            why = ("conda's build string is no part of a version" if "==" in stripped
+                   else "conda's `=` pin is pip's `==`")  # fmt: skip
+            repairs.append(_repair("alias", stripped, fixed, why, "repair.alias.conda_pin"))
             stripped = fixed
         name = name_of(stripped)
         key = name.lower()
@@ -248,5 +261,64 @@ def drop_backports(
                     )
                 )
                 continue
+        out.append(line)
+    return out, repairs
+
+
+def readable(lines: list[str]) -> tuple[list[str], list[Repair]]:
+    """Lines the installer cannot read (`pytz>=2011k`, `numpy=>1.16`, a stray word after the
+    version) kept as the bare project name, so one bad line does not stop the whole install; a
+    line with no project name at all is dropped. Options, paths and URLs are left as they are."""
+    out: list[str] = []
+    repairs: list[Repair] = []
+    for line in lines:
+        stripped = line.strip()
+        if (
+            requirement(stripped) is not None
+            or is_option(stripped)
+            or stripped.startswith(("-e ", "--editable", "/", ".", "~"))
+            or "://" in stripped
+        ):
+            out.append(line)
+            continue
+        name = LEADING_NAME.match(stripped)
+        fixed = name.group(0) if name else ""
+        if fixed and requirement(fixed) is None:
+            fixed = ""
+        why = ("its version is not one the installer reads; the resolver picks a release"
+               if fixed else "the installer cannot read it and it names no project")  # fmt: skip
+        repairs.append(_repair("unreadable", stripped, fixed, why, "repair.unreadable"))
+        if fixed:
+            out.append(fixed)
+    return out, repairs
+
+
+def duplicates(lines: list[str]) -> tuple[list[str], list[Repair]]:
+    """A project listed more than once (`transformers==4.28.1` in one file, `==4.37.2` in an
+    inlined one) listed once: the line with a version pinned wins over a bare or bounded one, and
+    of two pins the later line wins, as later files refine earlier ones. Lines whose markers
+    differ (one per platform) are not duplicates."""
+    keyed: dict[tuple[str, str], list[tuple[int, Requirement]]] = {}
+    for i, line in enumerate(lines):
+        parsed = requirement(line)
+        if parsed is not None and parsed.url is None:
+            keyed.setdefault((canonical(parsed.name), str(parsed.marker or "")), []).append(
+                (i, parsed)
+            )
+    drop: dict[int, int] = {}  # dropped line -> the line kept instead
+    for found in keyed.values():
+        pinned = [i for i, r in found if any(s.operator in ("==", "===") for s in r.specifier)]
+        if len(found) < 2 or (not pinned and len({str(r.specifier) for _, r in found}) > 1):
+            continue  # bounds combine; the resolver takes them together
+        keep = pinned[-1] if pinned else found[-1][0]
+        drop.update({i: keep for i, _ in found if i != keep})
+    out: list[str] = []
+    repairs: list[Repair] = []
+    for i, line in enumerate(lines):
+        if i in drop:
+            kept = lines[drop[i]]
+            repairs.append(_repair("duplicate", line, "", f"the project is listed again as "
+                                   f"{kept}, which is kept", "repair.duplicate"))  # fmt: skip
+            continue
         out.append(line)
     return out, repairs
