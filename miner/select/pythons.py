@@ -27,7 +27,8 @@ def interpreter_version(python: str) -> tuple[int, int] | None:
     """(major, minor) of an interpreter given by path or name, None when it does not run."""
     try:
         done = subprocess.run(
-            [python, "-c", "import sys; print(*sys.version_info[:2])"],
+            # Words Python 2 reads too (its print is a statement).
+            [python, "-c", "import sys; sys.stdout.write('%d %d' % sys.version_info[:2])"],
             capture_output=True, text=True, timeout=30, check=False,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from miner.audit.closure import import_closure
 from miner.select.repair.names import modules_of
-from miner.select.repair.requirements import needed
+from miner.select.repair.requirements import needed, provides
 
 
 def test_a_capitalised_distribution_provides_its_lower_case_import() -> None:
@@ -32,3 +34,14 @@ def test_a_repository_named_after_its_framework_provides_the_bare_module(tmp_pat
     assert needed("git+https://github.com/lab/yolov5-pytorch.git@v1", closure)
     assert not needed("git+https://github.com/lab/pytorch-lamb", closure)
     assert not needed("pytorch-pcen", closure)  # an index name: the index says what it ships
+
+
+def test_a_distribution_provides_the_modules_pigar_lists_for_it() -> None:
+    from importlib.util import find_spec
+
+    if find_spec("pigar") is None:
+        pytest.skip("pigar is not installed")
+    assert "cv2" in modules_of("opencv-python")  # pipreqs' mapping does not list it
+    assert "cv2" in provides("opencv-python==4.2.0.32")
+    assert "bs4" in modules_of("beautifulsoup4")
+    assert not {"test", "typing"} & modules_of("pytest")

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import glob
+import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from miner.select.installs import chosen_files, install_plan
 from miner.select.outcomes import classify_training, install_failure
-from miner.select.pythons import python_for, pythons_in_order
+from miner.select.pythons import interpreter_version, python_for, pythons_in_order
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -246,3 +250,11 @@ def test_a_download_answered_by_stand_in_weights_does_not_make_a_data_failure_ne
     )
     got, evidence = classify_training(log(tmp_path, text), 1, False, 60, None)
     assert (got, evidence.line) == ("data", 5)
+
+
+def test_the_version_of_a_python_2_interpreter_is_read(tmp_path):
+    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/2.7.*/bin/python")))
+    if not found:
+        pytest.skip("needs a Python 2.7 under ~/.pyenv/versions")
+    assert interpreter_version(found[-1]) == (2, 7)
+    assert interpreter_version(sys.executable) == sys.version_info[:2]

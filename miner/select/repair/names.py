@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 import re
+import sqlite3
+import sys
 
 
 @functools.cache
@@ -43,10 +45,37 @@ def canonical(name: str) -> str:
 
 @functools.cache
 def modules_of(distribution: str) -> frozenset[str]:
-    """Import names pipreqs maps to `distribution` (and its own name), for the reverse question:
-    what does this requirement provide?"""
+    """Import names pipreqs maps to `distribution`, the top-level modules pigar's database lists
+    for it, and its own name: the reverse question, what does this requirement provide?"""
     want = canonical(distribution)
     found = {m for m, d in import_mapping().items() if canonical(d) == want}
+    found |= pigar_modules(distribution)  # `opencv-python` ships `cv2`, which pipreqs omits
     own = re.sub(r"[-.]", "_", distribution)
     found |= {own, own.lower()}  # PyAudio is imported as pyaudio
     return frozenset(found)
+
+
+@functools.cache
+def pigar_modules(distribution: str) -> frozenset[str]:
+    """Top-level modules pigar's database (https://github.com/damnever/pigar) lists for
+    `distribution`, under any spelling of its name (empty without the database)."""
+    from importlib import resources
+
+    try:
+        path = resources.files("pigar").joinpath(".db.sqlite3")
+    except ModuleNotFoundError:
+        return frozenset()
+    if not path.is_file():
+        return frozenset()
+    plain = canonical(distribution)
+    spellings = sorted({distribution, distribution.lower(), plain, plain.replace("-", "_")})
+    marks = ",".join("?" * len(spellings))
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        rows = db.execute(
+            "SELECT t.name FROM top_level_module_names t JOIN distributions d "
+            f"ON t.distribution_id = d.id WHERE d.name IN ({marks})",
+            spellings,
+        ).fetchall()
+    # A standard-library name a package also ships (`test`, `typing`) would read as a backport.
+    standard = sys.stdlib_module_names
+    return frozenset(r[0] for r in rows if not r[0].startswith("_") and r[0] not in standard)
