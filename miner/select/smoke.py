@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from miner.select.closure import closure_note, import_closure, script_in_command
 from miner.select.installs import InstallPlan, install_plan
 from miner.select.ladder import Marks, stage_name, stage_reached, stage_seconds
 from miner.select.manifest import slugify
+from miner.select.pythons import interpreter_version
 from miner.select.repair import (
     BuildRequest,
     EnvironmentBuild,
@@ -38,6 +40,8 @@ from miner.select.repair import (
     package_cache_env,
 )
 from miner.select.repair.envs import python2_interpreters
+from miner.select.repair.records import Repair
+from miner.select.repair.runtime import RuntimeFault, install_module, runtime_fault
 from miner.select.sandbox import scrubbed_env
 from miner.select.smoke_records import SmokeOptions, SmokeResult, SmokeTarget
 from miner.select.standins.assists import REPORT_DIR, read_assists
@@ -47,6 +51,7 @@ from miner.select.training import Training, train_entry
 __all__ = ["SmokeOptions", "SmokeResult", "SmokeTarget", "smoke"]
 # Outcomes a README placeholder explains: the run needed data the user must name.
 PLACEHOLDER_OUTCOMES = ("usage", "needs_data", "data")
+MAX_RERUNS = 2  # runs again after a repair the training log called for
 
 
 def _python_version(venv: Path) -> str:
@@ -129,7 +134,12 @@ def smoke(
                 outcome, evidence = "install", built.failure
             else:
                 reached(target.full_name, "S1")
-                training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
+                first = built
+                training, built = _train(target, copy, venv, logs, work, base, options,
+                                         started_epoch, built)  # fmt: skip
+                install_seconds = built.seconds
+                if built is not first:  # the environment changed after the lock was written
+                    lock = locked(built, venv, logs, work, base) if built.imports_ok else None
                 outcome, evidence = _placeholders(target, training, notes)
                 stage = stage_reached(
                     outcome, training.marks, closure.parses_arguments, training.ended,
@@ -186,6 +196,56 @@ def smoke(
         encoding="utf-8",
     )
     return result
+
+
+def _train(
+    target: SmokeTarget, copy: Path, venv: Path, logs: Path, work: Path, base: dict[str, str],
+    options: SmokeOptions, started_epoch: float, built: EnvironmentBuild,
+) -> tuple[Training, EnvironmentBuild]:  # fmt: skip
+    """Train; where the log shows a module imported by name that nothing declared, or a feature
+    this interpreter no longer has, repair the environment and train again (a few times)."""
+    training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
+    for _ in range(MAX_RERUNS):
+        if training.outcome not in ("import", "runtime") or training.progress:
+            break
+        python = interpreter_version(str(venv / "bin" / "python")) or (3, 0)
+        fault = runtime_fault(logs / training.evidence.path, python, copy)
+        rebuilt = None if fault is None else _repaired(fault, target, built, venv, logs, work,
+                                                       base, options, copy)  # fmt: skip
+        if rebuilt is None:
+            break
+        built = rebuilt
+        if built.failure is not None or not built.imports_ok:
+            break  # the rebuild did not get as far; the first run's outcome stands
+        training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
+    return training, built
+
+
+def _repaired(
+    fault: RuntimeFault, target: SmokeTarget, built: EnvironmentBuild, venv: Path, logs: Path,
+    work: Path, base: dict[str, str], options: SmokeOptions, copy: Path,
+) -> EnvironmentBuild | None:  # fmt: skip
+    """The environment with `fault` repaired: the module installed, or the whole environment
+    rebuilt on the newest interpreter older than the feature's removal."""
+    env = package_cache_env(base, options.out_dir)
+    if fault.kind == "module":
+        return install_module(built, fault, venv, work, logs / "install.log", env,
+                              options.install_timeout)  # fmt: skip
+    older = [p for p in options.pythons if (interpreter_version(p) or (0, 0)) < fault.before]
+    if not older:
+        return None
+    was = _python_version(venv) or "?"
+    with (logs / "install.log").open("a", encoding="utf-8") as fh:
+        fh.write(f"miner: {fault.feature} went away in Python {fault.before[0]}."
+                 f"{fault.before[1]} ({fault.evidence.path}:{fault.evidence.line}); "
+                 "rebuilding on an older interpreter\n")  # fmt: skip
+    rebuilt = _install(target, venv, (*built.options, *built.lines), logs, work, base,
+                       replace(options, pythons=tuple(older)), copy)  # fmt: skip
+    repair = Repair("interpreter", f"Python {was}", f"Python {_python_version(venv) or '?'}",
+                    f"{fault.feature} went away in Python {fault.before[0]}.{fault.before[1]}",
+                    fault.evidence)  # fmt: skip
+    return replace(rebuilt, repairs=(*built.repairs, repair, *rebuilt.repairs),
+                   seconds=built.seconds + rebuilt.seconds)  # fmt: skip
 
 
 def _placeholders(

@@ -3,7 +3,10 @@ kept when a repair fails, Python 2 on a 2.7 interpreter (offline throughout)."""
 
 from __future__ import annotations
 
+import glob
+import os
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -199,3 +202,39 @@ def test_a_build_that_needs_use_2to3_gets_setuptools_before_58(tmp_path: Path) -
     build = [r for r in result.repairs if r.kind == "build"]
     assert [(r.before, r.after) for r in build] == [("oldbuild", "setuptools<58 at build time")]
     assert "use_2to3" in build[0].reason
+
+
+def test_a_module_imported_by_name_at_run_time_is_installed_and_the_run_repeated(
+    tmp_path: Path, index: Path
+) -> None:
+    script = "import importlib\nimportlib.import_module('helper' + 'pkg')\n" + train()
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1"], script)
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    runtime = [r for r in result.repairs if r.evidence.rule == "repair.import.runtime"]
+    assert [(r.kind, r.before, r.after) for r in runtime] == [
+        ("import", "import helperpkg", "helperpkg")
+    ]
+    assert runtime[0].evidence.path == "train.log" and "helperpkg" in runtime[0].evidence.text
+    assert result.lock is not None and "helperpkg" in Path(result.lock).read_text()
+
+
+def test_a_feature_the_interpreter_removed_rebuilds_on_an_older_one(
+    tmp_path: Path, index: Path
+) -> None:
+    newer, older = (sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{v}.*/bin/python")))
+                    for v in ("3.11", "3.10"))  # fmt: skip
+    if not newer or not older:
+        pytest.skip("needs a Python 3.11 and a 3.10 under ~/.pyenv/versions")
+    # Python 3.11 refuses an unhashable dataclass default that 3.10 accepted.
+    script = ("from dataclasses import dataclass\n\n\n@dataclass\nclass Inner:\n"
+              "    x: int = 1\n\n\n@dataclass\nclass Outer:\n    inner: Inner = Inner()\n\n\n"
+              ) + train()  # fmt: skip
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1"], script)
+    options = replace(_options(tmp_path), pythons=(newer[-1], older[-1]))
+    result = smoke(_target(checkout), options)
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    assert result.python.startswith("3.10")
+    moved = [r for r in result.repairs if r.evidence.rule == "repair.interpreter.runtime"]
+    assert len(moved) == 1 and moved[0].before.startswith("Python 3.11")
+    assert "dataclass" in moved[0].reason and moved[0].evidence.path == "train.log"

@@ -301,3 +301,27 @@ def test_a_direct_url_that_cannot_be_downloaded_is_a_url_failure_not_an_index() 
         "  cause: dns error",
     ])  # fmt: skip
     assert failure is not None and (failure.kind, failure.name) == ("url", "flash-attn-3")
+
+
+def test_a_training_log_names_the_repair_it_calls_for(tmp_path: Path) -> None:
+    from miner.select.repair.runtime import runtime_fault
+
+    (tmp_path / "basicsr").mkdir()
+    (tmp_path / "basicsr" / "__init__.py").write_text("", encoding="utf-8")
+    log = tmp_path / "train.log"
+
+    def fault(text: str, python: tuple[int, int] = (3, 11)):  # type: ignore[no-untyped-def]
+        log.write_text(f"Traceback (most recent call last):\n{text}\n", encoding="utf-8")
+        return runtime_fault(log, python, tmp_path)
+
+    found = fault("ImportError: No module named cv2", (2, 7))  # Python 2's words
+    assert found is not None and (found.kind, found.module) == ("module", "cv2")
+    assert found.evidence.line == 2 and found.evidence.rule == "repair.import.runtime"
+    assert fault("ModuleNotFoundError: No module named 'PIL.Image'").module == "PIL"  # type: ignore[union-attr]
+    assert fault("ModuleNotFoundError: No module named 'basicsr.version'") is None  # its own
+    assert fault("ModuleNotFoundError: No module named 'json.tool2'") is None  # the stdlib's
+    removed = fault("AttributeError: module 'collections' has no attribute 'Iterable'", (3, 10))
+    assert removed is not None and removed.kind == "interpreter" and removed.before == (3, 10)
+    assert fault("AttributeError: module 'collections' has no attribute 'Iterable'", (3, 9)) is None
+    distutils = fault("ModuleNotFoundError: No module named 'distutils'", (3, 12))
+    assert distutils is not None and distutils.kind == "interpreter"

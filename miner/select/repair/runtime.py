@@ -1,0 +1,143 @@
+"""Repairs a training run calls for, read from its log: a module imported by name at run time
+that nothing declared (installed, then the run again), and a feature of the language this
+interpreter no longer has (the environment rebuilt on an interpreter that has it).
+
+Python's "What's New" pages list each removal; the table below holds those research code meets.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from miner.codebook import Evidence
+from miner.select.repair.attempt import EnvironmentBuild
+from miner.select.repair.envs import Builder
+from miner.select.repair.imports import distribution_on_index
+from miner.select.repair.index import IndexSource
+from miner.select.repair.records import Repair
+from miner.select.repair.requirements import is_option
+from miner.select.repair.undeclared import shipped_modules
+
+MISSING = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '?([A-Za-z_][\w.]*)'?")
+# (what the error says, the first Python without it, what went away)
+REMOVED: tuple[tuple[re.Pattern[str], tuple[int, int], str], ...] = (
+    (re.compile(r"module 'time' has no attribute 'clock'"), (3, 8), "time.clock"),
+    (
+        re.compile(
+            r"module 'fractions' has no attribute 'gcd'|cannot import name 'gcd' from "
+            r"'fractions'"
+        ),
+        (3, 9),
+        "fractions.gcd",
+    ),  # fmt: skip
+    (
+        re.compile(
+            r"has no attribute 'isAlive'|module 'base64' has no attribute 'encodestring'|"
+            r"'array\.array' object has no attribute 'tostring'"
+        ),
+        (3, 9),
+        "isAlive, base64.encodestring and array.tostring",
+    ),  # fmt: skip
+    (
+        re.compile(
+            r"cannot import name '\w+' from 'collections' |module 'collections' has no "
+            r"attribute '(?:Iterable|Mapping|MutableMapping|Sequence|Callable|Set|"
+            r"OrderedDict\w+|Hashable|Sized|Container)'"
+        ),
+        (3, 10),
+        "the ABC aliases of collections",
+    ),  # fmt: skip
+    (
+        re.compile(r"mutable default <class '[^']+'> for field \w+ is not allowed"),
+        (3, 11),
+        "unhashable dataclass defaults",
+    ),  # fmt: skip
+    (
+        re.compile(
+            r"module 'inspect' has no attribute 'getargspec'|cannot import name "
+            r"'getargspec' from 'inspect'"
+        ),
+        (3, 11),
+        "inspect.getargspec",
+    ),  # fmt: skip
+    (
+        re.compile(
+            r"No module named '(?:distutils|imp|asynchat|asyncore|smtpd)'|module 'pkgutil' "
+            r"has no attribute 'ImpImporter'"
+        ),
+        (3, 12),
+        "distutils, imp and pkgutil.ImpImporter",
+    ),  # fmt: skip
+    (
+        re.compile(
+            r"No module named '(?:cgi|cgitb|imghdr|pipes|crypt|telnetlib|sndhdr|audioop|"
+            r"nntplib|uu|xdrlib|aifc|chunk|sunau|spwd|msilib|nis|ossaudiodev|mailcap)'"
+        ),
+        (3, 13),
+        "the modules PEP 594 removed",
+    ),  # fmt: skip
+)
+
+
+@dataclass(frozen=True)
+class RuntimeFault:
+    """What a training log says the environment lacks."""
+
+    kind: str  # "module" (install it) or "interpreter" (rebuild on an older one)
+    evidence: Evidence
+    module: str = ""  # the top-level module not found
+    before: tuple[int, int] = (0, 0)  # the first Python without the feature
+    feature: str = ""
+
+
+def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFault | None:
+    """The last error of `log` that a repair answers, for an environment of `python` and a
+    checkout at `root`; None when there is none."""
+    try:
+        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    for number in range(len(lines), 0, -1):
+        line = lines[number - 1]
+        for pattern, before, feature in REMOVED:
+            if pattern.search(line) and python >= before:
+                evidence = Evidence(log.name, number, line.strip()[:300],
+                                    "repair.interpreter.runtime")  # fmt: skip
+                return RuntimeFault("interpreter", evidence, before=before, feature=feature)
+        missing = MISSING.search(line)
+        if missing:
+            top = missing.group(1).split(".")[0]
+            if top in sys.stdlib_module_names or top in shipped_modules(root):
+                return None  # the project's own module, or one the interpreter lacks
+            evidence = Evidence(log.name, number, line.strip()[:300], "repair.import.runtime")
+            return RuntimeFault("module", evidence, module=top)
+    return None
+
+
+def install_module(
+    built: EnvironmentBuild, fault: RuntimeFault, venv: Path, work: Path, log: Path,
+    env: dict[str, str], timeout: float,
+) -> EnvironmentBuild | None:  # fmt: skip
+    """`built` with the distribution of the missing module installed into `venv` (and the
+    repair recorded), None when the index has none, it is there already or it does not install."""
+    builder = Builder(venv, work, log, env, timeout, built.as_of, built.options, built.python2)
+    if not builder.probe([fault.module]):
+        return None  # the distribution is there: a part of it fails, which no install answers
+    options = tuple(ln for ln in (*built.options, *built.lines) if is_option(ln))
+    mapped = distribution_on_index(fault.module, IndexSource.of(options, env), built.as_of)
+    if mapped is None:
+        return None
+    distribution, why = mapped
+    done = builder.install([*built.lines, distribution])
+    if done.exit_code != 0 or builder.probe([fault.module]):
+        return None
+    with log.open("a", encoding="utf-8") as fh:
+        fh.write(f"miner: repair import: {fault.module} -> {distribution}: imported at run time "
+                 f"({fault.evidence.path}:{fault.evidence.line}); {why}\n")  # fmt: skip
+    repair = Repair("import", f"import {fault.module}", distribution,
+                    f"imported at run time, never declared ({why})", fault.evidence)  # fmt: skip
+    return replace(built, repairs=(*built.repairs, repair),
+                   lines=(*built.lines, distribution))  # fmt: skip
