@@ -17,6 +17,7 @@ from pathlib import Path
 from miner.codebook import Evidence
 
 MAX_FILES = 400
+CD = re.compile(r"^cd\s+'?([^'&;]+?)'?\s*&&")
 SH_PYTHON = re.compile(r"([\w./-]+\.py)\b")
 # `python3 -u -m pkg.train` in a shell script: the module it runs.
 SH_MODULE = re.compile(r"\bpython[\d.]*(?:\s+-[A-Za-z]+)*\s+-m\s+([A-Za-z_][\w.]*)")
@@ -66,15 +67,20 @@ def entry_scripts(command: tuple[str, ...], root: Path) -> list[Path]:
     the Python files a shell script it runs names."""
     found: list[Path] = []
     words = list(command)
+    base = root  # `sh -c 'cd DIR && exec "$@"' sh ...`: the paths after it are DIR's
     for i, word in enumerate(words):
+        moved = CD.match(word)
+        if moved and (root / moved.group(1)).is_dir():
+            base = root / moved.group(1)
+            continue
         for part in word.split():
             part = part.strip("'\"").removeprefix("./")
-            if part.endswith(".py") and (root / part).is_file():
-                found.append(root / part)
-            elif part.endswith(".sh") and (root / part).is_file():
-                found += _named_by(root, root / part)
+            if part.endswith(".py") and (base / part).is_file():
+                found.append(base / part)
+            elif part.endswith(".sh") and (base / part).is_file():
+                found += _named_by(root, base / part)
         if word == "-m" and i + 1 < len(words):
-            module = _module_file(root, words[i + 1].split("."))
+            module = _module_file(base, words[i + 1].split("."))
             if module is not None:
                 found.append(module)
     return list(dict.fromkeys(found))
@@ -214,7 +220,10 @@ def _local(root: Path, path: Path, module: str, level: int, names: tuple[str, ..
             base = base.parent
         bases = [base]
     else:
-        bases = [path.parent, root, root / "src"]
+        # The script's folder and each folder above it (`sys.path.insert(0, "..")` is common),
+        # then the root and its src/.
+        above = [f for f in path.parent.parents if f.is_relative_to(root) and f != root]
+        bases = [path.parent, *above, root, root / "src"]
     for base in bases:
         if not parts:
             found = [f for n in names if (f := _module_file(base, [n])) is not None]

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from miner.audit.closure import entry_scripts
+from miner.audit.closure import CD, entry_scripts
 from miner.audit.closure import import_closure as walk_closure
 from miner.codebook import Evidence
 
@@ -34,11 +34,15 @@ class Closure:
 
 def script_in_command(command: tuple[str, ...]) -> str | None:
     """The checkout's script a run command starts: `x.py`, `x.sh`, or `-m pkg.mod` as its file."""
+    folder = ""  # `sh -c 'cd DIR && exec "$@"' sh ...`: the script is DIR's
     for index, word in enumerate(command):
-        if word == "-m" and index + 1 < len(command):
-            return command[index + 1].replace(".", "/") + ".py"
-        if word.endswith((".py", ".sh")) and not word.startswith("{"):
-            return word.removeprefix("./")
+        moved = CD.match(word)
+        if moved:
+            folder = moved.group(1).rstrip("/") + "/"
+        elif word == "-m" and index + 1 < len(command):
+            return folder + command[index + 1].replace(".", "/") + ".py"
+        elif word.endswith((".py", ".sh")) and not word.startswith("{"):
+            return folder + word.removeprefix("./")
     return None
 
 

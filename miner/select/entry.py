@@ -57,6 +57,7 @@ class ReadmeCommand:
     args: tuple[str, ...]
     placeholders: tuple[str, ...]
     module: str = ""
+    folder: str = ""  # the README's folder, when the command's paths are relative to it
 
 
 def joined_lines(text: str) -> list[tuple[int, str]]:
@@ -199,11 +200,15 @@ def _parse(
     script = _resolve(target, base, paths)
     if script is None:
         return None
+    # A README in a sub-project (`rtdetr_pytorch/README.md`: `python tools/train.py -c
+    # configs/...`) is written for a shell in its own folder: the run starts there.
+    relative = base not in ("", ".") and script == f"{base}/{target.removeprefix('./')}"
+    folder = base if relative else ""
     name = PurePosixPath(script).stem
     if NOT_TRAINING.search(name) or not TRAINING_NAME.search(name):
         return None
     args, placeholders = _split_placeholders(rest)
-    return ReadmeCommand(no, line.strip(), runner, script, args, placeholders, module)
+    return ReadmeCommand(no, line.strip(), runner, script, args, placeholders, module, folder)
 
 
 def readme_commands(doc: str, text: str, paths: frozenset[str]) -> list[ReadmeCommand]:

@@ -8,6 +8,7 @@ tree, size cap, undecodable bytes replaced).
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -70,6 +71,7 @@ class EntryPoint:
     runner: str = "python"  # python | module (`python -m`) | shell (`bash x.sh`, `./x.sh`)
     module: str = ""  # the module `python -m` runs
     placeholders: tuple[str, ...] = ()  # README arguments left out: the user must supply them
+    folder: str = ""  # where the command starts (a sub-project's README), "" for the root
 
     @property
     def strength(self) -> float:
@@ -79,12 +81,20 @@ class EntryPoint:
                 "main_argparse": 1.0}[self.kind]  # fmt: skip
 
     def command(self) -> tuple[str, ...]:
-        """The argv that runs it, `{python}` standing for the environment's interpreter."""
+        """The argv that runs it, `{python}` standing for the environment's interpreter; a
+        command of a sub-project's README starts in that folder (`sh -c 'cd DIR && exec "$@"'`)."""
+        script = self.script
+        if self.folder:
+            script = script.removeprefix(f"{self.folder}/")
         if self.runner == "module":
-            return ("{python}", "-m", self.module, *self.args)
-        if self.runner == "shell" and self.script.endswith(".sh"):
-            return ("bash", self.script, *self.args)
-        return ("{python}", self.script, *self.args)
+            argv: tuple[str, ...] = ("{python}", "-m", self.module, *self.args)
+        elif self.runner == "shell" and script.endswith(".sh"):
+            argv = ("bash", script, *self.args)
+        else:
+            argv = ("{python}", script, *self.args)
+        if self.folder:
+            return ("sh", "-c", f'cd {shlex.quote(self.folder)} && exec "$@"', "sh", *argv)
+        return argv
 
 
 @dataclass(frozen=True)
@@ -248,7 +258,8 @@ def _readme_evidence(tree: RepoTree) -> tuple[list[EntryPoint], list[Evidence], 
             evidence = _ev(doc, command.line, command.text, "readme_command")
             entries.append(
                 EntryPoint(command.script, command.args, "readme_command", (evidence,),
-                           command.runner, command.module, command.placeholders)
+                           command.runner, command.module, command.placeholders,
+                           command.folder)
             )  # fmt: skip
         for no, line in enumerate(_lines(tree, doc), start=1):
             if DOWNLOAD_LINE.search(line) and DATA_WORDS.search(line):

@@ -188,3 +188,19 @@ def test_a_script_that_opens_a_window_is_never_the_entry_point(tmp_path):
     scan = scan_checkout(root)
     assert [e.script for e in scan.entry_points][:1] == ["train.py"]
     assert not [e for e in scan.entry_points if e.script in ("trainer.py", "viewer.py")]
+
+
+def test_a_sub_projects_readme_command_starts_in_its_folder(tmp_path):
+    root = write(tmp_path, {
+        "README.md": "Two versions; see each folder.\n",
+        "det_pytorch/README.md": "Train:\n\n    python tools/train.py -c configs/det.yml\n",
+        "det_pytorch/tools/train.py": LOOP, "det_pytorch/configs/det.yml": "lr: 0.1\n",
+    })  # fmt: skip
+    first = scan_checkout(root).entry_points[0]
+    assert (first.kind, first.script, first.folder) == (
+        "readme_command", "det_pytorch/tools/train.py", "det_pytorch")  # fmt: skip
+    assert first.command() == ("sh", "-c", 'cd det_pytorch && exec "$@"', "sh", "{python}",
+                               "tools/train.py", "-c", "configs/det.yml")  # fmt: skip
+    # A command whose paths are the root's keeps the root.
+    root_relative = commands("python pkg/train.py --lr 1", doc="docs/TRAINING.md")
+    assert root_relative[0].folder == ""

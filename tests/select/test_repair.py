@@ -238,3 +238,28 @@ def test_a_feature_the_interpreter_removed_rebuilds_on_an_older_one(
     moved = [r for r in result.repairs if r.evidence.rule == "repair.interpreter.runtime"]
     assert len(moved) == 1 and moved[0].before.startswith("Python 3.11")
     assert "dataclass" in moved[0].reason and moved[0].evidence.path == "train.log"
+
+
+def test_a_sub_projects_command_runs_in_its_folder_with_its_own_imports(
+    tmp_path: Path, index: Path
+) -> None:
+    from miner.select.evidence import EntryPoint
+
+    script = ("import os\nimport sys\n"
+              "sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))\n"
+              "from src.cfg import settings\n"
+              "assert open('configs/det.yml').read() == 'lr: 0.1\\n'\n") + train()  # fmt: skip
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1"], "print('not this one')\n")
+    files = {"det/tools/train.py": script, "det/configs/det.yml": "lr: 0.1\n",
+             "det/src/__init__.py": "",
+             "det/src/cfg.py": "import yaml\nsettings = 1\n"}  # fmt: skip
+    for rel, text in files.items():
+        (checkout / rel).parent.mkdir(parents=True, exist_ok=True)
+        (checkout / rel).write_text(text, encoding="utf-8")
+    entry = EntryPoint("det/tools/train.py", ("-c", "configs/det.yml"), "readme_command", (),
+                       folder="det")  # fmt: skip
+    target = replace(_target(checkout), command=entry.command(), entry_script=entry.script)
+    result = smoke(target, _options(tmp_path))
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    # The closure followed `src` from the sub-project's folder: its `yaml` was installed.
+    assert ("import yaml", "PyYAML") in [(r.before, r.after) for r in result.repairs]
