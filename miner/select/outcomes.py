@@ -40,7 +40,12 @@ GPU = re.compile(
     r"|libcud(?:art|a|nn|blas)|CUDA_ERROR|device specification '/device:GPU|invalid device ordinal"
     r"|nvidia-smi|torch\.cuda\.is_available\(\) is False|Cannot access accelerator device"
     r"|ProcessGroupNCCL is only supported with GPUs|Distributed package doesn't have NCCL"
+    # The project's own words (`raise RuntimeError("No GPUs available for training.")`).
+    r"|\bno (?:GPUs?|CUDA(?: devices?)?|CUDA-enabled devices?) (?:is |are )?(?:available|found"
+    r"|detected)|\b(?:GPUs?|CUDA) (?:is |are )?not (?:available|found|detected)"
 )
+# A launcher's words for a worker that failed; the worker's own exception says why.
+LAUNCHER_FAILED = re.compile(r"ChildFailedError|CalledProcessError: Command .*returned non-zero")
 # The failing line of a bare AssertionError that asks for a GPU (`assert torch.cuda.is_available()`,
 # `assert num_gpu <= torch.cuda.device_count()`): the machine, not the project, fell short.
 GPU_ASSERT = re.compile(r"(?i)^\s*assert\b.*(?:\bcuda\b|\bgpus?\b|device_count)")
@@ -132,12 +137,22 @@ def _last_line(log: Path, lines: list[str], rule: str) -> Evidence:
 
 
 def _error_tail(lines: list[str]) -> list[tuple[int, str]]:
-    """The crash's message: from the last exception line to the end, else the last 5 lines."""
+    """The crash's message: from the last exception line to the end, else the last 5 lines. A
+    launcher's report that its worker failed (torchrun's `ChildFailedError`, `accelerate
+    launch`'s `CalledProcessError`) gives way to the worker's own exception above it."""
     numbered = [(no, line) for no, line in enumerate(lines, start=1) if line.strip()]
+    found: list[tuple[int, str]] = []
     for i in range(len(numbered) - 1, -1, -1):
         if EXCEPTION_LINE.match(numbered[i][1].strip()):
-            return numbered[i:][:10]
-    return numbered[-5:]
+            tail = numbered[i:][:10]
+            if not found:
+                found = tail
+                if LAUNCHER_FAILED.search(numbered[i][1]):
+                    continue  # look on for the worker's exception
+            else:
+                return tail
+            break
+    return found or numbered[-5:]
 
 
 def classify_training(

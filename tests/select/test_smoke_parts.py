@@ -258,3 +258,24 @@ def test_the_version_of_a_python_2_interpreter_is_read(tmp_path):
         pytest.skip("needs a Python 2.7 under ~/.pyenv/versions")
     assert interpreter_version(found[-1]) == (2, 7)
     assert interpreter_version(sys.executable) == sys.version_info[:2]
+
+
+def test_a_launchers_worker_failure_is_read_from_the_workers_own_exception(tmp_path):
+    worker = ('Traceback (most recent call last):\n  File "train.py", line 9, in init_dist\n'
+              '    raise RuntimeError("No GPUs available for training.")\n'
+              "RuntimeError: No GPUs available for training.\n")  # fmt: skip
+    launcher = ("E1126 13:46:57 api.py:869] failed (exitcode: 1) local_rank: 0\n"
+                'Traceback (most recent call last):\n  File "bin/torchrun", line 10\n'
+                "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+                "train FAILED\n")  # fmt: skip
+    got, evidence = classify_training(log(tmp_path, worker + launcher), 1, False, 60, None)
+    assert (got, evidence.line) == ("needs_gpu", 4)
+    assert evidence.text == "RuntimeError: No GPUs available for training."
+    data = worker.replace(
+        "RuntimeError: No GPUs available for training.",
+        "FileNotFoundError: [Errno 2] No such file or directory: 'data/a.csv'",
+    )
+    got, evidence = classify_training(log(tmp_path, data + launcher), 1, False, 60, None)
+    assert (got, evidence.line) == ("needs_data", 4)
+    got, _ = classify_training(log(tmp_path, launcher), 1, False, 60, None)
+    assert got == "runtime"  # the launcher's own report when the worker said nothing
