@@ -78,6 +78,9 @@ def train_entry(
         "CUDA_VISIBLE_DEVICES": "",  # CPU only, even on a machine with GPUs
         "PYTHONUNBUFFERED": "1",
         "MPLBACKEND": "Agg",
+        # PyTorch loads every installed device back-end (torch_npu, ...) at import; a CPU run
+        # needs none, and one whose runtime is missing stops the import.
+        "TORCH_DEVICE_BACKEND_AUTOLOAD": "0",
         **hook_env(marks_file, base),
     }
     # The stand-in hook goes first on the path; it runs the stage hook after it.
