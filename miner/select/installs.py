@@ -32,6 +32,7 @@ CPU_BUILDS = {
     "onnxruntime-gpu": "onnxruntime",
 }  # fmt: skip
 PIP_NAMES = {"pytorch": "torch", "pytorch-cpu": "torch", "jaxlib": "jax"}
+ACCELERATOR_EXTRA = re.compile(r"(?i)^(?:cuda\d*(?:[_-]\w+)?|cu\d+|gpu|tpu|rocm\d*|metal)$")
 LOCAL_CUDA = re.compile(r"\+cu\d+|\+cpu")
 MAX_NESTING = 3
 
@@ -141,6 +142,12 @@ def cpu_build(line: str) -> tuple[str, str | None]:
         return line, None
     stripped, name = line.strip(), match.group(1)
     fixed = LOCAL_CUDA.sub("", CPU_BUILDS.get(name.lower(), name) + stripped[len(name) :])
+    if match.group(2):  # `jax[cuda12]`, `jax[tpu]`: the accelerator plug-ins of an extra go
+        extras = [e.strip() for e in match.group(2)[1:-1].split(",")]
+        kept = [e for e in extras if not ACCELERATOR_EXTRA.match(e)]
+        if kept != extras:
+            tail = fixed[len(name) + len(match.group(2)) :]
+            fixed = name + (f"[{','.join(kept)}]" if kept else "") + tail
     if fixed == stripped:
         return line.strip(), None
     return fixed, f"{line.strip()} -> {fixed} (CPU build)"

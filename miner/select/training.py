@@ -81,6 +81,7 @@ def train_entry(
         # PyTorch loads every installed device back-end (torch_npu, ...) at import; a CPU run
         # needs none, and one whose runtime is missing stops the import.
         "TORCH_DEVICE_BACKEND_AUTOLOAD": "0",
+        "JAX_PLATFORMS": "cpu",  # JAX stops at a GPU plug-in it cannot start unless told
         **hook_env(marks_file, base),
     }
     # The stand-in hook goes first on the path; it runs the stage hook after it.

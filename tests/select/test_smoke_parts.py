@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from miner.select.installs import chosen_files, install_plan
+from miner.select.installs import chosen_files, cpu_build, install_plan
 from miner.select.outcomes import classify_training, install_failure
 from miner.select.pythons import interpreter_version, python_for, pythons_in_order
 
@@ -85,6 +85,14 @@ def test_a_repository_of_several_projects_installs_the_entry_scripts_own(tmp_pat
     gpu_only = (("gpu_requirements.txt", "requirements_file"), ("requirements-dev.txt",
                 "requirements_file"))  # fmt: skip
     assert chosen_files(gpu_only) == [("gpu_requirements.txt", "requirements_file")]
+
+
+def test_an_accelerator_extra_is_left_out_of_the_cpu_build():
+    assert cpu_build("jax[cuda12]==0.4.29") == (
+        "jax==0.4.29", "jax[cuda12]==0.4.29 -> jax==0.4.29 (CPU build)")  # fmt: skip
+    assert cpu_build("jax[cuda12_pip,cpu]>=0.4")[0] == "jax[cpu]>=0.4"
+    assert cpu_build("jax[tpu]")[0] == "jax"
+    assert cpu_build("ray[tune]==2.9") == ("ray[tune]==2.9", None)
 
 
 def test_a_python_of_the_commits_time(tmp_path):

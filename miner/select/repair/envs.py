@@ -174,7 +174,8 @@ class Builder:
         log.write_text("", encoding="utf-8")
         argv = [str(self.python), "-c", PROBE, json.dumps(names), mode]
         env = {**self.env, "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg",
-               "CUDA_VISIBLE_DEVICES": "", "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}  # fmt: skip
+               "CUDA_VISIBLE_DEVICES": "", "TORCH_DEVICE_BACKEND_AUTOLOAD": "0",
+               "JAX_PLATFORMS": "cpu"}  # fmt: skip
         run_bounded(argv, self.work, env, log, PROBE_TIMEOUT, Limits())
         for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
             if line.startswith("MINER-PROBE "):
