@@ -325,3 +325,31 @@ def test_a_training_log_names_the_repair_it_calls_for(tmp_path: Path) -> None:
     assert fault("AttributeError: module 'collections' has no attribute 'Iterable'", (3, 9)) is None
     distutils = fault("ModuleNotFoundError: No module named 'distutils'", (3, 12))
     assert distutils is not None and distutils.kind == "interpreter"
+
+
+def test_an_open_framework_whose_code_calls_a_removed_api_stops_before_the_removal(
+    tmp_path: Path,
+) -> None:
+    from miner.select.repair.api_bounds import bound_to_api
+
+    index = tmp_path / "index"
+    for version in ("1.14.0", "1.15.5", "2.4.0"):
+        build_wheel(index, "tensorflow", version, {"tensorflow/__init__.py": ""})
+    source = IndexSource.of(("--no-index", f"--find-links {index}"), {})
+    code = "import tensorflow as tf\n# tf.Session( in a comment\nx = tf.placeholder(tf.float32)\n"
+    (tmp_path / "train.py").write_text(code, encoding="utf-8")
+    files = ("train.py",)
+    lines, done = bound_to_api(["numpy", "tensorflow>=1.4"], tmp_path, files, source, None)
+    assert lines == ["numpy", "tensorflow==1.15.5"]
+    assert [(r.kind, r.before, r.after) for r in done] == [
+        ("api_bound", "tensorflow>=1.4", "tensorflow==1.15.5")]  # fmt: skip
+    assert (done[0].evidence.path, done[0].evidence.line) == ("train.py", 3)
+    assert "2.0 removed" in done[0].reason
+    # Not declared at all: added at that release; pinned or bounded: left as written.
+    assert bound_to_api(["numpy"], tmp_path, files, source, None)[0][-1] == "tensorflow==1.15.5"
+    for kept in (["tensorflow==2.4.0"], ["tensorflow<2"], ["tensorflow~=1.14"]):
+        assert bound_to_api(kept, tmp_path, files, source, None) == (kept, [])
+    # Code written for TF 2 through its compatibility module is not bounded.
+    (tmp_path / "train.py").write_text("import tensorflow.compat.v1 as tf\nx = tf.placeholder(1)\n",
+                                       encoding="utf-8")  # fmt: skip
+    assert bound_to_api(["tensorflow"], tmp_path, files, source, None) == (["tensorflow"], [])

@@ -19,6 +19,7 @@ import time
 from miner.audit.closure import entry_scripts, import_closure
 from miner.codebook import Evidence
 from miner.select.pythons import interpreter_version
+from miner.select.repair.api_bounds import bound_to_api
 from miner.select.repair.attempt import (
     Attempt,
     BuildRequest,
@@ -60,6 +61,8 @@ def build_environment(request: BuildRequest) -> EnvironmentBuild:
                     lambda ls: reduce_freeze(ls, everything), duplicates):  # fmt: skip
         lines, done = rewrite(lines)
         repairs += done
+    lines, bounded = bound_to_api(lines, request.root, closure.files, source, as_of)
+    repairs += bounded
     for index, line, reason in companion(lines):
         repairs.append(
             Repair(
