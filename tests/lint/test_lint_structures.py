@@ -202,3 +202,21 @@ def test_a_link_whose_text_names_the_data_set(tmp_path: Path) -> None:
     assert "MNR301" in codes(write_project(tmp_path / "p", {**files, "README.md": bare}))
     readme = COMPLETE_README.replace(before, linked)
     assert "MNR301" not in codes(write_project(tmp_path / "q", {**files, "README.md": readme}))
+
+
+def test_a_keras_generator_built_with_a_seed(tmp_path: Path) -> None:
+    train = (
+        "from keras.preprocessing.image import ImageDataGenerator\n"
+        "from keras.models import Sequential\n\n\n"
+        "def generator(path, seed=1):\n    datagen = ImageDataGenerator(rotation_range=0.2)\n"
+        "    return datagen.flow_from_directory(\n        path,\n        batch_size=2,\n"
+        "        seed = {seed})\n\n\n"
+        "if __name__ == '__main__':\n    model = Sequential()\n"
+        "    model.compile(optimizer='adam', loss='binary_crossentropy')\n"
+        "    model.fit_generator(generator('data/train'), steps_per_epoch=300, epochs=1)\n"
+    )
+    files = {"requirements.txt": "keras==2.2.4\n"}
+    seeded = {**files, "train.py": train.format(seed="seed")}
+    assert "MNR401" not in codes(write_project(tmp_path / "p", seeded))
+    unseeded = {**files, "train.py": train.format(seed="None")}
+    assert "MNR401" in codes(write_project(tmp_path / "q", unseeded))
