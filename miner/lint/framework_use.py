@@ -25,12 +25,13 @@ DEFINITION = re.compile(r"\s*(?:async\s+)?def\s|\s*class\s")
 # `tools/data_converter/`, an FID suite under `evaluations/`, a web demo under `gradio/`).
 OPTIONAL_USE = re.compile(
     r"(?:^|/)(?:tools?|scripts?|converters?|data_converter|datasets?_preprocess\w*|"
-    r"preprocess\w*|export\w*|eval|evaluate|evaluations?|metrics?|demos?|gradio)/"
-    r"|(?:^|/)(?:tf|onnx|tflite|export|convert|demo)\w*\.py$"
-    r"|(?:^|/)\w*(?:export|convert|preprocess)\w*\.py$"
+    r"preprocess\w*|export\w*|eval|evaluate|evaluations?|metrics?|demos?|gradio|scratch\w*)/"
+    r"|(?:^|/)(?:tf|onnx|tflite|export|convert|demo)[\w.-]*\.(?:py|ipynb)$"
+    r"|(?:^|/)[\w.-]*(?:export|convert|preprocess)[\w.-]*\.(?:py|ipynb)$"
     # checkpoint converters: `llama_or_mistral_ckpt.py`, `orbax_to_hf.py`, `torch2jax.py`
-    r"|(?:^|/)\w*_ch?kpt\.py$|(?:^|/)\w*(?:_to_|2)(?:hf|huggingface|torch|pytorch|pt|tf|"
-    r"tensorflow|jax|flax|keras|onnx|orbax|mlx|paddle|caffe|mxnet)(?:_\w*)?\.py$",
+    r"|(?:^|/)[\w.-]*_ch?kpt\.(?:py|ipynb)$|(?:^|/)[\w.-]*(?:_to_|2)(?:hf|huggingface|torch|"
+    r"pytorch|pt|tf|tensorflow|jax|flax|keras|onnx|orbax|mlx|paddle|caffe|mxnet)(?:_[\w.-]*)?"
+    r"\.(?:py|ipynb)$",
     re.I,
 )
 # Folders of one framework's backend: a package that offers its models in several frameworks
@@ -94,7 +95,10 @@ def frameworks_used(ctx: LintContext) -> list[str]:
         f for f in ctx.facts.framework_sites
         if f in found and f not in ordered and required_site(ctx, f) is not None
         and not commented_out(ctx, f) and not _backend_only(ctx, f)
-        and (not training or any(s.path in training for s in ctx.facts.framework_sites[f]))
+        and (not training or any(
+            s.path in training and not OPTIONAL_USE.search(s.path)
+            for s in ctx.facts.framework_sites[f]
+        ))
     )  # fmt: skip
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from lint_projects import COMPLETE_README, TRAIN, write_project
@@ -75,6 +76,11 @@ def test_a_framework_only_in_a_checkpoint_converter_is_not_required(tmp_path: Pa
     assert "MNR202" not in codes(write_project(tmp_path / "p", files))
     to_hf = {"README.md": UNSTATED, "weights_to_hf.py": converter}
     assert "MNR202" not in codes(write_project(tmp_path / "q", to_hf))
+    notebook = json.dumps(
+        {"cells": [{"cell_type": "code", "source": ["import tensorflow as tf\n"]}]}
+    )
+    both = {**files, "scratch_code/golden_llama-7b_export.ipynb": notebook}
+    assert "MNR202" not in codes(write_project(tmp_path / "n", both))
     runner = {"README.md": UNSTATED, "run_experiment.py": converter}
     assert "MNR202" in codes(write_project(tmp_path / "r", runner))
 
