@@ -22,7 +22,7 @@ from miner.lint.framework_use import (
     required_site,
     source,
 )
-from miner.lint.scope import is_own, training_entry
+from miner.lint.scope import BUNDLED, training_entry
 from miner.lint.statements import (
     API_VERSIONS,
     FRAMEWORK_TITLES,
@@ -204,6 +204,17 @@ def _framework_version_contradicted(ctx: LintContext) -> list[Finding]:
     return []
 
 
+def _third_party(ctx: LintContext, path: str) -> bool:
+    """True for a dependency file of another package copied in: under `dependencies/`,
+    `third_party/` or `submodules/`, or in a folder with its own packaging under another name
+    (`deps/AutoGPTQ/setup.py`); its ranges speak for that package's code only."""
+    from miner.audit.ownership import foreign_trees
+
+    return bool(BUNDLED.search(path)) or any(
+        path.startswith(folder + "/") for folder in foreign_trees(ctx.tree)
+    )
+
+
 def open_range_site(ctx: LintContext, dep: dict[str, Any]) -> tuple[Evidence, str, Any] | None:
     """A call the code makes that some release `dep`'s range admits lacks, with what it needs."""
     family = PACKAGE_FAMILY.get(str(dep.get("name", "")).lower())
@@ -211,7 +222,7 @@ def open_range_site(ctx: LintContext, dep: dict[str, Any]) -> tuple[Evidence, st
     if family is None or spec is None:
         return None
     path, _ = source(dep)
-    if path in ctx.dependency_files and not is_own(path, ctx.facts.bundled):
+    if _third_party(ctx, path):
         return None  # a copied project's own packaging speaks for its code, not this project's
     folder = path.rpartition("/")[0] if path in ctx.package_files else ""
     for api in API_VERSIONS:
@@ -265,7 +276,9 @@ def _python_beside_training(ctx: LintContext) -> Evidence | None:
     for f in ctx.tree.files:
         folder = f.path.rpartition("/")[0]
         if folder in folders and f.name.lower() in ("readme.md", "readme.markdown"):
-            found = python_statements(parse_markdown(f.path, ctx.tree.read_text(f.path) or ""))
+            blocks = parse_markdown(f.path, ctx.tree.read_text(f.path) or "")
+            # prose only: a code block there is often a run's printed log ("Python version: ...")
+            found = python_statements(b for b in blocks if b.kind != "code")
             if found:
                 return Evidence(f.path, found[0].line, found[0].text, "lint.stated")
     return None

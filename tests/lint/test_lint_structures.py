@@ -41,9 +41,9 @@ def test_a_copied_packages_range_governs_none_of_the_projects_code(tmp_path: Pat
         copied + "setup.py": "from setuptools import setup\n\nsetup(name='auto_gptq', "
         "install_requires=['torch>=1.13.0'])\n",
     }
-    assert "MNR206" not in codes(write_project(tmp_path / "p", files))
+    assert "MNR206" not in codes(write_project(tmp_path / "olmo", files))
     own = {"train.py": COMPILED, "requirements.txt": "torch>=1.13.0\n"}
-    assert "MNR206" in codes(write_project(tmp_path / "q", own))
+    assert "MNR206" in codes(write_project(tmp_path / "olmo2", own))
 
 
 def test_an_api_call_tried_with_a_fallback_behind_an_option(tmp_path: Path) -> None:
@@ -173,6 +173,8 @@ def test_python_stated_in_the_readme_beside_the_training_code(tmp_path: Path) ->
     assert "MNR204" not in codes(
         write_project(tmp_path / "q", {**files, "carracing/README.md": notes})
     )
+    log = "# Benchmark\n\n```\nPython version: 3.10.12 (main, Nov 20 2023) [GCC 11.4.0]\n```\n"
+    assert "MNR204" in codes(write_project(tmp_path / "r", {**files, "carracing/README.md": log}))
 
 
 def test_a_local_project_folder_is_a_requirement_pip_reads(tmp_path: Path) -> None:
