@@ -25,11 +25,23 @@ DEFINITION = re.compile(r"\s*(?:async\s+)?def\s|\s*class\s")
 # `tools/data_converter/`, an FID suite under `evaluations/`, a web demo under `gradio/`).
 OPTIONAL_USE = re.compile(
     r"(?:^|/)(?:tools?|scripts?|converters?|data_converter|datasets?_preprocess\w*|"
-    r"preprocess\w*|export\w*|eval|evaluate|evaluations?|metrics?|demos?|gradio)/"
-    r"|(?:^|/)(?:tf|onnx|tflite|export|convert|demo)\w*\.py$"
-    r"|(?:^|/)\w*(?:export|convert|preprocess)\w*\.py$",
+    r"preprocess\w*|export\w*|eval|evaluate|evaluations?|metrics?|demos?|gradio|scratch\w*)/"
+    r"|(?:^|/)(?:tf|onnx|tflite|export|convert|demo)[\w.-]*\.(?:py|ipynb)$"
+    r"|(?:^|/)[\w.-]*(?:export|convert|preprocess)[\w.-]*\.(?:py|ipynb)$"
+    # checkpoint converters: `llama_or_mistral_ckpt.py`, `orbax_to_hf.py`, `torch2jax.py`
+    r"|(?:^|/)[\w.-]*_ch?kpt\.(?:py|ipynb)$|(?:^|/)[\w.-]*(?:_to_|2)(?:hf|huggingface|torch|"
+    r"pytorch|pt|tf|tensorflow|jax|flax|keras|onnx|orbax|mlx|paddle|caffe|mxnet)(?:_[\w.-]*)?"
+    r"\.(?:py|ipynb)$",
     re.I,
 )
+# Folders of one framework's backend: a package that offers its models in several frameworks
+# (`aim/v1/torch/`, `aim/v1/jax/`, `aim/v1/mlx/`) lets the user pick one.
+BACKEND_FOLDERS = {
+    "pytorch": ("torch", "pytorch", "pt"), "tensorflow": ("tf", "tensorflow", "tf2"),
+    "keras": ("keras",), "jax": ("jax", "flax"), "mxnet": ("mxnet", "mx", "gluon"),
+    "paddlepaddle": ("paddle",), "mlx": ("mlx",), "numpy": ("numpy",),
+}  # fmt: skip
+BACKEND_NAMES = frozenset(n for names in BACKEND_FOLDERS.values() for n in names)
 
 
 def normal(name: str) -> str:
@@ -75,16 +87,43 @@ def frameworks_used(ctx: LintContext) -> list[str]:
     if primary in FRAMEWORK_PACKAGES and required_site(ctx, primary) is None:
         if ctx.facts.framework_sites.get(primary) or _only_in_helpers(ctx, primary):
             ordered = []  # the primary framework only in helpers (a C++ project's scripts)
-    if ordered and commented_out(ctx, ordered[0]):
+    if ordered and (commented_out(ctx, ordered[0]) or _backend_only(ctx, ordered[0])):
         ordered = []
     found = ctx.label("frameworks") or frozenset()
     training = training_closure(ctx)
     return ordered + sorted(
         f for f in ctx.facts.framework_sites
         if f in found and f not in ordered and required_site(ctx, f) is not None
-        and not commented_out(ctx, f)
-        and (not training or any(s.path in training for s in ctx.facts.framework_sites[f]))
+        and not commented_out(ctx, f) and not _backend_only(ctx, f)
+        and (not training or any(
+            s.path in training and not OPTIONAL_USE.search(s.path)
+            for s in ctx.facts.framework_sites[f]
+        ))
     )  # fmt: skip
+
+
+def _backend_only(ctx: LintContext, framework: str) -> bool:
+    """True when every import of `framework` lies in a folder named for it beside a folder
+    named for another framework: one backend of several, which the user chooses."""
+    own = BACKEND_FOLDERS.get(framework, ())
+    sites = ctx.facts.framework_sites.get(framework, [])
+    if not own or not sites:
+        return False
+    parents = set()
+    for site in sites:
+        parts = site.path.split("/")[:-1]
+        at = [i for i, part in enumerate(parts) if part.lower() in own]
+        if not at:
+            return False
+        parents.add("/".join(parts[: at[-1]]))
+    others = BACKEND_NAMES - set(own)
+    folders = {
+        "/".join(parts[:i]) for f in ctx.tree.files
+        for parts in [f.path.split("/")] for i in range(1, len(parts))
+    }  # fmt: skip
+    return all(
+        any(f"{parent}/{other}".lstrip("/") in folders for other in others) for parent in parents
+    )
 
 
 def training_closure(ctx: LintContext) -> frozenset[str]:
@@ -171,16 +210,50 @@ GUARD = re.compile(
 )
 
 
+GUARD_REACH = 8  # lines above a call where the blocks around it may open
+
+
 def _guarded(lines: list[str], number: int) -> bool:
-    """True when the line runs only behind an option or a version check: an `if` on an
-    option, `hasattr(torch, "compile")` or `torch.__version__` a few lines above, less indented."""
+    """True when the line runs only behind an option or a version check, or is tried with a
+    fallback: an `if` on an option, `hasattr(torch, "compile")` or `torch.__version__`, or a
+    `try:`, opening one of the blocks around it within a few lines above."""
     indent = len(lines[number - 1]) - len(lines[number - 1].lstrip())
-    for previous in reversed(lines[max(0, number - 4) : number - 1]):
+    for previous in reversed(lines[max(0, number - 1 - GUARD_REACH) : number - 1]):
         if not previous.strip():
             continue
-        if len(previous) - len(previous.lstrip()) < indent and GUARD.match(previous):
+        depth = len(previous) - len(previous.lstrip())
+        if depth >= indent:
+            continue
+        if GUARD.match(previous) or previous.strip() == "try:":
             return True
+        if DEFINITION.match(previous):
+            return False
+        indent = depth  # the header of an enclosing block: look further out
     return False
+
+
+def _docstring_lines(lines: list[str]) -> set[int]:
+    """Line numbers inside triple-quoted strings (docstrings that name an API in prose)."""
+    inside: set[int] = set()
+    quote = ""
+    for number, line in enumerate(lines, 1):
+        rest = line
+        if quote:
+            inside.add(number)
+        while True:
+            if quote:
+                end = rest.find(quote)
+                if end < 0:
+                    break
+                rest, quote = rest[end + 3 :], ""
+                continue
+            starts = [(rest.find(q), q) for q in ('"""', "'''") if q in rest]
+            if not starts:
+                break
+            start, quote = min(starts)
+            inside.add(number)
+            rest = rest[start + 3 :]
+    return inside
 
 
 OPT_IN = re.compile(r"compile|^(?:enable|maybe|try)_", re.I)
@@ -208,9 +281,10 @@ def api_site(ctx: LintContext, api: Any, folder: str) -> Evidence | None:
             continue
         if api.until and any(COMPAT_V1.search(line) for line in lines):
             continue  # tf.compat.v1 keeps the removed names
+        prose = _docstring_lines(lines) if path.endswith(".py") else set()
         for number, line in enumerate(lines, 1):
             code = line.split("#", 1)[0]
-            if DEFINITION.match(code) or "compat.v1" in code:
+            if DEFINITION.match(code) or "compat.v1" in code or number in prose:
                 continue
             if (
                 api.pattern.search(code)

@@ -8,6 +8,7 @@ code names the project kinds (`miner.lint.scope`) it applies to.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from miner.codebook import Evidence
@@ -182,8 +183,28 @@ def _seeded_where_training_leads(ctx: LintContext) -> bool:
     return False
 
 
+# A framework's data pipeline seeded where it is built: Keras' generators reseed NumPy from
+# `seed=` every batch (`flow_from_directory(..., seed = seed)`, the call spread over lines).
+PIPELINE_SEED = re.compile(
+    r"\.flow(?:_from_directory|_from_dataframe)?\((?:[^()]|\([^()]*\))*?\bseed\s*=\s*"
+    r"(?!None\b)[\w.]",
+    re.S,
+)
+
+
+def _seeded_pipeline(ctx: LintContext) -> bool:
+    """True when training code builds a Keras data generator with a seed."""
+    for path in training_closure(ctx) | set(ctx.facts.scanned):
+        if not path.endswith(".py"):
+            continue
+        text = ctx.tree.read_text(path) or ""
+        if "seed" in text and ".flow" in text and PIPELINE_SEED.search(text):
+            return True
+    return False
+
+
 def _seed_unset(ctx: LintContext) -> list[Finding]:
-    if ctx.facts.seed or _seeded_where_training_leads(ctx):
+    if ctx.facts.seed or _seeded_where_training_leads(ctx) or _seeded_pipeline(ctx):
         return []
     framework = ctx.label("primary_framework") or ""
     call = SEED_CALLS.get(framework, "every framework RNG's seed function")

@@ -13,7 +13,6 @@ from miner.codebook import Evidence
 from miner.lint.context import Finding, LintContext
 from miner.lint.framework_use import (
     api_site,
-    dep_name,
     dependencies,
     framework_deps,
     framework_packages,
@@ -23,29 +22,18 @@ from miner.lint.framework_use import (
     required_site,
     source,
 )
+from miner.lint.scope import BUNDLED, training_entry
 from miner.lint.statements import (
     API_VERSIONS,
-    FRAMEWORK_PACKAGES,
     FRAMEWORK_TITLES,
-    OTHER_FRAMEWORK_NAMES,
     PACKAGE_FAMILY,
     admits_without,
     contradicts,
     python_version_stated,
     specifier,
 )
+from miner.lint.unpackaged import framework_named, framework_unknown
 
-# Files of a bundled framework copy: its version is the copy's, nothing to state.
-BUNDLED_FRAMEWORK = {
-    "caffe": re.compile(r"(^|/)src/caffe/net\.cpp$"),
-    "darknet": re.compile(r"(^|/)(?:src/darknet\.c|include/darknet\.h)$"),
-}
-
-
-UNRELEASED = frozenset({"torch7", "darknet"})
-# Frameworks with a pip package of their own: not MNR207's (a framework pip cannot install),
-# and ONNX is an exchange format whose runtime serves exporters and inference.
-PIP_PACKAGED = frozenset({"onnx", "cntk", "dynet"})
 # Package metadata (`install_requires`, `[project] dependencies`): a lower bound there is the
 # convention for anything installed beside other packages, not a missing pin.
 PACKAGE_METADATA = re.compile(r"(^|/)(?:setup\.py|setup\.cfg|pyproject\.toml)$")
@@ -78,6 +66,25 @@ def _governing(files: list[str], site: Evidence | None) -> list[str]:
     return chosen
 
 
+CONSTRAINTS_FILE = re.compile(r"(^|/)constraints?[\w.-]*\.txt$", re.I)
+PINNED_LINE = re.compile(r"^\s*([A-Za-z0-9][\w.\-\[\],]*?)\s*===?\s*\d", re.M)
+
+
+def _constrained(ctx: LintContext, names: tuple[str, ...]) -> Evidence | None:
+    """A pin of one of `names` in a pip constraints file (`constraints_gpu.txt`, read with
+    `pip install -c`): the installed version is fixed there, whatever range the requirements
+    give."""
+    for f in ctx.tree.files:
+        if f.depth > 2 or not CONSTRAINTS_FILE.search(f.path):
+            continue
+        text = ctx.tree.read_text(f.path) or ""
+        for m in PINNED_LINE.finditer(text):
+            if normal(m.group(1).split("[")[0]) in names:
+                line = text.count("\n", 0, m.start()) + 1
+                return Evidence(f.path, line, m.group(0).strip(), "lint.stated")
+    return None
+
+
 def _pins(spec: str) -> bool | None:
     """True for a pin or a bounded range, False for a lower bound only, None for no version."""
     parsed = specifier(spec)
@@ -90,6 +97,8 @@ def _pins(spec: str) -> bool | None:
 def _requirements_unstated(ctx: LintContext) -> list[Finding]:
     if ctx.label("software_req") is not False:
         return []
+    if any(framework_named(ctx, f) for f in frameworks_used(ctx)):
+        return []  # the docs name the framework to build (Caffe): MNR207 asks for its version
     framework = FRAMEWORK_TITLES.get(ctx.label("primary_framework") or "", "the framework")
     python = python_version_stated(ctx.tree, ctx.audit.details)
     only = f" (only the Python version, at {python.path}:{python.line})" if python else ""
@@ -137,8 +146,8 @@ def _framework_unpinned(ctx: LintContext) -> list[Finding]:
                 )
             )
             continue
-        if any(_pins(str(d.get("spec", ""))) for d in deps):
-            continue  # pinned in a file, or the version stated in the docs
+        if any(_pins(str(d.get("spec", ""))) for d in deps) or _constrained(ctx, names):
+            continue  # pinned in a file or a constraints file, or stated in the docs
         dep = listed[0]
         path, line = source(dep)
         spec = str(dep.get("spec", "")).strip()
@@ -195,6 +204,17 @@ def _framework_version_contradicted(ctx: LintContext) -> list[Finding]:
     return []
 
 
+def _third_party(ctx: LintContext, path: str) -> bool:
+    """True for a dependency file of another package copied in: under `dependencies/`,
+    `third_party/` or `submodules/`, or in a folder with its own packaging under another name
+    (`deps/AutoGPTQ/setup.py`); its ranges speak for that package's code only."""
+    from miner.audit.ownership import foreign_trees
+
+    return bool(BUNDLED.search(path)) or any(
+        path.startswith(folder + "/") for folder in foreign_trees(ctx.tree)
+    )
+
+
 def open_range_site(ctx: LintContext, dep: dict[str, Any]) -> tuple[Evidence, str, Any] | None:
     """A call the code makes that some release `dep`'s range admits lacks, with what it needs."""
     family = PACKAGE_FAMILY.get(str(dep.get("name", "")).lower())
@@ -202,6 +222,8 @@ def open_range_site(ctx: LintContext, dep: dict[str, Any]) -> tuple[Evidence, st
     if family is None or spec is None:
         return None
     path, _ = source(dep)
+    if _third_party(ctx, path):
+        return None  # a copied project's own packaging speaks for its code, not this project's
     folder = path.rpartition("/")[0] if path in ctx.package_files else ""
     for api in API_VERSIONS:
         if api.family != family or contradicts(family, spec, api):
@@ -241,10 +263,31 @@ def _range_too_open(ctx: LintContext) -> list[Finding]:
     return []
 
 
+def _python_beside_training(ctx: LintContext) -> Evidence | None:
+    """A Python version in the README of a folder that holds the training code (an experiment
+    folder's `carracing/README.md` with "Python 3"), which the root README need not link."""
+    from miner.audit.classify.doc_requirements import python_statements
+    from miner.audit.docs import parse_markdown
+
+    folders: set[str] = set()
+    for entry in training_entry(ctx.audit, ctx.own_code):
+        parts = entry.path.split("/")[:-1]
+        folders.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    for f in ctx.tree.files:
+        folder = f.path.rpartition("/")[0]
+        if folder in folders and f.name.lower() in ("readme.md", "readme.markdown"):
+            blocks = parse_markdown(f.path, ctx.tree.read_text(f.path) or "")
+            # prose only: a code block there is often a run's printed log ("Python version: ...")
+            found = python_statements(b for b in blocks if b.kind != "code")
+            if found:
+                return Evidence(f.path, found[0].line, found[0].text, "lint.stated")
+    return None
+
+
 def _python_unstated(ctx: LintContext) -> list[Finding]:
     if ctx.label("language") not in ("python", None):
         return []
-    if python_version_stated(ctx.tree, ctx.audit.details):
+    if python_version_stated(ctx.tree, ctx.audit.details) or _python_beside_training(ctx):
         return []
     return [
         Finding(
@@ -260,6 +303,8 @@ def _python_unstated(ctx: LintContext) -> list[Finding]:
 
 
 REQUIREMENT_OPTION = re.compile(r"^\s*(?:-|#|$)|://|^\s*(?:\.|/|~|git\+)")
+# A relative path to a local project (`compression/dependencies/AutoGPTQ`): pip installs it.
+LOCAL_FOLDER = re.compile(r"^\s*[\w.\-]+(?:/[\w.\-]+)+/?\s*$")
 PIP_LIST_RULE = re.compile(r"^\s*-{3,}\s+-{3,}")
 
 
@@ -276,7 +321,7 @@ def _unreadable_lines(text: str) -> list[tuple[int, str]]:
         if "@ file://" in line or "@file://" in line:
             bad.append((number, raw))  # `pip freeze` in a conda env: a path on the author's disk
             continue
-        if REQUIREMENT_OPTION.search(line):
+        if REQUIREMENT_OPTION.search(line) or LOCAL_FOLDER.match(line):
             continue
         try:
             Requirement(line.strip())
@@ -321,57 +366,6 @@ def _unparseable(ctx: LintContext) -> list[Finding]:
     return findings
 
 
-def _submodule_of(ctx: LintContext, framework: str) -> bool:
-    """True when `.gitmodules` pins a copy of `framework` (`caffe-fast-rcnn`, a Caffe fork)."""
-    text = (ctx.tree.read_text(".gitmodules") or "").lower()
-    bare = framework.removeprefix("other:")
-    return any(
-        bare in line for line in text.splitlines() if line.strip().startswith(("path", "url"))
-    )
-
-
-def _framework_unknown(ctx: LintContext) -> list[Finding]:
-    """Frameworks without a pip package lint knows: the docs must still say which build."""
-    findings = []
-    for framework in frameworks_used(ctx):
-        if framework in FRAMEWORK_PACKAGES or framework in PIP_PACKAGED:
-            continue
-        bundled = BUNDLED_FRAMEWORK.get(framework)
-        if bundled and any(bundled.search(p) for p in ctx.tree.paths):
-            continue  # a bundled copy: the checkout carries its version
-        if _submodule_of(ctx, framework):
-            continue  # a git submodule: the checkout pins the framework's commit
-        bare = framework.removeprefix("other:")
-        names = OTHER_FRAMEWORK_NAMES.get(framework, (normal(bare),))
-        title = FRAMEWORK_TITLES.get(framework, bare)
-        stated = [d for d in dependencies(ctx) if dep_name(d) in names]
-        if any(str(d.get("spec", "")).strip() for d in stated):
-            continue
-        if stated and framework in UNRELEASED:
-            continue  # Lua Torch and Darknet never had releases: naming them is all one can do
-        if stated:
-            path, line = source(stated[0])
-            message = f"{title} is named without a version"
-            evidence: tuple[Evidence, ...] = (
-                Evidence(path, line, str(stated[0].get("name")), "dependency"),
-            )
-        else:
-            path, line = ctx.readme, 1
-            message = f"the code uses {title}, but no dependency file or document names it"
-            evidence = (*framework_site(ctx, framework), ctx.absent(f"no {title}"))
-        findings.append(
-            Finding(
-                "MNR207",
-                path,
-                line or 1,
-                message,
-                f"state the {title} version (or commit) you built and how to install it",
-                evidence,
-            )
-        )
-    return findings
-
-
 SOFTWARE_CHECKS = (
     _requirements_unstated,
     _framework_unpinned,
@@ -379,5 +373,5 @@ SOFTWARE_CHECKS = (
     _python_unstated,
     _unparseable,
     _range_too_open,
-    _framework_unknown,
+    framework_unknown,
 )

@@ -165,11 +165,24 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
         if not data:
             continue
         weights = WEIGHTS.search(words)
-        if weights and weights.start() < data.start():
-            continue
+        if weights and weights.start() < data.start() and not _data_anchor(sentence):
+            continue  # about a model first, unless the link itself is the data's
         if DOWNLOAD_VERB.search(words) or data_section:
             return True
     return False
+
+
+ANCHOR = re.compile(r"\[([^\]]{2,80})\]\((https?://[^)\s]+)\)")
+
+
+def _data_anchor(sentence: str) -> bool:
+    """True when a link's own text names data ("trained using the images from the [COCO
+    dataset](http://mscoco.org/)"): the link is the data's, whatever the sentence speaks of."""
+    return any(
+        DATA_WORDS.search(text) and not WEIGHTS.search(text)
+        and not NOT_DATA_URL.search(url) and not MODEL_URL.search(url)
+        for text, url in ANCHOR.findall(sentence)
+    )  # fmt: skip
 
 
 def _prepared_as_elsewhere(raw: str) -> bool:

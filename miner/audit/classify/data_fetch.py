@@ -42,6 +42,10 @@ FETCH_CALL = re.compile(
     # a table read straight from the network: `pd.read_parquet("https://host/train.parquet")`
     r"\b(?:pd|pandas)\.read_(?:csv|parquet|json|table|excel|feather)\((?=\s*[rbuf]?[\"']https?://)",
 )
+# Keras data sets imported by name (`from keras.datasets import mnist`, then `mnist.load_data()`).
+KERAS_DATASETS_IMPORT = re.compile(
+    r"^\s*from\s+(?:tensorflow\.)?(?:python\.)?keras\.datasets\s+import[ \t]+\(?([\w \t,]+)", re.M
+)
 # Fetchers the token signals do not see (a cheap filter before FETCH_CALL).
 FETCH_HINTS = (
     "download=",
@@ -135,6 +139,19 @@ def _is_command_string(views: CodeViews | None, pos: int) -> bool:
     return views.text[: span[0]].rstrip().endswith(("[", "("))
 
 
+def _keras_dataset_call(text: str, views: CodeViews | None) -> re.Match[str] | None:
+    """`mnist.load_data()` on a data set module imported from `keras.datasets`."""
+    names = [
+        n.split(" as ")[-1].strip()
+        for m in KERAS_DATASETS_IMPORT.finditer(text) for n in m.group(1).split(",")
+        if n.strip()
+    ]  # fmt: skip
+    if not names:
+        return None
+    call = re.compile(rf"\b(?:{'|'.join(map(re.escape, names))})\.load_data\(")
+    return next((m for m in call.finditer(text) if _is_code(views, m.start())), None)
+
+
 def fetching_code(index: CodeIndex) -> list[Evidence]:
     """The first call of the project's own code that fetches a public dataset."""
     for sf in index.own():
@@ -147,6 +164,7 @@ def fetching_code(index: CodeIndex) -> list[Evidence]:
             continue
         views = index.views.get(sf.path)
         m = next((m for m in FETCH_CALL.finditer(text) if _is_code(views, m.start())), None)
+        m = m or _keras_dataset_call(text, views)
         if m:
             line, code = index.where(sf.path, m.group(0))
             return [Evidence(sf.path, line, code or m.group(0), "data_available.loader")]

@@ -52,7 +52,8 @@ VERSION_AFTER = re.compile(
 )
 # "Python 3.6", "python3.7", "Python (>=3.8)", "Python 3.x", "py3.9": the interpreter's version.
 PYTHON_VERSION = re.compile(
-    r"(?<![\w./-])(?:python|py)\s*(?:version\s*)?[(:]?\s*(==|>=|<=|~=|=|>|<|≥)?\s*v?"
+    # not inside a word or path (`ipython-3`, `--python`); a dash opening a line is a list item
+    r"(?:(?<![\w./-])|(?<=^-)|(?<=\n-))(?:python|py)\s*(?:version\s*)?[(:]?\s*(==|>=|<=|~=|=|>|<|≥)?\s*v?"
     r"([23](?:\.\d+|\.x)?)(?![\w-]|\.\d*[a-wyz])(\+|\s*(?:or|and)\s+(?:later|higher|newer|above|greater)\b)?",
     re.I,
 )

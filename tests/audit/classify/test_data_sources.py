@@ -186,3 +186,19 @@ def test_application_bundles_and_caches_are_not_data(tmp_path: Path) -> None:
     assert _evidence(tmp_path / "e", {"data/example.jpg": blob * 2}) == []
     lists = {"data/train_list.txt": blob * 2, "data/val_hr_indices.p": blob}
     assert _evidence(tmp_path / "f", lists) == []
+
+
+def test_a_keras_data_set_imported_by_name_is_fetched(tmp_path: Path) -> None:
+    load = "from keras.datasets import mnist, cifar10 as c10\n\n(x, y), _ = c10.load_data()\n"
+    assert _evidence(tmp_path / "a", {"train.py": load})
+    own = "import mnist\n\n(x, y), _ = mnist.load_data('data/mnist.pkl.gz')\n"
+    assert not _evidence(tmp_path / "b", {"train.py": own})
+
+
+def test_a_link_whose_own_text_names_the_data_set(tmp_path: Path) -> None:
+    readme = (
+        "# Net\n\n## Prepare a dataset\n\nAll models in this\nrepository were trained using the "
+        "images from the\n[{text}](http://mscoco.org/).\n"
+    )
+    assert _evidence(tmp_path / "a", {"README.md": readme.format(text="COCO dataset")})
+    assert not _evidence(tmp_path / "b", {"README.md": readme.format(text="our model")})

@@ -519,6 +519,8 @@ def test_a_list_after_a_test_environment_lead_in(tmp_path: Path) -> None:
         ("Python (>=3.9) is needed.", ">=3.9"),
         ("Python 3.6+ and PyTorch.", ">=3.6"),
         ("- Python 3", "3"),
+        ("-Python 3, although 2 might work.", "3"),
+        ("Install it with --python3.8 set.", None),
         ("Run `python3 train.py --epochs 3`.", None),
         ("Then python3 main.py trains it.", None),
     ],

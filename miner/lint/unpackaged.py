@@ -1,0 +1,122 @@
+"""MNR207: a framework pip cannot install (Caffe, Lua Torch, Darknet) needs the docs to say
+which build: a version, a commit, a bundled copy or a pinned git submodule."""
+
+from __future__ import annotations
+
+import re
+
+from miner.codebook import Evidence
+from miner.lint.context import Finding, LintContext
+from miner.lint.framework_use import (
+    dep_name,
+    dependencies,
+    framework_site,
+    frameworks_used,
+    normal,
+    source,
+)
+from miner.lint.statements import FRAMEWORK_PACKAGES, FRAMEWORK_TITLES, OTHER_FRAMEWORK_NAMES
+
+# Files of a bundled framework copy: its version is the copy's, nothing to state.
+BUNDLED_FRAMEWORK = {
+    "caffe": re.compile(r"(^|/)src/caffe/net\.cpp$"),
+    "darknet": re.compile(r"(^|/)(?:src/darknet\.c|include/darknet\.h)$"),
+}
+
+
+UNRELEASED = frozenset({"torch7", "darknet"})
+# Frameworks with a pip package of their own: not MNR207's (a framework pip cannot install),
+# and ONNX is an exchange format whose runtime serves exporters and inference.
+PIP_PACKAGED = frozenset({"onnx", "cntk", "dynet"})
+# How the docs name a framework pip cannot install, and a version or commit given for it.
+DOC_NAMES = {
+    "caffe": re.compile(r"(?i)\b(?:py|bvlc[/ -]?)?caffe(?!2)"),
+    "torch7": re.compile(r"(?i)\btorch7\b|\blua[ -]?torch\b|\btorch \(lua\)"),
+    "darknet": re.compile(r"(?i)\bdarknet\b"),
+}
+TO_INSTALL = re.compile(
+    r"(?i)\b(?:install|build|compil|download|clone|compatib|requir|need|depend|make\b|"
+    r"use[sd]?\b|based on|modified|fork)"
+)
+BUILD_VERSION = re.compile(
+    r"(?i)@[0-9a-f]{7,40}\b|\bcommit\s+`?[0-9a-f]{7,40}\b|\brelease\s+v?\d|"
+    r"\b(?:rc|v)\d+(?:\.\d+)+\b"
+)
+
+
+def framework_named(ctx: LintContext, framework: str) -> tuple[Evidence, bool] | None:
+    """The first docs line that names `framework` as something to install, build or be
+    compatible with ("Download our modified caffe", "compatible with `BVLC/caffe:master`"), and
+    whether it (or the two lines after it) gives a version or commit (`master@8c66fa5`)."""
+    name = DOC_NAMES.get(framework)
+    if name is None:
+        return None
+    for doc in ctx.docs:
+        lines = (ctx.tree.read_text(doc) or "").splitlines()
+        for number, line in enumerate(lines, 1):
+            found = name.search(line)
+            if not found or not TO_INSTALL.search(line):
+                continue
+            window = " ".join(lines[number - 1 : number + 2])
+            near = re.search(r"\d+\.\d+", line[found.end() : found.end() + 20])
+            versioned = bool(BUILD_VERSION.search(window) or near)
+            return Evidence(doc, number, " ".join(line.split())[:160], "lint.stated"), versioned
+    return None
+
+
+def _submodule_of(ctx: LintContext, framework: str) -> bool:
+    """True when `.gitmodules` pins a copy of `framework` (`caffe-fast-rcnn`, a Caffe fork)."""
+    text = (ctx.tree.read_text(".gitmodules") or "").lower()
+    bare = framework.removeprefix("other:")
+    return any(
+        bare in line for line in text.splitlines() if line.strip().startswith(("path", "url"))
+    )
+
+
+def framework_unknown(ctx: LintContext) -> list[Finding]:
+    """Frameworks without a pip package lint knows: the docs must still say which build."""
+    findings = []
+    for framework in frameworks_used(ctx):
+        if framework in FRAMEWORK_PACKAGES or framework in PIP_PACKAGED:
+            continue
+        bundled = BUNDLED_FRAMEWORK.get(framework)
+        if bundled and any(bundled.search(p) for p in ctx.tree.paths):
+            continue  # a bundled copy: the checkout carries its version
+        if _submodule_of(ctx, framework):
+            continue  # a git submodule: the checkout pins the framework's commit
+        bare = framework.removeprefix("other:")
+        names = OTHER_FRAMEWORK_NAMES.get(framework, (normal(bare),))
+        title = FRAMEWORK_TITLES.get(framework, bare)
+        stated = [d for d in dependencies(ctx) if dep_name(d) in names]
+        if any(str(d.get("spec", "")).strip() for d in stated):
+            continue
+        if stated and framework in UNRELEASED:
+            continue  # Lua Torch and Darknet never had releases: naming them is all one can do
+        named = framework_named(ctx, framework)
+        if named and named[1]:
+            continue  # "compatible with BVLC/caffe:master ... since master@8c66fa5"
+        if stated:
+            path, line = source(stated[0])
+            message = f"{title} is named without a version"
+            evidence: tuple[Evidence, ...] = (
+                Evidence(path, line, str(stated[0].get("name")), "dependency"),
+            )
+        elif named:
+            path, line = named[0].path, named[0].line
+            message = f"{title} is named without a version or commit"
+            evidence = (*framework_site(ctx, framework), named[0])
+        else:
+            path, line = ctx.readme, 1
+            message = f"the code uses {title}, but no dependency file or document names it"
+            evidence = (*framework_site(ctx, framework), ctx.absent(f"no {title}"))
+        findings.append(
+            Finding(
+                "MNR207",
+                path,
+                line or 1,
+                message,
+                f"state the {title} version (or commit) you built and how to install it",
+                evidence,
+            )
+        )
+    return findings

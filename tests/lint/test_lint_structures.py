@@ -1,0 +1,230 @@
+"""Repository structures and wordings that lint once misread: each fires only where it should."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lint_projects import COMPLETE_README, TRAIN, write_project
+
+from miner.lint import lint
+
+MAIN = "if __name__ == '__main__':\n    pass\n"
+UNSTATED = COMPLETE_README.replace("- torch==2.1.0, see requirements.txt\n", "- numpy\n")
+COMPILED = TRAIN.replace(
+    "    optimizer = torch.optim", "    model = torch.compile(model)\n    optimizer = torch.optim"
+)
+
+
+def codes(root: Path) -> list[str]:
+    return [f.code for f in lint(root).findings]
+
+
+def test_an_api_named_in_a_docstring_is_no_call(tmp_path: Path) -> None:
+    config = (
+        "import torch\n\n\nclass CompileConfig:\n"
+        '    """Settings for compiling the model with ``torch.compile()``.\n\n'
+        "    torch.compile(model) is tried only when asked for.\n"
+        '    """\n\n    mode = "default"\n'
+    )
+    train = "from config import CompileConfig\n" + TRAIN
+    files = {"requirements.txt": "torch>=1.10\n", "config.py": config, "train.py": train}
+    assert "MNR206" not in codes(write_project(tmp_path / "p", files))
+    assert "MNR206" in codes(write_project(tmp_path / "q", {**files, "train.py": COMPILED}))
+
+
+def test_a_copied_packages_range_governs_none_of_the_projects_code(tmp_path: Path) -> None:
+    copied = "inference/deps/autogptq/"
+    files = {
+        "train.py": COMPILED,
+        copied + "LICENSE": "MIT License\n",
+        copied + "setup.py": "from setuptools import setup\n\nsetup(name='auto_gptq', "
+        "install_requires=['torch>=1.13.0'])\n",
+    }
+    assert "MNR206" not in codes(write_project(tmp_path / "olmo", files))
+    own = {"train.py": COMPILED, "requirements.txt": "torch>=1.13.0\n"}
+    assert "MNR206" in codes(write_project(tmp_path / "olmo2", own))
+
+
+def test_an_api_call_tried_with_a_fallback_behind_an_option(tmp_path: Path) -> None:
+    tried = (
+        "    if args.torchcompile:\n"
+        "        print('Compiling model...')\n"
+        "        os.environ['TORCHINDUCTOR_COMPILE_THREADS'] = '1'\n"
+        "        try:\n"
+        "            model = torch.compile(model)\n"
+        "        except Exception:\n"
+        "            print('please use PyTorch 2.0')\n"
+    )
+    train = "import os\n" + TRAIN.replace(
+        "    optimizer = torch.optim", tried + "    optimizer = torch.optim"
+    )
+    files = {"requirements.txt": "torch>=1.9\n", "train.py": train}
+    assert "MNR206" not in codes(write_project(tmp_path / "p", files))
+
+
+def test_a_pin_in_a_constraints_file(tmp_path: Path) -> None:
+    files = {"README.md": UNSTATED, "requirements.txt": "torch>=2.0\nnumpy\n"}
+    assert "MNR202" in codes(write_project(tmp_path / "p", files))
+    constrained = {**files, "constraints_gpu.txt": "numpy==1.26.4\ntorch==2.1.0\n"}
+    assert "MNR202" not in codes(write_project(tmp_path / "q", constrained))
+
+
+def test_a_framework_only_in_a_checkpoint_converter_is_not_required(tmp_path: Path) -> None:
+    converter = "import tensorflow as tf\nfrom train import Net\n\n" + MAIN
+    files = {"README.md": UNSTATED, "llama_or_mistral_ckpt.py": converter}
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
+    to_hf = {"README.md": UNSTATED, "weights_to_hf.py": converter}
+    assert "MNR202" not in codes(write_project(tmp_path / "q", to_hf))
+    notebook = json.dumps(
+        {"cells": [{"cell_type": "code", "source": ["import tensorflow as tf\n"]}]}
+    )
+    both = {**files, "scratch_code/golden_llama-7b_export.ipynb": notebook}
+    assert "MNR202" not in codes(write_project(tmp_path / "n", both))
+    runner = {"README.md": UNSTATED, "run_experiment.py": converter}
+    assert "MNR202" in codes(write_project(tmp_path / "r", runner))
+
+
+BACKEND_README = """# aim
+
+Pre-trained vision models, with PyTorch, JAX and MLX backends.
+
+    pip install aim
+    python -c "from aim.torch.models import load; load('aim-600M')"
+
+Python 3.10. Requires torch 2.1 (or JAX, or MLX).
+"""
+
+
+def test_one_backend_of_several_is_the_users_choice(tmp_path: Path) -> None:
+    torch_models = (
+        "import torch\n\n\ndef load(name):\n    return torch.hub.load('apple/aim', name)\n"
+    )
+    jax_models = "import jax\nimport flax.linen as nn\n\n\nclass Block(nn.Module):\n    pass\n"
+    mlx_models = "import mlx.core as mx\n\n\ndef load(name):\n    return mx.zeros(1)\n"
+    files: dict[str, str | None] = {
+        "README.md": BACKEND_README, "train.py": None, "prepare_data.py": None,
+        "requirements.txt": None,
+        "pyproject.toml": '[project]\nname = "aim"\ndependencies = ["torch==2.1.0"]\n',
+        "aim/__init__.py": "", "aim/torch/__init__.py": "", "aim/torch/models.py": torch_models,
+        "aim/jax/__init__.py": "", "aim/jax/models.py": jax_models,
+        "aim/mlx/__init__.py": "", "aim/mlx/models.py": mlx_models,
+        "hubconf.py": "from aim.torch.models import load\n",
+        "predict.py": "from aim.jax.models import Block\n" + MAIN,
+    }  # fmt: skip
+    assert not [
+        f for f in lint(write_project(tmp_path / "p", files)).findings if "JAX" in f.message
+    ]
+    shared = {
+        **files,
+        "aim/layers.py": jax_models,
+        "predict.py": "from aim.layers import Block\n" + MAIN,
+    }
+    assert [f for f in lint(write_project(tmp_path / "q", shared)).findings if "JAX" in f.message]
+
+
+CAFFE_SOLVE = (
+    "import caffe\n\ncaffe.set_mode_gpu()\n"
+    "solver = caffe.SGDSolver('solver.prototxt')\nsolver.step(100)\n"
+)
+CAFFE_README = """# fcn
+
+Fully convolutional networks for semantic segmentation, trained on one Titan X (12 GB).
+Python 2.7. Data: http://host.robots.ox.ac.uk/pascal/VOC/voc2012/ (download and unpack).
+
+{caffe}
+"""
+
+
+def test_caffe_named_with_a_commit_states_its_version(tmp_path: Path) -> None:
+    stated = (
+        "These models are compatible with `BVLC/caffe:master`.\n"
+        "Compatibility has held since `master@8c66fa5` with the merge of PRs #3613 and #3570."
+    )
+    files: dict[str, str | None] = {
+        "README.md": CAFFE_README.format(caffe=stated), "train.py": None,
+        "prepare_data.py": None, "requirements.txt": None, "voc/solve.py": CAFFE_SOLVE,
+        "voc/solver.prototxt": "base_lr: 1e-10\nrandom_seed: 1\nsolver_mode: GPU\n",
+    }  # fmt: skip
+    found = codes(write_project(tmp_path / "p", files))
+    assert "MNR207" not in found and "MNR201" not in found
+    fork = (
+        "Download our modified caffe: [caffe_train](https://github.com/x/caffe_train). "
+        "Compile pycaffe."
+    )
+    named = lint(
+        write_project(tmp_path / "q", {**files, "README.md": CAFFE_README.format(caffe=fork)})
+    )
+    (finding,) = [f for f in named.findings if f.code == "MNR207"]
+    assert "named without a version" in finding.message and finding.line > 1
+    assert "MNR201" not in [f.code for f in named.findings]
+    silent = lint(
+        write_project(tmp_path / "r", {**files, "README.md": CAFFE_README.format(caffe="")})
+    )
+    assert "no dependency file or document names it" in " ".join(f.message for f in silent.findings)
+
+
+def test_python_stated_in_the_readme_beside_the_training_code(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace("- Python 3.10\n", "")
+    files: dict[str, str | None] = {"README.md": readme, "train.py": None}
+    files["carracing/train.py"] = TRAIN
+    assert "MNR204" in codes(write_project(tmp_path / "p", files))
+    notes = "# CarRacing\n\n# Notes\n\n-TensorFlow 1.8.0\n\n-Python 3, although 2 might work.\n"
+    assert "MNR204" not in codes(
+        write_project(tmp_path / "q", {**files, "carracing/README.md": notes})
+    )
+    log = "# Benchmark\n\n```\nPython version: 3.10.12 (main, Nov 20 2023) [GCC 11.4.0]\n```\n"
+    assert "MNR204" in codes(write_project(tmp_path / "r", {**files, "carracing/README.md": log}))
+
+
+def test_a_local_project_folder_is_a_requirement_pip_reads(tmp_path: Path) -> None:
+    files = {"inference/requirements.txt": "compression/dependencies/AutoGPTQ\nnumpy==1.26\n"}
+    assert "MNR205" not in codes(write_project(tmp_path / "p", files))
+    broken = {"inference/requirements.txt": "AutoGPTQ from source\nnumpy==1.26\n"}
+    assert "MNR205" in codes(write_project(tmp_path / "q", broken))
+
+
+def test_a_keras_data_set_imported_by_name_downloads_its_data(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace(
+        "Download MNIST with `python prepare_data.py`, which fetches it from\n"
+        "http://yann.lecun.com/exdb/mnist/ into data/.\n",
+        "Train a CapsNet on MNIST.\n",
+    )
+    load = "from keras.datasets import mnist\n\n(x_train, y_train), _ = mnist.load_data()\n"
+    files = {"README.md": readme, "prepare_data.py": None, "train.py": TRAIN + "\n"}
+    assert "MNR301" in codes(write_project(tmp_path / "p", files))
+    assert "MNR301" not in codes(write_project(tmp_path / "q", {**files, "train.py": load + TRAIN}))
+
+
+def test_a_link_whose_text_names_the_data_set(tmp_path: Path) -> None:
+    before = (
+        "Download MNIST with `python prepare_data.py`, which fetches it from\n"
+        "http://yann.lecun.com/exdb/mnist/ into data/.\n"
+    )
+    linked = (
+        "All models in this\nrepository were trained using the images from the\n"
+        "[COCO dataset](http://mscoco.org/).\n"
+    )
+    files = {"prepare_data.py": None}
+    bare = COMPLETE_README.replace(before, "All models in this repository were trained on COCO.\n")
+    assert "MNR301" in codes(write_project(tmp_path / "p", {**files, "README.md": bare}))
+    readme = COMPLETE_README.replace(before, linked)
+    assert "MNR301" not in codes(write_project(tmp_path / "q", {**files, "README.md": readme}))
+
+
+def test_a_keras_generator_built_with_a_seed(tmp_path: Path) -> None:
+    train = (
+        "from keras.preprocessing.image import ImageDataGenerator\n"
+        "from keras.models import Sequential\n\n\n"
+        "def generator(path, seed=1):\n    datagen = ImageDataGenerator(rotation_range=0.2)\n"
+        "    return datagen.flow_from_directory(\n        path,\n        batch_size=2,\n"
+        "        seed = {seed})\n\n\n"
+        "if __name__ == '__main__':\n    model = Sequential()\n"
+        "    model.compile(optimizer='adam', loss='binary_crossentropy')\n"
+        "    model.fit_generator(generator('data/train'), steps_per_epoch=300, epochs=1)\n"
+    )
+    files = {"requirements.txt": "keras==2.2.4\n"}
+    seeded = {**files, "train.py": train.format(seed="seed")}
+    assert "MNR401" not in codes(write_project(tmp_path / "p", seeded))
+    unseeded = {**files, "train.py": train.format(seed="None")}
+    assert "MNR401" in codes(write_project(tmp_path / "q", unseeded))
