@@ -17,6 +17,14 @@ from pathlib import Path
 from miner.codebook import Evidence
 
 MAX_FILES = 400
+# Standard modules of Python 2 that Python 3 renamed or removed (its "What's New in 3.0").
+PYTHON2_MODULES = frozenset({
+    "cPickle", "cStringIO", "StringIO", "urllib2", "urlparse", "httplib", "HTMLParser", "Queue",
+    "ConfigParser", "Tkinter", "tkMessageBox", "tkFileDialog", "commands", "__builtin__",
+    "cookielib", "SocketServer", "thread", "copy_reg", "anydbm", "xmlrpclib", "SimpleHTTPServer",
+    "BaseHTTPServer", "Cookie", "htmlentitydefs", "robotparser", "UserDict", "UserList",
+    "UserString", "exceptions", "sets", "md5", "sha",
+})  # fmt: skip
 CD = re.compile(r"^cd\s+'?([^'&;]+?)'?\s*&&")
 SH_PYTHON = re.compile(r"([\w./-]+\.py)\b")
 # `python3 -u -m pkg.train` in a shell script: the module it runs.
@@ -124,6 +132,8 @@ def import_closure(root: Path, scripts: list[Path]) -> ImportClosure:
             if line:
                 python2 = Evidence(rel, line, _line(text, line), "repair.python2")
             tree = _parse_lines(text, exc)
+        guarded = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try)
+                   for part in t.body for n in ast.walk(part)}  # fmt: skip
         for node in ast.walk(tree):
             for module, level, names in _imports(node):
                 local = _local(root, path, module, level, names)
@@ -131,7 +141,16 @@ def import_closure(root: Path, scripts: list[Path]) -> ImportClosure:
                     queue += [p for p in local if p not in seen]
                     continue
                 top = module.split(".")[0]
-                if level or not top or top in stdlib or top == "__future__" or top in external:
+                if (
+                    python2 is None
+                    and not level
+                    and top in PYTHON2_MODULES
+                    and (id(node) not in guarded)
+                ):  # `import cPickle` outside a try: Python 2 code in valid Python 3 syntax
+                    line = getattr(node, "lineno", 0)
+                    python2 = Evidence(rel, line, _line(text, line), "repair.python2.import")
+                if (level or not top or top in stdlib or top in PYTHON2_MODULES
+                        or top == "__future__" or top in external):  # fmt: skip
                     continue
                 line = getattr(node, "lineno", 0)
                 external[top] = Evidence(rel, line, _line(text, line), "repair.import")

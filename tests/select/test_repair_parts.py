@@ -353,3 +353,16 @@ def test_an_open_framework_whose_code_calls_a_removed_api_stops_before_the_remov
     (tmp_path / "train.py").write_text("import tensorflow.compat.v1 as tf\nx = tf.placeholder(1)\n",
                                        encoding="utf-8")  # fmt: skip
     assert bound_to_api(["tensorflow"], tmp_path, files, source, None) == (["tensorflow"], [])
+
+
+def test_an_unguarded_import_of_a_python_2_module_marks_python_2_code(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("import os\nimport cPickle as pickle\nimport numpy\n",
+                                       encoding="utf-8")  # fmt: skip
+    shim = "try:\n    import cPickle as pickle\nexcept ImportError:\n    import pickle\n"
+    shim += "import numpy\n"
+    (tmp_path / "both.py").write_text(shim, encoding="utf-8")
+    closure = import_closure(tmp_path, [tmp_path / "train.py"])
+    assert closure.python2 is not None and closure.python2.line == 2
+    assert closure.python2.rule == "repair.python2.import" and closure.names == ("numpy",)
+    both = import_closure(tmp_path, [tmp_path / "both.py"])
+    assert both.python2 is None and both.names == ("numpy",)  # a shim runs on either
