@@ -94,6 +94,9 @@ def test_companions_follow_their_framework() -> None:
     moved = companion(["torch==1.4.0", "torchvision", "keras==2.2.4", "tensorflow"])
     assert (1, "torchvision==0.5.0") in [(i, line) for i, line, _ in moved]
     assert (3, "tensorflow==1.15.*") in [(i, line) for i, line, _ in moved]
+    # torchtext 0.8 loads a C++ extension built against torch 1.7: torch 1.3 gets its own 0.4.
+    moved = companion(["torch==1.3.1", "torchtext"])
+    assert [(i, line) for i, line, _ in moved] == [(1, "torchtext==0.4.0")]
     moved = companion(["keras==2.3.1", "tensorflow>=1.15.2"])  # the project's bound is kept
     assert [line for _, line, _ in moved] == ["tensorflow>=1.15.2,==2.2.*"]
 

@@ -21,6 +21,14 @@ TORCHAUDIO_FOR_TORCH = {
     "1.5": "0.5.0", "1.6": "0.6.0", "1.7": "0.7.0", "1.8": "0.8.0", "1.9": "0.9.0",
     "1.10": "0.10.0", "1.11": "0.11.0", "1.12": "0.12.0", "1.13": "0.13.0",
 }  # fmt: skip
+# torch release line -> the torchtext release built for it (torchtext's README table; before 0.7
+# torchtext was pure Python, and 0.4 and 0.3.1 are the releases of those torch lines' time).
+TORCHTEXT_FOR_TORCH = {
+    "1.0": "0.3.1", "1.1": "0.3.1", "1.2": "0.4.0", "1.3": "0.4.0", "1.4": "0.5.0",
+    "1.5": "0.6.0", "1.6": "0.7.0", "1.7": "0.8.0", "1.8": "0.9.0", "1.9": "0.10.0",
+    "1.10": "0.11.0", "1.11": "0.12.0", "1.12": "0.13.0", "1.13": "0.14.0", "2.0": "0.15.1",
+    "2.1": "0.16.0", "2.2": "0.17.0", "2.3": "0.18.0",
+}  # fmt: skip
 # keras release line -> the newest TensorFlow line it runs on (Keras' release notes: 2.3 is the
 # last multi-backend Keras and stops at TF 2.2; 2.4+ are tf.keras).
 TENSORFLOW_FOR_KERAS = {
@@ -144,14 +152,15 @@ def _with_version(parsed: Requirement, version: str) -> str:
 
 def companion(lines: list[str]) -> list[tuple[int, str, str]]:
     """(index, new line, reason) for each companion whose version its framework's pin decides:
-    torchvision/torchaudio for a pinned torch, tensorflow for a pinned keras."""
+    torchvision/torchaudio/torchtext for a pinned torch, tensorflow for a pinned keras."""
     pins = _pins(lines)
     out: list[tuple[int, str, str]] = []
     torch = pins.get("torch")
     if torch and torch[1] is not None:
         key = "{}.{}".format(*major_minor(torch[1]))
         for name, table in (("torchvision", TORCHVISION_FOR_TORCH),
-                            ("torchaudio", TORCHAUDIO_FOR_TORCH)):  # fmt: skip
+                            ("torchaudio", TORCHAUDIO_FOR_TORCH),
+                            ("torchtext", TORCHTEXT_FOR_TORCH)):  # fmt: skip
             entry = pins.get(name)
             if entry and entry[1] is None and key in table:
                 out.append(

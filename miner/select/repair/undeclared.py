@@ -86,8 +86,8 @@ def shipped_modules(root: Path) -> frozenset[str]:
 
 
 def _with_companion(lines: list[str], dist: str, why: str) -> tuple[str, str]:
-    """An added torchvision or torchaudio at the release built for the pinned torch (the old
-    ones are yanked: only an exact pin installs them)."""
+    """An added torchvision, torchaudio or torchtext at the release built for the pinned torch
+    (the old ones are yanked: only an exact pin installs them)."""
     for index, line, reason in companion([*lines, dist]):
         if index == len(lines):
             return line, f"{why}; {reason}"
