@@ -33,6 +33,7 @@ CPU_BUILDS = {
 }  # fmt: skip
 PIP_NAMES = {"pytorch": "torch", "pytorch-cpu": "torch", "jaxlib": "jax"}
 ACCELERATOR_EXTRA = re.compile(r"(?i)^(?:cuda\d*(?:[_-]\w+)?|cu\d+|gpu|tpu|rocm\d*|metal)$")
+MXNET_CUDA = re.compile(r"(?i)^mxnet-cu\d+(?:mkl)?$")  # every CUDA build MXNet published
 LOCAL_CUDA = re.compile(r"\+cu\d+|\+cpu")
 MAX_NESTING = 3
 
@@ -141,7 +142,8 @@ def cpu_build(line: str) -> tuple[str, str | None]:
     if not match or line.lstrip().startswith("-"):
         return line, None
     stripped, name = line.strip(), match.group(1)
-    fixed = LOCAL_CUDA.sub("", CPU_BUILDS.get(name.lower(), name) + stripped[len(name) :])
+    cpu_name = CPU_BUILDS.get(name.lower()) or MXNET_CUDA.sub("mxnet", name)
+    fixed = LOCAL_CUDA.sub("", cpu_name + stripped[len(name) :])
     if match.group(2):  # `jax[cuda12]`, `jax[tpu]`: the accelerator plug-ins of an extra go
         extras = [e.strip() for e in match.group(2)[1:-1].split(",")]
         kept = [e for e in extras if not ACCELERATOR_EXTRA.match(e)]

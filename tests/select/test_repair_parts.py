@@ -369,3 +369,15 @@ def test_an_unguarded_import_of_a_python_2_module_marks_python_2_code(tmp_path: 
     assert closure.python2.rule == "repair.python2.import" and closure.names == ("numpy",)
     both = import_closure(tmp_path, [tmp_path / "both.py"])
     assert both.python2 is None and both.names == ("numpy",)  # a shim runs on either
+
+
+def test_open_requirements_are_bounded_by_the_newest_release_of_the_date_for_pip() -> None:
+    from miner.select.repair.requirements import dated
+
+    newest = {"easydict": "1.7", "numpy": "1.13.3"}.get
+    given = ["EasyDict", "numpy>=1.10; python_version < '3'", "opencv-python==3.4.0.12",
+             "scipy<1.3", "unknown", "-e /abs/pkg"]  # fmt: skip
+    lines, done = dated(given, lambda name: newest(name.lower()))
+    assert lines == ["EasyDict<=1.7", 'numpy>=1.10,<=1.13.3; python_version < "3"', *given[2:]]
+    assert [(r.kind, r.before) for r in done] == [
+        ("era", "EasyDict"), ("era", "numpy>=1.10; python_version < '3'")]  # fmt: skip

@@ -93,6 +93,7 @@ def test_an_accelerator_extra_is_left_out_of_the_cpu_build():
     assert cpu_build("jax[cuda12_pip,cpu]>=0.4")[0] == "jax[cpu]>=0.4"
     assert cpu_build("jax[tpu]")[0] == "jax"
     assert cpu_build("ray[tune]==2.9") == ("ray[tune]==2.9", None)
+    assert cpu_build("mxnet-cu80==0.12.0b20171027")[0] == "mxnet==0.12.0b20171027"
 
 
 def test_a_python_of_the_commits_time(tmp_path):

@@ -27,13 +27,14 @@ from miner.select.repair.attempt import (
     on_index,
 )
 from miner.select.repair.envs import Builder, python2_interpreters
-from miner.select.repair.index import IndexSource
+from miner.select.repair.index import IndexSource, releases
 from miner.select.repair.interpreter import interpreters_for
 from miner.select.repair.moves import companion, pillow_bound
 from miner.select.repair.names import canonical
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import (
     aliases,
+    dated,
     duplicates,
     is_option,
     name_of,
@@ -93,6 +94,9 @@ def build_environment(request: BuildRequest) -> EnvironmentBuild:
         order = found[:1]
         repairs.append(Repair("python2", "Python 3", f"Python 2.7 ({order[0]})",
                               "the code is Python 2", py2))  # fmt: skip
+        if as_of:  # pip for 2.7 has no --exclude-newer: the date becomes a bound per line
+            lines, bounded = dated(lines, functools.partial(_newest, source, as_of))
+            repairs += bounded
     else:
         order, chosen = interpreters_for(request.interpreters, request.commit_date, lines,
                                          source, as_of)  # fmt: skip
@@ -150,3 +154,10 @@ def _syntax_error(built: EnvironmentBuild) -> Evidence | None:
             return Evidence("import check", 0, f"import {module}: {error}"[:200],
                             "repair.interpreter.syntax")  # fmt: skip
     return None
+
+
+def _newest(source: IndexSource, date: str, name: str) -> str | None:
+    """The newest final release of `name` uploaded by `date`, None when there is none."""
+    found = releases(source, name, date) or []
+    final = [r.version for r in found if not r.version.is_prerelease]
+    return str(max(final)) if final else None

@@ -19,6 +19,7 @@ KINDS = (
     "freeze",  # a system-wide freeze reduced to what the code imports
     "index",  # an extra index or find-links host this machine does not reach, left out
     "standard",  # a module of the standard library named as a requirement, dropped
+    "era",  # an open requirement bounded by the newest release of the commit's date (pip)
     "pin",  # a pin moved to a release the index has
     "metadata",  # a release whose metadata the installer cannot parse: the next release line
     "wheel",  # a sdist that fails to build replaced by the nearest release with a wheel

@@ -322,3 +322,28 @@ def duplicates(lines: list[str]) -> tuple[list[str], list[Repair]]:
             continue
         out.append(line)
     return out, repairs
+
+
+def dated(lines: list[str], newest: Callable[[str], str | None]) -> tuple[list[str], list[Repair]]:
+    """Each requirement without a pin bounded by the newest release of the commit's date
+    (`newest(name)`), for installers with no date filter of their own (pip, for Python 2): today's
+    releases of a project seldom build on the interpreter of its time."""
+    out: list[str] = []
+    repairs: list[Repair] = []
+    for line in lines:
+        parsed = requirement(line)
+        pinned = parsed is not None and any(
+            s.operator in ("==", "===", "<", "<=", "~=") for s in parsed.specifier
+        )
+        last = None if parsed is None or parsed.url or pinned else newest(parsed.name)
+        if parsed is None or last is None:
+            out.append(line)
+            continue
+        extras = f"[{','.join(sorted(parsed.extras))}]" if parsed.extras else ""
+        spec = str(parsed.specifier)
+        marker = f"; {parsed.marker}" if parsed.marker else ""
+        fixed = f"{parsed.name}{extras}{spec + ',' if spec else ''}<={last}{marker}"
+        repairs.append(_repair("era", line, fixed, f"{last} was the newest release at the "
+                               "commit's date; pip has no date filter", "repair.era"))  # fmt: skip
+        out.append(fixed)
+    return out, repairs
