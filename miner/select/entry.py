@@ -23,6 +23,9 @@ NOT_TRAINING = re.compile(
     r"|preprocess\w*|prepare\w*|prep|download\w*|convert\w*|export\w*|test\w*|eval\w*|infer\w*"
     r"|predict\w*|detect|inference|setup|install|clean\w*|make_data\w*|build_\w*|deploy)(?:[_\-.]|$)"
 )
+TRAIN_THEN_TEST = re.compile(
+    r"(?i)(?:^|[_\-.])train(?:[_\-.](?:and|then))?[_\-.](?:test|eval\w*|val\w*)$"
+)
 TRAINING_NAME = re.compile(r"(?i)train|main|run|fit|learn|finetune|pretrain")
 PROMPT = re.compile(r"^\s*(?:[$>#]|\w*@[\w.-]+:[^$#]*[$#]|\(\w+\)\s*\$?)\s+")
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
@@ -205,7 +208,7 @@ def _parse(
     relative = base not in ("", ".") and script == f"{base}/{target.removeprefix('./')}"
     folder = base if relative else ""
     name = PurePosixPath(script).stem
-    if NOT_TRAINING.search(name) or not TRAINING_NAME.search(name):
+    if not _trains(name) or not TRAINING_NAME.search(name):
         return None
     args, placeholders = _split_placeholders(rest)
     return ReadmeCommand(no, line.strip(), runner, script, args, placeholders, module, folder)
@@ -226,4 +229,11 @@ def readme_commands(doc: str, text: str, paths: frozenset[str]) -> list[ReadmeCo
 
 def is_training_script(path: str) -> bool:
     """True unless the script's name says it is a demo, plot, server or preparation step."""
-    return not NOT_TRAINING.search(PurePosixPath(path).stem)
+    return _trains(PurePosixPath(path).stem)
+
+
+def _trains(stem: str) -> bool:
+    """A script name that does not say demo, plot, server or preparation; `train_test` and
+    `deeplab_train_test` train first and test after, so a test or evaluation after a `train` word
+    still trains."""
+    return not NOT_TRAINING.search(TRAIN_THEN_TEST.sub("_train", stem))

@@ -204,3 +204,17 @@ def test_a_sub_projects_readme_command_starts_in_its_folder(tmp_path):
     # A command whose paths are the root's keeps the root.
     root_relative = commands("python pkg/train.py --lr 1", doc="docs/TRAINING.md")
     assert root_relative[0].folder == ""
+
+
+def test_a_script_that_trains_then_tests_is_a_training_script():
+    from miner.select.entry import is_training_script
+
+    for name in ("deeplab_train_test.py", "train_test.py", "train_and_eval.py", "train_val.py"):
+        assert is_training_script(name), name
+    for name in ("test_train.py", "demo_train_test.py", "eval.py", "preprocess_train.py"):
+        assert not is_training_script(name), name
+    paths = frozenset({"experiments/deeplab_train_test.py"})
+    found = readme_commands("README.md", "python experiments/deeplab_train_test.py --cfg a.yaml",
+                            paths)  # fmt: skip
+    assert [(c.script, c.args) for c in found] == [
+        ("experiments/deeplab_train_test.py", ("--cfg", "a.yaml"))]  # fmt: skip

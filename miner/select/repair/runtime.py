@@ -21,6 +21,24 @@ from miner.select.repair.records import Repair
 from miner.select.repair.requirements import is_option
 from miner.select.repair.undeclared import shipped_modules
 
+# Python 3 module names that the `future` package provides on Python 2 (`from builtins import`).
+FUTURE_MODULES = frozenset(
+    {
+        "builtins",
+        "past",
+        "future",
+        "queue",
+        "configparser",
+        "socketserver",
+        "copyreg",
+        "_thread",
+        "reprlib",
+        "winreg",
+        "html",
+        "http",
+        "xmlrpc",
+    }
+)
 MISSING = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '?([A-Za-z_][\w.]*)'?")
 # (what the error says, the first Python without it, what went away)
 REMOVED: tuple[tuple[re.Pattern[str], tuple[int, int], str], ...] = (
@@ -91,6 +109,7 @@ class RuntimeFault:
     module: str = ""  # the top-level module not found
     before: tuple[int, int] = (0, 0)  # the first Python without the feature
     feature: str = ""
+    distribution: str = ""  # the distribution that provides the module, when known here
 
 
 def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFault | None:
@@ -110,9 +129,11 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
         missing = MISSING.search(line)
         if missing:
             top = missing.group(1).split(".")[0]
+            evidence = Evidence(log.name, number, line.strip()[:300], "repair.import.runtime")
+            if python < (3, 0) and top in FUTURE_MODULES:
+                return RuntimeFault("module", evidence, module=top, distribution="future")
             if top in sys.stdlib_module_names or top in shipped_modules(root):
                 return None  # the project's own module, or one the interpreter lacks
-            evidence = Evidence(log.name, number, line.strip()[:300], "repair.import.runtime")
             return RuntimeFault("module", evidence, module=top)
     return None
 
@@ -127,7 +148,12 @@ def install_module(
     if not builder.probe([fault.module]):
         return None  # the distribution is there: a part of it fails, which no install answers
     options = tuple(ln for ln in (*built.options, *built.lines) if is_option(ln))
-    mapped = distribution_on_index(fault.module, IndexSource.of(options, env), built.as_of)
+    mapped: tuple[str, str] | None = (
+        fault.distribution,
+        "the `future` package gives Python 2 these Python 3 names",
+    )
+    if not fault.distribution:
+        mapped = distribution_on_index(fault.module, IndexSource.of(options, env), built.as_of)
     if mapped is None:
         return None
     distribution, why = mapped
