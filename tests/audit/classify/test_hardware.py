@@ -422,6 +422,27 @@ def test_a_page_of_others_uses_is_not_this_projects_hardware(tmp_path: Path) -> 
     assert [e.path for e in labels["hw_other"].evidence] == ["usage.md"]
 
 
+def test_a_docs_page_presenting_another_project_is_not_this_projects_hardware(
+    tmp_path: Path,
+) -> None:
+    page = (
+        "# Instruct-NeRF2NeRF\n\n[Code](https://github.com/someone/instruct-nerf2nerf)\n\n"
+        "## Installation\n\n```bash\npip install git+https://github.com/someone/instruct-nerf2nerf\n```\n\n"
+        "| Method | Memory |\n| --- | --- |\n| `in2n` | ~15GB |\n\nIt was trained on an RTX 3090.\n"
+    )
+    files = {"README.md": "# Splatter\nOur framework.\n", "docs/methods/in2n.md": page}
+    labels, _ = _classify(tmp_path / "splatter", files)
+    assert labels["hardware_req"].value is False
+    # The project's own page about the same method is read.
+    files["docs/methods/in2n.md"] = page.replace("# Instruct-NeRF2NeRF", "# Editing scenes")
+    labels, _ = _classify(tmp_path / "own", files)
+    assert [e.path for e in labels["hw_gpu"].evidence][:1] == ["docs/methods/in2n.md"]
+    # A repository's own docs titled with its own name are its own.
+    files["docs/methods/in2n.md"] = page
+    labels, _ = _classify(tmp_path / "instruct-nerf2nerf", files)
+    assert labels["hw_gpu"].value is True
+
+
 def test_a_copied_toolboxs_docs_folder_is_not_this_projects_hardware(tmp_path: Path) -> None:
     files = {
         "README.md": "# Seg\nOur segmenter.\n",
