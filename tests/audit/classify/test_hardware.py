@@ -39,6 +39,10 @@ POSITIVE = {
     "GTX 1080 Ti": ("We tested on a GTX 1080 Ti.", {"hw_gpu"}),
     "GTX1080Ti glued": ("Right: GPU model run on a GTX1080Ti.", {"hw_gpu"}),
     "Tesla V100": ("Training used a Tesla V100.", {"hw_gpu"}),
+    "RTX 4090 beside a build step": (
+        "We trained on an RTX 4090. Build the extension with `TCNN_CUDA_ARCHITECTURES=89`.",
+        {"hw_gpu"},
+    ),
     "TITAN X": ("It fits on one TITAN X.", {"hw_gpu"}),
     "RTX 3090": ("Benchmarks were run on an RTX 3090.", {"hw_gpu"}),
     "A100 80GB": ("We train on an A100 80GB.", {"hw_gpu"}),
@@ -209,6 +213,10 @@ POSITIVE = {
 
 NEGATIVE = {
     "gpu required": "A GPU is required.",
+    "build architecture": "Where XX is the architecture version. Ie. for a 4090 GPU use "
+    "`TCNN_CUDA_ARCHITECTURES=89`.",
+    "arch list": "Set TORCH_CUDA_ARCH_LIST=8.6 when building for an RTX 3090.",
+    "compute capability": "The RTX 2080 Ti has compute capability 7.5.",
     "cuda capable": "You need a CUDA-capable GPU.",
     "cuda enabled": "CUDA-enabled GPUs are required.",
     "vendor only": "## Requirements\n- NVIDIA GPU\n- Linux\n",
