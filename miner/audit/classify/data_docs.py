@@ -87,6 +87,13 @@ PREPARED_ELSEWHERE = re.compile(
     r"(?:[\w\-]+\s+){1,3}?(?:by\s+)?follow\w*\b[^.]{0,30}?\binstructions?\b",
     re.I,
 )
+# "you can extract ImageNet by this [script](url)": a script that only unpacks data the user
+# already has obtains nothing (codebook); its link is not the data's.
+UNPACKING_LINK = re.compile(
+    r"\b(?:extract|unpack|unzip|untar|decompress|uncompress)\w*\b[^.\[]{0,60}?"
+    r"\b(?:by|with|using|via|through)\s+(?:this|the|our|a|that)\s+\[[^\]]*\]\([^)]*\)",
+    re.I,
+)
 MODEL_CARD = re.compile(r"model[-_ ]?card", re.I)
 TAGS = re.compile(r"<[^>]+>")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -149,6 +156,7 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
     if not models_only and _prepared_as_elsewhere(raw):
         return True
     for sentence in SENTENCE_END.split(raw):
+        sentence = UNPACKING_LINK.sub(" ", sentence)
         urls = [u for u in URL.findall(sentence) if not NOT_DATA_URL.search(u)]
         if not urls:
             continue
