@@ -56,9 +56,6 @@ IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".gif", ".tif", ".t
 LISTING = re.compile(
     r"list|meta|label|synset|class|idx|index|indices|split|vocab|dict|map|mean", re.I
 )
-# Prompts of a benchmark kept to evaluate a model ("mt_bench.jsonl", "eval_prompts.json") are an
-# evaluation set, not the training data (codebook: evaluation sets alone do not count).
-EVALUATION_SET = re.compile(r"bench|eval", re.I)
 MIN_ROOT_FILE_BYTES = 100_000  # a data file at the root (a names list, an instruction set)
 ROOT_DATA_SUFFIXES = frozenset({".txt", ".json", ".jsonl", ".csv", ".tsv", ".gz", ".parquet"})
 NOT_DATA_NAME = re.compile(
@@ -109,8 +106,7 @@ def _in_repository(ctx: AuditContext) -> list[Evidence]:
             files[folder] += f.suffix in DATA_SUFFIXES  # many files: known data formats only
             # One example picture is no dataset: images count by number, not by size.
             if f.suffix not in IMAGE_SUFFIXES and not LISTING.search(f.name):
-                if not EVALUATION_SET.search(f.name):
-                    sizes[folder] += f.size
+                sizes[folder] += f.size
     for folder, n in sorted(files.items(), key=lambda kv: -sizes[kv[0]]):
         parts = folder.lower().split("/")
         named = not NAMED_DATA_FOLDERS.isdisjoint(parts)

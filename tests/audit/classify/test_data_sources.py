@@ -155,9 +155,6 @@ def test_data_in_the_repository(tmp_path: Path) -> None:
     samples = {f"samples/cupcake/{n}.png": blob for n in range(4)}
     assert _evidence(tmp_path / "e", samples) == []
     assert _evidence(tmp_path / "f", {"data/coco.yaml": "train: x\n" * 9_000}) == []
-    assert _evidence(tmp_path / "g", {"data/mt_bench.jsonl": blob}) == []
-    assert _evidence(tmp_path / "h", {"data/eval_prompts.json": blob}) == []
-    assert _evidence(tmp_path / "i", {"data/mt_chat.jsonl": blob})
 
 
 def test_an_agent_s_environment_stands_in_for_data(tmp_path: Path) -> None:
