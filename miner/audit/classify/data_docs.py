@@ -70,6 +70,12 @@ MODEL_URL = re.compile(r"huggingface\.co/(?!datasets/)|\.(?:pth?|ckpt|safetensor
 NOT_DATA_SECTION = re.compile(
     r"evaluat|benchmark|citation|acknowledg|licen[cs]e|news|updates|related", re.I
 )
+# Sections that run a trained model on an example ("Zero-Shot Prediction", "Inference", "Demo")
+# take their inputs from a dataset; they do not obtain the training data. A heading that also
+# names training is a training section.
+USE_SECTION = re.compile(
+    r"^(?!.*\btrain).*\b(?:zero[- ]?shot|inference|demos?|predictions?)\b", re.I
+)
 # Sections about released models: only a dataset host's link, or a heading naming data, counts.
 MODEL_SECTION = re.compile(r"model zoo|pre-?trained|checkpoints?|weights|models\b", re.I)
 # Another repository's instructions prepare the data (codebook: another project's instructions
@@ -228,6 +234,8 @@ def documented_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
             continue
         section = block.heading_path  # "Data > Pascal VOC": read with every heading above
         if in_copy(path, index.framework_copies) or block.any_heading(NOT_DATA_SECTION):
+            continue
+        if block.any_heading(USE_SECTION):
             continue
         if block.kind == "code":
             found = _runs_data_script(ctx, block)
