@@ -186,8 +186,8 @@ GITHUB_REPOSITORY = re.compile(r"github\.com/[\w.\-]+/([\w.\-]+)", re.I)
 def other_project_page(tree: RepoTree, path: str, text: str) -> bool:
     """True for a page under `docs/` or `doc/` that presents another project: its title is the
     name of a GitHub repository the page links, other than this one ("# Instruct-NeRF2NeRF"
-    linking github.com/x/instruct-nerf2nerf in a framework's list of methods built on it). Its
-    devices, sizes and datasets are that project's."""
+    linking github.com/x/instruct-nerf2nerf in a framework's list of methods built on it), a name
+    unrelated to the repository's. Its devices, sizes and datasets are that project's."""
     if not path.lower().startswith(("docs/", "doc/")):
         return False
     title = PAGE_TITLE.search(text)
@@ -195,8 +195,8 @@ def other_project_page(tree: RepoTree, path: str, text: str) -> bool:
         return False
     name = _normal(title.group(1) or title.group(2) or "")
     repo = _normal(tree.root.name.split("__")[-1])
-    if not name or name == repo:
-        return False
+    if not name or name in repo or repo in name:
+        return False  # a port's page titled with the original it reimplements is its own
     linked = {_normal(m.removesuffix(".git")) for m in GITHUB_REPOSITORY.findall(text)}
     return name in linked
 

@@ -449,6 +449,9 @@ def test_a_docs_page_presenting_another_project_is_not_this_projects_hardware(
     files["docs/methods/in2n.md"] = page
     labels, _ = _classify(tmp_path / "instruct-nerf2nerf", files)
     assert labels["hw_gpu"].value is True
+    # A port's page titled with the original it reimplements is the port's own.
+    labels, _ = _classify(tmp_path / "instruct-nerf2nerf-pytorch", files)
+    assert labels["hw_gpu"].value is True
 
 
 def test_a_copied_toolboxs_docs_folder_is_not_this_projects_hardware(tmp_path: Path) -> None:
