@@ -14,7 +14,7 @@ from functools import cached_property, lru_cache
 from typing import Any, Literal
 
 from miner.audit.files import RepoTree
-from miner.audit.ownership import foreign_trees, fork_page
+from miner.audit.ownership import foreign_trees, fork_page, other_project_page
 
 BlockKind = Literal["heading", "paragraph", "list_item", "table_row", "code", "html"]
 RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
@@ -275,8 +275,11 @@ class Documents:
             if path.startswith(foreign):
                 continue  # another project's docs, bundled whole
             text = self.tree.read_text(path)
-            if text and not fork_page(self.tree, path, text):
-                out.extend(parse_doc(path, text))
+            if not text or fork_page(self.tree, path, text):
+                continue  # a page of the forked library's own site
+            if other_project_page(self.tree, path, text):
+                continue  # a page presenting another project built on this one
+            out.extend(parse_doc(path, text))
         return tuple(out)
 
     def prose(self) -> Iterator[Block]:

@@ -12,7 +12,9 @@ Every classifier that reads documentation asks this module before a sentence cou
   not read (their code still is: a bundled model the project trains is its model), and their
   data files and download code are not this project's data (`in_foreign_tree`);
 - `fork_page`: a repository whose root packages a library under another name is that library's
-  fork; the pages of its documentation site that never name the repository are the library's.
+  fork; the pages of its documentation site that never name the repository are the library's;
+- `other_project_page`: a documentation page titled with the name of another repository it links
+  presents that project (a framework's page for a method or plugin built on it).
 """
 
 from __future__ import annotations
@@ -174,6 +176,29 @@ def fork_page(tree: RepoTree, path: str, text: str) -> bool:
         return False
     repo = _normal(tree.root.name.split("__")[-1])
     return repo not in _normal(text)
+
+
+# The first Markdown or reST heading of a page, and the repositories a page links.
+PAGE_TITLE = re.compile(r"^\s{0,3}#{1,2}\s+(.+)$|^(\S.*)\n(?:=+|-+)\s*$", re.M)
+GITHUB_REPOSITORY = re.compile(r"github\.com/[\w.\-]+/([\w.\-]+)", re.I)
+
+
+def other_project_page(tree: RepoTree, path: str, text: str) -> bool:
+    """True for a page under `docs/` or `doc/` that presents another project: its title is the
+    name of a GitHub repository the page links, other than this one ("# Instruct-NeRF2NeRF"
+    linking github.com/x/instruct-nerf2nerf in a framework's list of methods built on it), a name
+    unrelated to the repository's. Its devices, sizes and datasets are that project's."""
+    if not path.lower().startswith(("docs/", "doc/")):
+        return False
+    title = PAGE_TITLE.search(text)
+    if not title:
+        return False
+    name = _normal(title.group(1) or title.group(2) or "")
+    repo = _normal(tree.root.name.split("__")[-1])
+    if not name or name in repo or repo in name:
+        return False  # a port's page titled with the original it reimplements is its own
+    linked = {_normal(m.removesuffix(".git")) for m in GITHUB_REPOSITORY.findall(text)}
+    return name in linked
 
 
 def in_foreign_tree(tree: RepoTree, path: str) -> bool:

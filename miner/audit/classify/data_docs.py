@@ -70,6 +70,12 @@ MODEL_URL = re.compile(r"huggingface\.co/(?!datasets/)|\.(?:pth?|ckpt|safetensor
 NOT_DATA_SECTION = re.compile(
     r"evaluat|benchmark|citation|acknowledg|licen[cs]e|news|updates|related", re.I
 )
+# Sections that run a trained model on an example ("Zero-Shot Prediction", "Inference", "Demo")
+# take their inputs from a dataset; they do not obtain the training data. A heading that also
+# names training is a training section.
+USE_SECTION = re.compile(
+    r"^(?!.*\btrain).*\b(?:zero[- ]?shot|inference|demos?|predictions?)\b", re.I
+)
 # Sections about released models: only a dataset host's link, or a heading naming data, counts.
 MODEL_SECTION = re.compile(r"model zoo|pre-?trained|checkpoints?|weights|models\b", re.I)
 # Another repository's instructions prepare the data (codebook: another project's instructions
@@ -85,6 +91,13 @@ PREPARED_ELSEWHERE = re.compile(
     # "download ImageNet by following the instructions in the [requirements](github URL)"
     r"\bdownload\s+(?!(?:the\s+)?(?:pre-?trained|weights|models?|checkpoints?|code)\b)"
     r"(?:[\w\-]+\s+){1,3}?(?:by\s+)?follow\w*\b[^.]{0,30}?\binstructions?\b",
+    re.I,
+)
+# "you can extract ImageNet by this [script](url)": a script that only unpacks data the user
+# already has obtains nothing (codebook); its link is not the data's.
+UNPACKING_LINK = re.compile(
+    r"\b(?:extract|unpack|unzip|untar|decompress|uncompress)\w*\b[^.\[]{0,60}?"
+    r"\b(?:by|with|using|via|through)\s+(?:this|the|our|a|that)\s+\[[^\]]*\]\([^)]*\)",
     re.I,
 )
 MODEL_CARD = re.compile(r"model[-_ ]?card", re.I)
@@ -149,6 +162,7 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
     if not models_only and _prepared_as_elsewhere(raw):
         return True
     for sentence in SENTENCE_END.split(raw):
+        sentence = UNPACKING_LINK.sub(" ", sentence)
         urls = [u for u in URL.findall(sentence) if not NOT_DATA_URL.search(u)]
         if not urls:
             continue
@@ -233,6 +247,8 @@ def documented_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
             continue
         section = block.heading_path  # "Data > Pascal VOC": read with every heading above
         if in_copy(path, index.framework_copies) or block.any_heading(NOT_DATA_SECTION):
+            continue
+        if block.any_heading(USE_SECTION):
             continue
         if block.kind == "code":
             found = _runs_data_script(ctx, block)

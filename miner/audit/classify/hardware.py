@@ -73,6 +73,8 @@ FOREIGN_PAGE = re.compile(
     r"\bcommunity\b|\becosystem\b|\bawesome\b",
     re.IGNORECASE,
 )
+# GPUs listed by CUDA architecture, in a table or a sentence ("for a 4090 GPU use
+# TCNN_CUDA_ARCHITECTURES=89"): what a build targets, not what was used.
 BUILD_TABLE = re.compile(r"cuda[ _-]?arch|compute[ _-]?capabilit|\bsm[ _]?\d{2}\b", re.I)
 CAPTURE = re.compile(
     r"\b(?:captur\w*|record(?:s|ed|ing)?\b|record3d|collect\w* (?:data|images|videos?)|"
@@ -264,6 +266,8 @@ def _judge(doc: Any, seg: Segment, labels: Iterable[str], shown: Counter[str]) -
                 continue  # "NVIDIA 418 driver" is software
             if label == "ACCELERATOR" and CAPTURE.search(sent.text):
                 continue  # a phone that records the data is a camera, not the model's hardware
+            if label == "GPU" and BUILD_TABLE.search(sent.text):
+                continue  # a GPU named to pick the build's CUDA architecture
             kind, field, rule = {
                 "GPU": ("gpu", "hw_gpu", "hardware.gpu_model"),
                 "CPU": ("cpu", "hw_cpu", "hardware.cpu_model"),

@@ -62,7 +62,8 @@ def _code_scores(index: CodeIndex) -> tuple[Scores, EvidenceMap]:
         for kind, signals in FILE_SIGNALS.items():
             n = min(sum(sf.count(s) for s in signals), CAP)
             shown = signals
-            if kind == "cnn" and not graph:  # `self.conv1` is a graph convolution in a GNN
+            # `self.conv1` is a graph convolution in a GNN, `conv` a conversation in a chat model
+            if kind == "cnn" and not graph and not sf.count("net.conversation"):
                 n = min(n + sf.count("net.conv_name"), CAP)
                 shown = (*signals, "net.conv_name")
             elif kind == "transformer" and sf.count("net.tf_companion"):

@@ -85,6 +85,9 @@ TOKENS: dict[str, tuple[tuple[Scope, str], ...]] = {
                   r"(?:Dilated|Transposed)?Conv[123]D(?:DNN|MM|CC)?Layer|Deconv2DLayer)\(?"),),
     # names such as `self.conv1`: convolutions by convention, except in graph networks
     "net.conv_name": (("last", r"conv\d*\(?"),),
+    # a chat model's prompt templates: there `conv` is a conversation (`conv.append_message`)
+    "net.conversation": (("last", r"(?:get_conversation_template|conv_templates|"
+                          r"default_conversation|append_message|get_conv_template)\(?"),),
     "net.backbone": (("last", r"(?:resnet(?:18|34|50|101|152)|vgg(?:11|13|16|19)\w*|densenet\d+|"
                       r"inception_v3|mobilenet\w*|alexnet|squeezenet\w*|efficientnet\w*|"
                       r"ResNet(?:18|34|50|101|152)\w*|VGG(?:16|19)|DenseNet\d+|InceptionV3|"

@@ -55,6 +55,10 @@ def _evidence(tmp_path: Path, files: dict[str, str | bytes]) -> list[Evidence]:
         "[MPI-Sintel](http://sintel.is.tue.mpg.de/) clean and final datasets.\n",
         "# Net\n\nDownload ImageNet by following the instructions in the [requirements]"
         "(https://github.com/pytorch/examples/tree/master/imagenet#requirements) section.\n",
+        "# Net\n\n## Training and inference\n\nDownload [CIFAR-10]"
+        "(https://www.cs.toronto.edu/~kriz/cifar.html).\n",
+        "# Net\n\nDownload the [dataset](https://example.org/d.zip) and extract it with the "
+        "[script](https://gist.github.com/a/8a71d2).\n",
     ],
 )
 def test_dataset_links_in_the_readme(tmp_path: Path, readme: str) -> None:
@@ -80,6 +84,13 @@ def test_dataset_links_in_the_readme(tmp_path: Path, readme: str) -> None:
         "# Net\n\nDownload the pretrained weights by following the instructions in "
         "[this repository](https://github.com/a/b).\n",
         "# Net\n\nTraining takes two days on [8 GPUs](https://example.org/cluster).\n",
+        "# Net\n\n## More Examples\n\n### Zero-Shot Prediction\n\nThis example takes an image from "
+        "the [CIFAR-100 dataset](https://www.cs.toronto.edu/~kriz/cifar.html).\n",
+        "# Net\n\n## Inference\n\nDownload the [test images](https://example.org/test.zip).\n",
+        "# Net\n\ndata prepare: ImageNet with the following folder structure, you can extract "
+        "ImageNet by this [script](https://gist.github.com/a/8a71d2).\n",
+        "# Net\n\n## Data\n\nUnzip the archive you were given with the "
+        "[helper](https://example.org/unzip.sh).\n",
     ],
 )
 def test_no_dataset_link_in_the_readme(tmp_path: Path, readme: str) -> None:

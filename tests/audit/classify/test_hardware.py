@@ -39,6 +39,10 @@ POSITIVE = {
     "GTX 1080 Ti": ("We tested on a GTX 1080 Ti.", {"hw_gpu"}),
     "GTX1080Ti glued": ("Right: GPU model run on a GTX1080Ti.", {"hw_gpu"}),
     "Tesla V100": ("Training used a Tesla V100.", {"hw_gpu"}),
+    "RTX 4090 beside a build step": (
+        "We trained on an RTX 4090. Build the extension with `TCNN_CUDA_ARCHITECTURES=89`.",
+        {"hw_gpu"},
+    ),
     "TITAN X": ("It fits on one TITAN X.", {"hw_gpu"}),
     "RTX 3090": ("Benchmarks were run on an RTX 3090.", {"hw_gpu"}),
     "A100 80GB": ("We train on an A100 80GB.", {"hw_gpu"}),
@@ -209,6 +213,10 @@ POSITIVE = {
 
 NEGATIVE = {
     "gpu required": "A GPU is required.",
+    "build architecture": "Where XX is the architecture version. Ie. for a 4090 GPU use "
+    "`TCNN_CUDA_ARCHITECTURES=89`.",
+    "arch list": "Set TORCH_CUDA_ARCH_LIST=8.6 when building for an RTX 3090.",
+    "compute capability": "The RTX 2080 Ti has compute capability 7.5.",
     "cuda capable": "You need a CUDA-capable GPU.",
     "cuda enabled": "CUDA-enabled GPUs are required.",
     "vendor only": "## Requirements\n- NVIDIA GPU\n- Linux\n",
@@ -420,6 +428,30 @@ def test_a_page_of_others_uses_is_not_this_projects_hardware(tmp_path: Path) -> 
     files["usage.md"] = "# Usage\n## Hardware\n- Tested on AWS Trainium 2\n"
     labels, _ = _classify(tmp_path / "usage", files)
     assert [e.path for e in labels["hw_other"].evidence] == ["usage.md"]
+
+
+def test_a_docs_page_presenting_another_project_is_not_this_projects_hardware(
+    tmp_path: Path,
+) -> None:
+    page = (
+        "# Instruct-NeRF2NeRF\n\n[Code](https://github.com/someone/instruct-nerf2nerf)\n\n"
+        "## Installation\n\n```bash\npip install git+https://github.com/someone/instruct-nerf2nerf\n```\n\n"
+        "| Method | Memory |\n| --- | --- |\n| `in2n` | ~15GB |\n\nIt was trained on an RTX 3090.\n"
+    )
+    files = {"README.md": "# Splatter\nOur framework.\n", "docs/methods/in2n.md": page}
+    labels, _ = _classify(tmp_path / "splatter", files)
+    assert labels["hardware_req"].value is False
+    # The project's own page about the same method is read.
+    files["docs/methods/in2n.md"] = page.replace("# Instruct-NeRF2NeRF", "# Editing scenes")
+    labels, _ = _classify(tmp_path / "own", files)
+    assert [e.path for e in labels["hw_gpu"].evidence][:1] == ["docs/methods/in2n.md"]
+    # A repository's own docs titled with its own name are its own.
+    files["docs/methods/in2n.md"] = page
+    labels, _ = _classify(tmp_path / "instruct-nerf2nerf", files)
+    assert labels["hw_gpu"].value is True
+    # A port's page titled with the original it reimplements is the port's own.
+    labels, _ = _classify(tmp_path / "instruct-nerf2nerf-pytorch", files)
+    assert labels["hw_gpu"].value is True
 
 
 def test_a_copied_toolboxs_docs_folder_is_not_this_projects_hardware(tmp_path: Path) -> None:

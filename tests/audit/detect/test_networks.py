@@ -380,3 +380,26 @@ def test_a_type_named_only_in_a_comparison_is_not_the_model(audit) -> None:  # t
     readme = "# Diffusion\n\nA diffusion model whose decoder is trained as a GAN.\n"
     labels, _ = audit({"README.md": readme, **files})
     assert value(labels, "paper_network") == "GAN"
+
+
+def test_a_conversation_named_conv_in_a_chat_model_is_no_convolution(audit) -> None:  # type: ignore[no-untyped-def]
+    train = (
+        "import torch\nfrom transformers import AutoModelForCausalLM, Trainer\n"
+        "from chat.conversation import get_conversation_template\n\n"
+        "def preprocess(sources):\n"
+        "    conv = get_conversation_template('vicuna')\n"
+        "    roles = {'human': conv.roles[0], 'gpt': conv.roles[1]}\n"
+        "    conv.messages = []\n"
+        "    conv.append_message(conv.roles[0], sources[0])\n"
+        "    return conv.get_prompt()\n\n"
+        "model = AutoModelForCausalLM.from_pretrained(args.model_name_or_path)\n"
+        "trainer = Trainer(model=model, args=training_args)\ntrainer.train()\n"
+    )
+    labels, _ = audit({"train.py": train})
+    assert value(labels, "network_types") == ["transformer"]
+    # Without a conversation template, `self.conv1` layers are convolutions by name.
+    cnn = "import torch.nn as nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n" + (
+        "        x = self.conv1(x)\n        x = self.conv2(x)\n        return self.conv3(x)\n"
+    )
+    labels, _ = audit({"model.py": cnn, "train.py": TORCH_TRAIN})
+    assert "cnn" in value(labels, "network_types")  # type: ignore[operator]

@@ -31,6 +31,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "fw.darknet": ("load_network(",),
     "fw.tfjs": ("tf.sequential(", "tf.loadLayersModel("),
     "net.conv_name": ("self.conv1", "conv", "conv3("),
+    "net.conversation": ("get_conversation_template(", "conv.append_message(", "conv_templates"),
     "net.conv": ("nn.Conv2d(", "Conv2D(", "nn.Conv(", "tf.nn.conv2d(", "SpatialConvolution(",
                  "conv_layer("),
     "net.backbone": ("models.resnet50(", "VGG16(", "MobileNetV2("),
