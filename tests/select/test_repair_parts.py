@@ -97,6 +97,12 @@ def test_companions_follow_their_framework() -> None:
     # torchtext 0.8 loads a C++ extension built against torch 1.7: torch 1.3 gets its own 0.4.
     moved = companion(["torch==1.3.1", "torchtext"])
     assert [(i, line) for i, line, _ in moved] == [(1, "torchtext==0.4.0")]
+    from miner.select.repair.moves import jaxlib_bound
+
+    assert jaxlib_bound(["jax==0.4.29", "flax"]) == (
+        "jaxlib<=0.4.29", "jax 0.4.29 refuses a newer jaxlib at import")  # fmt: skip
+    assert jaxlib_bound(["jax==0.4.29", "jaxlib==0.4.29"]) is None
+    assert jaxlib_bound(["jax>=0.4"]) is None and jaxlib_bound(["jax==0.2.17"]) is None
     moved = companion(["keras==2.3.1", "tensorflow>=1.15.2"])  # the project's bound is kept
     assert [line for _, line, _ in moved] == ["tensorflow>=1.15.2,==2.2.*"]
 

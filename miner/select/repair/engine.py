@@ -29,7 +29,7 @@ from miner.select.repair.attempt import (
 from miner.select.repair.envs import Builder, python2_interpreters
 from miner.select.repair.index import IndexSource, releases
 from miner.select.repair.interpreter import interpreters_for
-from miner.select.repair.moves import companion, pillow_bound
+from miner.select.repair.moves import companion, jaxlib_bound, pillow_bound
 from miner.select.repair.names import canonical
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import (
@@ -76,11 +76,12 @@ def build_environment(request: BuildRequest) -> EnvironmentBuild:
         )
         lines[index] = line
     shipped = shipped_modules(request.root)
-    bound = pillow_bound(lines)
-    if bound is not None:
-        lines.append(bound[0])
-        pillow = Evidence("requirements.txt", 0, bound[0], "repair.pillow")
-        repairs.append(Repair("companion", "", bound[0], bound[1], pillow))
+    for bound, rule in ((pillow_bound(lines), "repair.pillow"),
+                        (jaxlib_bound(lines), "repair.jaxlib")):  # fmt: skip
+        if bound is not None:
+            lines.append(bound[0])
+            stated = Evidence("requirements.txt", 0, bound[0], rule)
+            repairs.append(Repair("companion", "", bound[0], bound[1], stated))
     python2 = closure.python2 is not None
     if closure.python2 is not None:
         py2 = closure.python2

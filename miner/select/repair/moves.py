@@ -210,3 +210,13 @@ def pillow_bound(lines: list[str]) -> tuple[str, str] | None:
     if "pillow" in pins or vision is None or vision >= Version("0.5"):
         return None
     return "pillow<7", f"torchvision {vision} imports PILLOW_VERSION, which Pillow 7 removed"
+
+
+def jaxlib_bound(lines: list[str]) -> tuple[str, str] | None:
+    """`jaxlib<=V` and why, for a `jax==V` no line pairs with a jaxlib: jax checks at import
+    that jaxlib is not newer than itself, and the resolver takes the newest it allows."""
+    pins = _pins(lines)
+    jax = pins["jax"][1] if "jax" in pins else None
+    if jax is None or "jaxlib" in pins or jax < Version("0.4"):
+        return None
+    return f"jaxlib<={jax}", f"jax {jax} refuses a newer jaxlib at import"
