@@ -215,8 +215,8 @@ def _train(
         if rebuilt is None:
             break
         built = rebuilt
-        if built.failure is not None or not built.imports_ok:
-            break  # the rebuild did not get as far; the first run's outcome stands
+        if built.failure is not None:
+            break  # the rebuild did not install; the first run's outcome stands
         training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
     return training, built
 
@@ -225,10 +225,10 @@ def _repaired(
     fault: RuntimeFault, target: SmokeTarget, built: EnvironmentBuild, venv: Path, logs: Path,
     work: Path, base: dict[str, str], options: SmokeOptions, copy: Path,
 ) -> EnvironmentBuild | None:  # fmt: skip
-    """The environment with `fault` repaired: the module installed, or the whole environment
-    rebuilt on the newest interpreter older than the feature's removal."""
+    """The environment with `fault` repaired: the module installed (or the bound, `numpy<2`), or
+    the whole environment rebuilt on the newest interpreter older than the feature's removal."""
     env = package_cache_env(base, options.out_dir)
-    if fault.kind == "module":
+    if fault.kind in ("module", "bound"):
         return install_module(built, fault, venv, work, logs / "install.log", env,
                               options.install_timeout)  # fmt: skip
     older = [p for p in options.pythons if (interpreter_version(p) or (0, 0)) < fault.before]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from repair_index import build_failing_sdist, build_index
-from smoke_projects import build_wheel, train
+from smoke_projects import TINYFIT, build_wheel, train
 
 from miner.select.repair.envs import Builder, python2_interpreters
 from miner.select.smoke import SmokeOptions, SmokeTarget, smoke
@@ -263,3 +263,20 @@ def test_a_sub_projects_command_runs_in_its_folder_with_its_own_imports(
     assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
     # The closure followed `src` from the sub-project's folder: its `yaml` was installed.
     assert ("import yaml", "PyYAML") in [(r.before, r.after) for r in result.repairs]
+
+
+def test_code_that_meets_an_api_numpy_2_removed_gets_numpy_below_2(tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    index.mkdir()
+    build_wheel(index, "tinyfit", "0.1", {"tinyfit/__init__.py": TINYFIT})
+    for version in ("1.26.4", "2.0.0"):
+        build_wheel(index, "numpy", version, {"numpy/__init__.py": f"__version__ = {version!r}\n"})
+    script = ("import numpy\nif numpy.__version__.startswith('2'):\n    raise AttributeError("
+              "'`np.float_` was removed in the NumPy 2.0 release. Use `np.float64` instead.')\n"
+              ) + train()  # fmt: skip
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1", "numpy"], script)
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    bound = [r for r in result.repairs if r.evidence.rule == "repair.numpy2.runtime"]
+    assert [(r.kind, r.after) for r in bound] == [("pin", "numpy<2")]
+    assert "numpy==1.26.4" in Path(str(result.lock)).read_text()

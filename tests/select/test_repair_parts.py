@@ -335,6 +335,9 @@ def test_a_training_log_names_the_repair_it_calls_for(tmp_path: Path) -> None:
     removed = fault("AttributeError: module 'collections' has no attribute 'Iterable'", (3, 10))
     assert removed is not None and removed.kind == "interpreter" and removed.before == (3, 10)
     assert fault("AttributeError: module 'collections' has no attribute 'Iterable'", (3, 9)) is None
+    numpy2 = fault("AttributeError: `np.float_` was removed in the NumPy 2.0 release. Use "
+                   "`np.float64` instead.")  # fmt: skip
+    assert numpy2 is not None and (numpy2.kind, numpy2.distribution) == ("bound", "numpy<2")
     distutils = fault("ModuleNotFoundError: No module named 'distutils'", (3, 12))
     assert distutils is not None and distutils.kind == "interpreter"
 

@@ -39,6 +39,9 @@ FUTURE_MODULES = frozenset(
         "xmlrpc",
     }
 )
+# A package written for NumPy 1 meeting NumPy 2 (NumPy's migration guide words these errors).
+NUMPY_2 = re.compile(r"removed in the NumPy 2\.0 release|compiled using NumPy 1\.x cannot be run in"
+                     r"|A module that was compiled using NumPy 1\.x")  # fmt: skip
 MISSING = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '?([A-Za-z_][\w.]*)'?")
 # (what the error says, the first Python without it, what went away)
 REMOVED: tuple[tuple[re.Pattern[str], tuple[int, int], str], ...] = (
@@ -126,6 +129,10 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
                 evidence = Evidence(log.name, number, line.strip()[:300],
                                     "repair.interpreter.runtime")  # fmt: skip
                 return RuntimeFault("interpreter", evidence, before=before, feature=feature)
+        if NUMPY_2.search(line) and python >= (3, 9):
+            evidence = Evidence(log.name, number, line.strip()[:300], "repair.numpy2.runtime")
+            return RuntimeFault("bound", evidence, distribution="numpy<2",
+                                feature="an API NumPy 2.0 removed")  # fmt: skip
         missing = MISSING.search(line)
         if missing:
             top = missing.group(1).split(".")[0]
@@ -145,6 +152,8 @@ def install_module(
     """`built` with the distribution of the missing module installed into `venv` (and the
     repair recorded), None when the index has none, it is there already or it does not install."""
     builder = Builder(venv, work, log, env, timeout, built.as_of, built.options, built.python2)
+    if fault.kind == "bound":
+        return _bounded(built, fault, builder)
     if not builder.probe([fault.module]):
         return None  # the distribution is there: a part of it fails, which no install answers
     options = tuple(ln for ln in (*built.options, *built.lines) if is_option(ln))
@@ -167,3 +176,19 @@ def install_module(
                     f"imported at run time, never declared ({why})", fault.evidence)  # fmt: skip
     return replace(built, repairs=(*built.repairs, repair),
                    lines=(*built.lines, distribution))  # fmt: skip
+
+
+def _bounded(
+    built: EnvironmentBuild, fault: RuntimeFault, builder: Builder
+) -> EnvironmentBuild | None:
+    """`built` with `fault.distribution` (`numpy<2`) installed beside its lines, None when that
+    does not install."""
+    bound = fault.distribution
+    if bound in built.lines or builder.install([*built.lines, bound]).exit_code != 0:
+        return None
+    with builder.log.open("a", encoding="utf-8") as fh:
+        fh.write(f"miner: repair pin: {bound}: {fault.feature} "
+                 f"({fault.evidence.path}:{fault.evidence.line})\n")  # fmt: skip
+    repair = Repair("pin", bound.split("<")[0], bound, f"the code or a dependency uses "
+                    f"{fault.feature}", fault.evidence)  # fmt: skip
+    return replace(built, repairs=(*built.repairs, repair), lines=(*built.lines, bound))
