@@ -280,3 +280,19 @@ def test_code_that_meets_an_api_numpy_2_removed_gets_numpy_below_2(tmp_path: Pat
     bound = [r for r in result.repairs if r.evidence.rule == "repair.numpy2.runtime"]
     assert [(r.kind, r.after) for r in bound] == [("pin", "numpy<2")]
     assert "numpy==1.26.4" in Path(str(result.lock)).read_text()
+
+
+def test_a_python_2_install_prefers_an_older_wheel_to_a_newer_sdist(tmp_path: Path) -> None:
+    from miner.select.sandbox import Finished
+
+    ran: list[list[str]] = []
+
+    class Recording(Builder):
+        def _run(self, argv: list[str], timeout: float) -> Finished:
+            ran.append(argv)
+            return Finished(0, False, 0.0)
+
+    builder = Recording(tmp_path / "env", tmp_path, tmp_path / "install.log", {}, 60.0,
+                        python2=True)  # fmt: skip
+    builder.install(["tensorflow==1.12.0"])
+    assert "--prefer-binary" in ran[0] and ran[0][1:4] == ["-m", "pip", "install"]

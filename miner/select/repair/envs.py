@@ -114,8 +114,10 @@ class Builder:
             return Finished(0, False, 0.0)
         plan = self._requirements(lines, "requirements.txt")
         if self.python2:
+            # pip picks today's sdist over last decade's wheel (grpcio compiling for minutes);
+            # an older release with a wheel is what a 2.7 project installed in its day.
             argv = [str(self.python), "-m", "pip", "install", "--disable-pip-version-check",
-                    "--no-input", "-r", str(plan)]  # fmt: skip
+                    "--no-input", "--prefer-binary", "-r", str(plan)]  # fmt: skip
             return self._run(argv, self.timeout)
         argv = [uv_binary(), "pip", "install", "--python", str(self.python), "-r", str(plan)]
         argv += self.as_of_args()
