@@ -381,6 +381,10 @@ def test_an_unguarded_import_of_a_python_2_module_marks_python_2_code(tmp_path: 
     assert closure.python2.rule == "repair.python2.import" and closure.names == ("numpy",)
     both = import_closure(tmp_path, [tmp_path / "both.py"])
     assert both.python2 is None and both.names == ("numpy",)  # a shim runs on either
+    branch = ("import sys\nif sys.version_info[0] == 3:\n    from urllib.request import urlopen\n"
+              "else:\n    from urllib2 import urlopen\n")  # fmt: skip
+    (tmp_path / "branch.py").write_text(branch, encoding="utf-8")
+    assert import_closure(tmp_path, [tmp_path / "branch.py"]).python2 is None
 
 
 def test_open_requirements_are_bounded_by_the_newest_release_of_the_date_for_pip() -> None:
