@@ -244,7 +244,11 @@ def test_ctrl_c_stops_the_project_and_removes_its_copy(lab, tmp_path):
     )
     env = {**os.environ, "TMPDIR": str(tmp_path), "UV_OFFLINE": "1",
            "UV_CACHE_DIR": str(tmp_path / "uv-cache")}  # fmt: skip
-    proc = subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE)
+    # A Ctrl-C handled earlier in this test process leaves SIGINT ignored (as `miner` does after
+    # an interrupt), and an ignored SIGINT is inherited: the child gets the terminal's default.
+    default = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)  # noqa: E731
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE,
+                            preexec_fn=default)  # fmt: skip
     deadline = time.monotonic() + 60
     while not pidfile.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
