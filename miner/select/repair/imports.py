@@ -11,11 +11,10 @@ An import pigar does not know is looked for under its own name, as pipreqs does.
 from __future__ import annotations
 
 import functools
-import sqlite3
 from datetime import datetime, timezone
 
 from miner.select.repair.index import IndexSource, Release, releases
-from miner.select.repair.names import canonical, distribution_for
+from miner.select.repair.names import canonical, distribution_for, pigar_rows
 
 EPOCH = datetime.max.replace(tzinfo=timezone.utc)
 GENERIC = 60  # more distributions than this ship the module: its name is a generic word
@@ -25,20 +24,11 @@ MIN_RELEASES = 10  # a maintained distribution has had at least this many releas
 @functools.cache
 def pigar_candidates(module: str) -> tuple[str, ...]:
     """Distributions pigar's database lists as shipping top-level `module` (empty without it)."""
-    from importlib import resources
-
-    try:
-        path = resources.files("pigar").joinpath(".db.sqlite3")
-    except ModuleNotFoundError:
-        return ()
-    if not path.is_file():
-        return ()
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
-        rows = db.execute(
-            "SELECT d.name FROM top_level_module_names t JOIN distributions d "
-            "ON t.distribution_id = d.id WHERE t.name = ? ORDER BY d.name",
-            (module,),
-        ).fetchall()
+    rows = pigar_rows(
+        "SELECT d.name FROM top_level_module_names t JOIN distributions d "
+        "ON t.distribution_id = d.id WHERE t.name = ? ORDER BY d.name",
+        [module],
+    )
     return tuple(row[0] for row in rows)
 
 

@@ -55,27 +55,33 @@ def modules_of(distribution: str) -> frozenset[str]:
     return frozenset(found)
 
 
-@functools.cache
-def pigar_modules(distribution: str) -> frozenset[str]:
-    """Top-level modules pigar's database (https://github.com/damnever/pigar) lists for
-    `distribution`, under any spelling of its name (empty without the database)."""
+def pigar_rows(query: str, parameters: list[str]) -> list[tuple[str, ...]]:
+    """Rows of `query` on pigar's database of the top-level modules every PyPI distribution
+    ships (https://github.com/damnever/pigar), read-only; none without the database."""
     from importlib import resources
 
     try:
         path = resources.files("pigar").joinpath(".db.sqlite3")
     except ModuleNotFoundError:
-        return frozenset()
+        return []
     if not path.is_file():
-        return frozenset()
+        return []
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        return db.execute(query, parameters).fetchall()
+
+
+@functools.cache
+def pigar_modules(distribution: str) -> frozenset[str]:
+    """Top-level modules pigar's database lists for `distribution`, under any spelling of its
+    name (empty without the database)."""
     plain = canonical(distribution)
     spellings = sorted({distribution, distribution.lower(), plain, plain.replace("-", "_")})
     marks = ",".join("?" * len(spellings))
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
-        rows = db.execute(
-            "SELECT t.name FROM top_level_module_names t JOIN distributions d "
-            f"ON t.distribution_id = d.id WHERE d.name IN ({marks})",
-            spellings,
-        ).fetchall()
+    rows = pigar_rows(
+        "SELECT t.name FROM top_level_module_names t JOIN distributions d "
+        f"ON t.distribution_id = d.id WHERE d.name IN ({marks})",
+        spellings,
+    )
     # A standard-library name a package also ships (`test`, `typing`) would read as a backport.
     standard = sys.stdlib_module_names
     return frozenset(r[0] for r in rows if not r[0].startswith("_") and r[0] not in standard)
