@@ -48,6 +48,7 @@ from miner.experiment.settings import (
     parse_setting,
 )
 from miner.procs import end_group, guardian, kill_group, spawn_group
+from miner.select.arguments import make_output_folders
 from miner.select.manifest import Manifest, RunSpec, example_dir
 from miner.select.standins.assists import REPORT_DIR, assist_env, stand_in_refusal
 
@@ -229,6 +230,7 @@ def run_once(context: _Context, config: RunConfig, index: int, run_dir: Path) ->
         "device": "cpu" if config.device == "cpu" else "cuda",
     }
     command = [_expand(a, values) for a in spec.command]
+    make_output_folders(command, run_dir)
     command += [_expand(a, {**values, "seed": str(seeds.seed)}) for a in spec.seed_args]
     for source, args in spec.seed_sources.items():
         command += [_expand(a, {**values, "seed": str(seeds.sources[source])}) for a in args]

@@ -6,8 +6,9 @@ README commands are read as a shell would see them: lines continued with `\\` ar
 `$ ` prompt, `VAR=value` prefixes, `nohup`/`time` and trailing redirections or pipes are dropped,
 and `python script.py`, `python -m package.module`, `./script`, `bash|sh script.sh` are
 understood. A command asking for help (`-h`, `--help`) is never taken. Placeholder arguments
-(`path/to/...`, `<path>`, `YOUR_DIR`, `$DATA`) are dropped with the option that precedes them and
-kept as evidence: such a run needs data the user must supply.
+(`path/to/...`, `<path>`, `YOUR_DIR`, `$DATA`) are kept as evidence: such a run needs data the
+user must supply. An output folder, a data path or a run name among them gets a value of the
+run's (miner.select.arguments); any other is dropped with the option that precedes it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+
+from miner.select.arguments import fill_in_value
 
 # Scripts that are not training: demos, plots, servers, webcams, data preparation, evaluation.
 NOT_TRAINING = re.compile(
@@ -41,6 +44,7 @@ PLACEHOLDER = re.compile(
     r"|^enter[-_]\w|\w[-_]here$"  # `--field enter-field-here`, `--data your-file-here`
     r"|^/(?!dev/null$)\S+"  # an absolute path names the author's machine, not the checkout
 )
+OVERRIDE = re.compile(r"^[A-Za-z_][\w.+~-]*=")  # a Hydra or OmegaConf override: `data.root=...`
 HELP = {"-h", "--help", "-help", "--helpfull"}
 # Where a command may start inside prose: an inline code span, or a runner word.
 CODE_SPAN = re.compile(r"`([^`]+)`")
@@ -117,25 +121,35 @@ def _first_choice(arg: str) -> str:
     return OPTIONAL_SUFFIX.sub("", arg)
 
 
+def _option_value(arg: str) -> tuple[str, str]:
+    """(`--opt`, value) of `--opt=value`, (`key`, value) of an override `key=value`, else
+    ("", arg)."""
+    if "=" in arg and (arg.startswith("-") or OVERRIDE.match(arg)):
+        option, value = arg.split("=", 1)
+        return option, value
+    return "", arg
+
+
 def _split_placeholders(args: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Concrete arguments, and the placeholders dropped (an option goes with its value)."""
+    """The arguments to run with, and every placeholder met (an option with its value): an
+    output folder, a data path or a run name gets a value of the run's (miner.select.arguments),
+    anything else is left out with the option that precedes it."""
     kept: list[str] = []
-    dropped: list[str] = []
+    placeholders: list[str] = []
     for arg in map(_first_choice, args):
-        value = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
-        if PLACEHOLDER.search(value):
-            if (
-                not arg.startswith("-")
-                and kept
-                and kept[-1].startswith("-")
-                and "=" not in kept[-1]
-            ):
-                dropped.append(f"{kept.pop()} {arg}")
-            else:
-                dropped.append(arg)
+        option, value = _option_value(arg)
+        if not PLACEHOLDER.search(value):
+            kept.append(arg)
             continue
-        kept.append(arg)
-    return tuple(kept), tuple(dropped)
+        previous = kept[-1] if kept else ""
+        separate = not option and previous.startswith("-") and "=" not in previous
+        placeholders.append(f"{previous} {arg}" if separate else arg)
+        filled = fill_in_value(previous if separate else option, value)
+        if filled is not None:
+            kept.append(arg[: len(arg) - len(value)] + filled)
+        elif separate:
+            kept.pop()
+    return tuple(kept), tuple(placeholders)
 
 
 def parse_command(line: str, no: int, base: str, paths: frozenset[str]) -> ReadmeCommand | None:

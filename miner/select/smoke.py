@@ -26,6 +26,7 @@ from pathlib import Path
 from miner.codebook import Evidence
 from miner.errors import DiskFull, ExperimentError
 from miner.models import SMOKE_OUTCOMES
+from miner.select.arguments import FilledArgument, fill_required, required_arguments
 from miner.select.blobs import fetch_omitted
 from miner.select.closure import closure_note, import_closure, script_in_command
 from miner.select.installs import InstallPlan, install_plan
@@ -136,7 +137,7 @@ def smoke(
                 reached(target.full_name, "S1")
                 first = built
                 training, built = _train(target, copy, venv, logs, work, base, options,
-                                         started_epoch, built)  # fmt: skip
+                                         started_epoch, built, notes)  # fmt: skip
                 install_seconds = built.seconds
                 if built is not first:  # the environment changed after the lock was written
                     lock = locked(built, venv, logs, work, base) if built.imports_ok else None
@@ -200,12 +201,26 @@ def smoke(
 
 def _train(
     target: SmokeTarget, copy: Path, venv: Path, logs: Path, work: Path, base: dict[str, str],
-    options: SmokeOptions, started_epoch: float, built: EnvironmentBuild,
+    options: SmokeOptions, started_epoch: float, built: EnvironmentBuild, notes: list[str],
 ) -> tuple[Training, EnvironmentBuild]:  # fmt: skip
     """Train; where the log shows a module imported by name that nothing declared, or a feature
-    this interpreter no longer has, repair the environment and train again (a few times)."""
+    this interpreter no longer has, repair the environment and train again (a few times); where
+    it asks for required arguments a run can make up (an output folder, a data path), give them
+    and train again (once)."""
     training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
-    for _ in range(MAX_RERUNS):
+    asked = False
+    for _ in range(MAX_RERUNS + 1):
+        if training.outcome == "usage" and not asked:
+            asked = True
+            given = _required(target, training)
+            if not given:
+                break
+            notes += [f"required by {training.evidence.path}:{training.evidence.line}: "
+                      f"{argument.note()}" for argument in given]  # fmt: skip
+            words = tuple(word for argument in given for word in argument.words())
+            target = replace(target, command=(*target.command, *words))
+            training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
+            continue
         if training.outcome not in ("import", "runtime") or training.progress:
             break
         python = interpreter_version(str(venv / "bin" / "python")) or (3, 0)
@@ -219,6 +234,14 @@ def _train(
             break  # the rebuild did not install; the first run's outcome stands
         training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
     return training, built
+
+
+def _required(target: SmokeTarget, training: Training) -> tuple[FilledArgument, ...]:
+    """Values for the arguments a usage error says are required, when the command runs a Python
+    script itself (a shell script need not pass them on) and every one can be made up."""
+    if "{python}" not in target.command[:6]:
+        return ()
+    return fill_required(required_arguments(training.evidence.text))
 
 
 def _repaired(

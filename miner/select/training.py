@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from miner.codebook import Evidence
+from miner.select.arguments import make_output_folders
 from miner.select.ladder import Marks, ProgressWatch, hook_env
 from miner.select.manifest import example_dir
 from miner.select.outcomes import classify_training
@@ -66,6 +67,7 @@ def train_entry(
         "seed": "0",
     }
     command = [_expand(a, values) for a in target.command]
+    make_output_folders(command, logs)
     home = work / "home"
     home.mkdir(exist_ok=True)
     marks_file = logs / "stages.txt"
@@ -99,7 +101,7 @@ def train_entry(
         fetch_env = {**env, "MINER_SMOKE_MARKS": str(logs / "fetch-stages.txt")}  # not S3/S4
         step = (command, copy, fetch_env, logs / REPORT_DIR / "fetch", logs / "fetch.log")
         fetch_data(*step, options.fetch_timeout, limits)
-    log = logs / "train.log"
+    log = _fresh_log(logs / "train.log")
     since = time.time()
     watch = ProgressWatch(log, marks_file)
     step_at: list[float] = []
@@ -141,6 +143,17 @@ def train_entry(
         ended=done.exit_code == 0 and not done.timed_out and not done.stopped,
         progress=progress,
     )
+
+
+def _fresh_log(log: Path) -> Path:
+    """`log`, empty: an earlier attempt's (a run repeated after a repair) is kept as
+    `train.1.log`, `train.2.log`, ..., so each run is classified by its own lines."""
+    if log.exists():
+        number = 1
+        while log.with_name(f"{log.stem}.{number}{log.suffix}").exists():
+            number += 1
+        log.rename(log.with_name(f"{log.stem}.{number}{log.suffix}"))
+    return log
 
 
 def _marked_step(marks_file: Path, mark: tuple[int, str]) -> Evidence:

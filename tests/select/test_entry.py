@@ -62,7 +62,7 @@ def test_a_command_inside_prose_is_found():
 
 def test_a_quoted_command_and_absolute_paths():
     [command] = commands('run "python train.py --data_path=/data/tweets.csv --rows 5"\n')
-    assert command.args == ("--rows", "5")
+    assert command.args == ("--data_path={run_dir}/stand-in-data/tweets.csv", "--rows", "5")
     assert command.placeholders == ("--data_path=/data/tweets.csv",)
 
 
@@ -82,11 +82,14 @@ def test_a_script_whose_own_statements_train_is_an_entry_point(tmp_path):
     assert [e.script for e in scan_checkout(root).entry_points] == ["FCN.py"]
 
 
-def test_placeholders_are_dropped_with_their_option_and_kept():
+def test_placeholders_are_kept_and_given_a_run_value_or_dropped_with_their_option():
     [command] = commands(
         "python train.py --data_dir path/to/image/directory --out <path> --epochs 5 YOUR_KEY\n"
     )
-    assert command.args == ("--epochs", "5")
+    assert command.args == (
+        "--data_dir", "{run_dir}/stand-in-data/image", "--out", "{run_dir}/outputs/out",
+        "--epochs", "5",
+    )  # fmt: skip
     assert command.placeholders == (
         "--data_dir path/to/image/directory",
         "--out <path>",
@@ -98,7 +101,8 @@ def test_a_choice_written_out_takes_its_first_alternative():
     [command] = commands(
         "python train.py --type [train|eval] --model res{8,15,26}[-narrow] --split {a,b} [DIR]\n"
     )
-    assert command.args == ("--type", "train", "--model", "res8", "--split", "a")
+    assert command.args == ("--type", "train", "--model", "res8", "--split", "a",
+                            "{run_dir}/stand-in-data/data")  # fmt: skip
     assert command.placeholders == ("[DIR]",)
     [written] = commands("python train.py --field enter-field-here --epochs 5\n")
     assert written.args == ("--epochs", "5")
@@ -145,7 +149,9 @@ def test_the_readme_command_wins_and_becomes_the_run_command(tmp_path):
         "scripts/train.sh",
         "shell",
     )
-    assert first.command() == ("bash", "scripts/train.sh", "8")
+    assert first.command() == (
+        "bash", "scripts/train.sh", "--data", "{run_dir}/stand-in-data/data", "8"
+    )  # fmt: skip
     assert first.placeholders == ("--data path/to/data",)
 
 

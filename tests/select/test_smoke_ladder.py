@@ -19,6 +19,8 @@ ARGS = (
     "parser.add_argument('--data', required=True)\n"
     "args = parser.parse_args()\n"
 )
+# A required argument no run can make up (a configuration file): `usage` stands.
+CONFIG_ARGS = ARGS.replace("'--data', required=True", "'--cfg', required=True")
 LOOP = (
     "import tinyfit\n"
     "model = tinyfit.Model(seed=1)\n"
@@ -46,7 +48,7 @@ LADDER: dict[str, tuple[dict[str, str], tuple[str, ...], str, int]] = {
     "pinned": ({"requirements.txt": "tinyfit==9.9\n", "train.py": train()},
                ("{python}", "train.py"), "install", 0),
     "undeclared": ({"train.py": "import tensorflow\n"}, ("{python}", "train.py"), "import", 1),
-    "usage": ({"train.py": ARGS + train()}, ("{python}", "train.py"), "usage", 2),
+    "usage": ({"train.py": CONFIG_ARGS + train()}, ("{python}", "train.py"), "usage", 2),
     "csv-missing": ({"train.py": ARGS + "open(args.data + '/train.csv').read()\n"},
                     ("{python}", "train.py", "--data", "data"), "needs_data", 3),
     "crash-after-data": (
@@ -115,7 +117,7 @@ def test_each_fixture_stops_at_its_stage(name, tmp_path, wheels):
 def test_each_outcome_names_its_evidence(tmp_path, wheels):
     files, command, *_ = LADDER["usage"]
     usage = run(tmp_path / "u", wheels, files, command)
-    assert usage.evidence.text.endswith("error: the following arguments are required: --data")
+    assert usage.evidence.text.endswith("error: the following arguments are required: --cfg")
     files, command, *_ = LADDER["python2"]
     py2 = run(tmp_path / "p", wheels, files, command)
     assert (py2.evidence.path, py2.evidence.line, py2.evidence.text) == (
@@ -147,16 +149,17 @@ def test_a_silent_first_step_stops_the_run_with_the_mark_as_evidence(tmp_path, w
 
 def test_readme_placeholders_mark_the_run_as_needing_data(tmp_path, wheels):
     files, _, *_ = LADDER["usage"]
-    readme = Evidence("README.md", 12, "python train.py --data path/to/data", "readme_command")
+    readme = Evidence("README.md", 12, "python train.py --cfg path/to/config.yaml",
+                      "readme_command")  # fmt: skip
     result = run(
         tmp_path, wheels, files, ("{python}", "train.py"),
-        placeholders=("--data path/to/data",), entry_evidence=readme,
+        placeholders=("--cfg path/to/config.yaml",), entry_evidence=readme,
     )  # fmt: skip
     assert result.outcome == "needs_data"
     assert (result.evidence.path, result.evidence.line) == ("README.md", 12)
     assert result.evidence.rule == "smoke.needs_data.placeholder"
-    assert "--data path/to/data" in result.evidence.text
-    assert any("required: --data" in note for note in result.notes)
+    assert "--cfg path/to/config.yaml" in result.evidence.text
+    assert any("required: --cfg" in note for note in result.notes)
     assert result.stage == 2
 
 
@@ -165,3 +168,42 @@ def test_hard_coded_cuda_needs_a_gpu(tmp_path, wheels):
              "train.py": "import tinyfit\ntinyfit.Model().cuda()\n"}  # fmt: skip
     result = run(tmp_path, wheels, files, ("{python}", "train.py"))
     assert (result.outcome, result.stage) == ("needs_gpu", 3)
+
+
+OUTPUT_ARGS = (
+    "import argparse, os\n"
+    "parser = argparse.ArgumentParser()\n"
+    "parser.add_argument('--outdir', required=True)\n"
+    "args = parser.parse_args()\n"
+    "open(os.path.join(args.outdir, 'log.txt'), 'w').write('started')\n"
+)
+
+
+def test_a_required_output_folder_is_given_one_and_the_run_trains(tmp_path, wheels):
+    files = {"requirements.txt": "tinyfit==0.1\n", "train.py": OUTPUT_ARGS + LOOP}
+    result = run(tmp_path, wheels, files, ("{python}", "train.py"))
+    assert (result.outcome, result.stage) == ("ok", 5), result.evidence
+    assert "--outdir" in result.command and "/outputs/outdir" in result.command
+    assert any("--outdir given an output folder of the run" in n for n in result.notes)
+    assert Path(result.log_dir, "outputs", "outdir", "log.txt").read_text() == "started"
+
+
+def test_a_required_data_path_gets_a_stand_in_path_and_needs_data_without_a_loader(
+    tmp_path, wheels
+):
+    files = {"train.py": ARGS.replace("'--data'", "'--data_root'")
+             + "open(args.data_root + '/train.csv').read()\n"}  # fmt: skip
+    result = run(tmp_path, wheels, files, ("{python}", "train.py"))
+    assert (result.outcome, result.stage) == ("needs_data", 3), result.evidence
+    assert "stand-in-data/data-root/train.csv" in result.evidence.text
+    assert "required: --data_root" in Path(result.log_dir, "train.1.log").read_text()
+    assert any("--data_root given a stand-in data path" in n for n in result.notes)
+
+
+def test_a_readme_output_placeholder_is_a_folder_that_exists(tmp_path, wheels):
+    files = {"requirements.txt": "tinyfit==0.1\n",
+             "train.py": OUTPUT_ARGS.replace("required=True", "default=None") + LOOP}  # fmt: skip
+    command = ("{python}", "train.py", "--outdir", "{run_dir}/outputs/output")
+    result = run(tmp_path, wheels, files, command, placeholders=("--outdir <OUTPUT_DIR>",))
+    assert (result.outcome, result.stage) == ("ok", 5), result.evidence
+    assert Path(result.log_dir, "outputs", "output", "log.txt").exists()

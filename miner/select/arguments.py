@@ -1,0 +1,190 @@
+"""Values for the arguments a user would type in: README placeholders and required options.
+
+A README writes `--output-dir <PATH/TO/OUTPUT/DIR>` or `python train.py [imagenet-folder]`, and
+an entry point may stop with `the following arguments are required: --outdir`. A smoke run has
+no user to ask, so it gives each such argument what its name says it is:
+- an output (`--output-dir`, `--save_model`, `$LOGDIR`, `--outdir`) a fresh folder of the run,
+  `{run_dir}/outputs/<name>` (a file name, such as `model.pt`, keeps its folder only);
+- a data path (`[imagenet-folder]`, `--data-path /path/to/imagenet/train`, `--data_root`) a path
+  under `{run_dir}/stand-in-data/` that does not exist, so a loader the data stand-ins know
+  (ImageFolder and its kin) serves stand-in data there, and any other loader stops as it would
+  for a user who has not downloaded the data (`needs_data`, the README line as evidence);
+- a run name (`--exp_name <name>`) the word `smoke`;
+- weights, a checkpoint to resume, a configuration file, a key or a device nothing: the argument
+  stays out, as before.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+OUTPUTS = "{run_dir}/outputs"
+STAND_IN_DATA = "{run_dir}/stand-in-data"
+RUN_NAME = "smoke"
+
+# What a word of an option's name, or of the placeholder, says the value is; first match wins.
+OUTPUT_WORDS = frozenset(
+    "o out outdir outpath output outputs save saved savedir savepath saving log logs logdir "
+    "logging result results resultdir expdir workdir dump snapshot snapshots tensorboard "
+    "ckptdir checkpointdir checkpointsdir".split()
+)
+NAME_WORDS = frozenset("name tag expname runname".split())
+NOT_FILLED_WORDS = frozenset(
+    "ckpt checkpoint checkpoints weight weights pretrained pretrain resume restore init load "
+    "model cfg config conf configs yaml yml vocab tokenizer key token api url host port gpu gpus "
+    "device devices wandb hf".split()
+)
+DATA_WORDS = frozenset(
+    "data dataset datasets datadir dataroot datapath root image images img imgs video videos "
+    "audio wav corpus text txt csv json jsonl h5 hdf5 tfrecord tfrecords train val valid "
+    "validation test folder dir path file input imagenet coco yuv".split()
+)
+# Words that say nothing of what the value is: left out of the name a value gets.
+GENERIC = frozenset("path to your the my a of dir directory folder file here enter".split())
+NOT_FILLED_SUFFIXES = (".pth", ".pt", ".ckpt", ".bin", ".safetensors", ".caffemodel", ".yaml",
+                       ".yml", ".cfg", ".py", ".h5py")  # fmt: skip
+FILE_NAME = re.compile(r"^[\w.-]+\.[A-Za-z][\w]{0,9}$")
+# A placeholder written as a token inside a longer value: `root=<PATH/TO/DATASET>`.
+TOKEN = re.compile(r"<[^>]*>|\[[^\]]*\]|\$\{[^}]*\}|\$\w+")
+WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+# What an entry point says when a required argument is missing: argparse (Python 3, then 2),
+# click, absl.
+REQUIRED = (
+    re.compile(r"the following arguments are required: (.+?)\s*$"),
+    re.compile(r"error: argument (\S+) is required"),
+    re.compile(r"Missing (?:option|argument) ['\"‘“]?([\w/-]+)"),
+    re.compile(r"Flag --(\w+) must (?:have a value other than None|be specified)"),
+)
+
+
+@dataclass(frozen=True)
+class FilledArgument:
+    """One argument given a value: the option (empty for a positional), the value, its role."""
+
+    option: str
+    value: str
+    role: str  # output | data | name
+
+    def words(self) -> tuple[str, ...]:
+        """The argv words it adds to a command."""
+        return (self.option, self.value) if self.option else (self.value,)
+
+    def note(self) -> str:
+        """What was given, and why, for the run's notes."""
+        what = {"output": "an output folder of the run", "data": "a stand-in data path",
+                "name": "a run name"}[self.role]  # fmt: skip
+        return f"{self.option or 'positional argument'} given {what}: {self.value}"
+
+
+def _words(text: str) -> list[str]:
+    """The words of an option name or a placeholder, lower case (`--outDir` -> out, dir)."""
+    words = [w.lower() for w in WORD.findall(text)]
+    joined = "".join(words)
+    return [*words, joined] if len(words) > 1 else words
+
+
+def role_of(option: str, placeholder: str) -> str:
+    """What an argument is, from its option's name and the placeholder written for its value:
+    output, name, data, or "" (weights, a configuration, anything a run cannot make up)."""
+    value_name = PurePosixPath(TOKEN.sub(" ", placeholder).strip() or placeholder).name.lower()
+    option_words, value_words = _words(option), _words(placeholder)
+    for words in (option_words, value_words) if option else (value_words,):
+        if NAME_WORDS.intersection(words) and words is option_words:
+            return "name"
+        if OUTPUT_WORDS.intersection(words):
+            return "output"
+        if NOT_FILLED_WORDS.intersection(words) or value_name.endswith(NOT_FILLED_SUFFIXES):
+            return ""
+        if DATA_WORDS.intersection(words):
+            return "data"
+    return ""
+
+
+def _name(option: str, placeholder: str, role: str) -> str:
+    """A short name for the value: the placeholder's own words (`imagenet-train`), a file name
+    it gives (`tweets.csv`), else the option's."""
+    plain = TOKEN.sub(lambda m: " " + m.group(0).strip("<>[]${}") + " ", placeholder)
+    last = PurePosixPath(plain.strip()).name if plain.strip() else ""
+    if FILE_NAME.match(last) and not last.startswith("."):
+        return last
+    for text in (plain, option):
+        words = [w.lower() for w in WORD.findall(text) if w.lower() not in GENERIC]
+        if words:
+            return "-".join(words)[:60]
+    return role
+
+
+def fill(option: str, placeholder: str) -> FilledArgument | None:
+    """The value a smoke run gives an argument written as `placeholder` (None: leave it out)."""
+    role = role_of(option, placeholder)
+    if not role:
+        return None
+    if role == "name":
+        return FilledArgument(option, RUN_NAME, role)
+    folder = OUTPUTS if role == "output" else STAND_IN_DATA
+    return FilledArgument(option, f"{folder}/{_name(option, placeholder, role)}", role)
+
+
+def fill_in_value(option: str, value: str) -> str | None:
+    """`value` with its placeholder replaced: each `<...>`/`[...]`/`$VAR` token inside a longer
+    value (`ImageNet:root=<PATH/TO/DATASET>`), else the whole value; None to leave it out."""
+    tokens = TOKEN.findall(value)
+    if tokens and TOKEN.sub("", value).strip(":=,/ "):
+        out = value
+        for token in dict.fromkeys(tokens):
+            filled = fill(option, token)
+            if filled is None:
+                return None
+            out = out.replace(token, filled.value)
+        return out
+    filled = fill(option, value)
+    return None if filled is None else filled.value
+
+
+def required_arguments(text: str) -> tuple[str, ...]:
+    """The arguments an entry point's usage error says are required (`--outdir`, `data_dir`)."""
+    for pattern in REQUIRED:
+        match = pattern.search(text)
+        if match is None:
+            continue
+        names = []
+        for item in match.group(1).split(","):
+            aliases = [a for a in item.strip().split("/") if a]
+            if not aliases:
+                continue
+            name = max(aliases, key=len)
+            if pattern is REQUIRED[3]:
+                name = "--" + name
+            names.append(name)
+        return tuple(names)
+    return ()
+
+
+def fill_required(names: tuple[str, ...]) -> tuple[FilledArgument, ...]:
+    """A value for each required argument, or () when any of them cannot be made up (a rerun
+    would stop at the same message); at most one positional argument."""
+    filled = []
+    for name in names:
+        option = name if name.startswith("-") else ""
+        argument = fill(option, "" if option else name)
+        if argument is None:
+            return ()
+        filled.append(argument)
+    if sum(1 for a in filled if not a.option) > 1:
+        return ()
+    return tuple(filled)
+
+
+def make_output_folders(argv: list[str], run_dir: Path) -> None:
+    """Create the output folders a command names under `run_dir/outputs` (a file's folder only),
+    as a user would before running it."""
+    outputs = run_dir / "outputs"
+    for word in argv:
+        value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+        if not value.startswith(str(outputs) + "/"):
+            continue
+        path = Path(value)
+        folder = path.parent if FILE_NAME.match(path.name) else path
+        folder.mkdir(parents=True, exist_ok=True)

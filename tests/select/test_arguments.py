@@ -1,0 +1,95 @@
+"""Values for README placeholders and required arguments: outputs get a folder of the run, data
+paths a stand-in path, run names a word, anything else nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from miner.select.arguments import (
+    fill_in_value,
+    fill_required,
+    make_output_folders,
+    required_arguments,
+    role_of,
+)
+
+
+@pytest.mark.parametrize(
+    ("option", "placeholder", "value"),
+    [
+        ("--data-path", "/path/to/imagenet/train", "{run_dir}/stand-in-data/imagenet-train"),
+        ("", "[imagenet-folder]", "{run_dir}/stand-in-data/imagenet"),
+        ("--output-dir", "<PATH/TO/OUTPUT/DIR>", "{run_dir}/outputs/output"),
+        ("--results_dir", "$LOGDIR", "{run_dir}/outputs/logdir"),
+        ("--data_dir", "$PREPROCESSED_DATA_DIR", "{run_dir}/stand-in-data/preprocessed-data"),
+        ("--save_model", "./save/your_new_trained.pt", "{run_dir}/outputs/your_new_trained.pt"),
+        ("--data_path", "/data/tweets.csv", "{run_dir}/stand-in-data/tweets.csv"),
+        ("--outDir", "<dir>", "{run_dir}/outputs/out"),
+        ("--exp_name", "<name>", "smoke"),
+        ("--config", "$CONFIG", None),
+        ("--resume", "/path/to/ckpt", None),
+        ("--pretrained", "<PATH/TO/WEIGHTS>", None),
+        ("", "path/to/model.pth", None),
+        ("--field", "enter-field-here", None),
+        ("--gpu_ids", "<ids>", None),
+    ],
+)
+def test_a_placeholder_gets_what_its_words_say_it_is(option, placeholder, value):
+    assert fill_in_value(option, placeholder) == value
+
+
+def test_a_placeholder_inside_a_longer_value_is_replaced_where_it_stands():
+    value = "ImageNet:split=TRAIN:root=<PATH/TO/DATASET>:extra=<PATH/TO/DATASET>"
+    assert fill_in_value("train.dataset_path", value) == (
+        "ImageNet:split=TRAIN:root={run_dir}/stand-in-data/dataset"
+        ":extra={run_dir}/stand-in-data/dataset"
+    )
+
+
+def test_the_option_speaks_before_the_placeholder():
+    assert role_of("--save-dir", "/path/to/data") == "output"
+    assert role_of("--weights", "/path/to/data") == ""
+    assert role_of("-d", "/path/to/data") == "data"
+
+
+@pytest.mark.parametrize(
+    ("message", "names"),
+    [
+        ("train.py: error: the following arguments are required: --actual_resume, --data_root",
+         ("--actual_resume", "--data_root")),
+        ("train.py: error: the following arguments are required: -o/--output_dir, data",
+         ("--output_dir", "data")),
+        ("train.py: error: argument --cfg is required", ("--cfg",)),
+        ("Error: Missing option '--outdir'.", ("--outdir",)),
+        ('Error: Missing option "--outdir".', ("--outdir",)),
+        ("FATAL Flags parsing error: flag --data_dir=None: Flag --data_dir must have a value "
+         "other than None.", ("--data_dir",)),
+        ("train.py: error: unrecognized arguments: -log m30k", ()),
+    ],
+)  # fmt: skip
+def test_required_arguments_are_read_from_each_parsers_message(message, names):
+    assert required_arguments(message) == names
+
+
+def test_required_arguments_are_filled_only_when_every_one_can_be():
+    given = fill_required(("--outdir", "--data_root"))
+    assert [(a.option, a.value, a.role) for a in given] == [
+        ("--outdir", "{run_dir}/outputs/outdir", "output"),
+        ("--data_root", "{run_dir}/stand-in-data/data-root", "data"),
+    ]
+    assert [w for a in given for w in a.words()][:2] == ["--outdir", "{run_dir}/outputs/outdir"]
+    assert fill_required(("--outdir", "--actual_resume")) == ()  # a checkpoint: nothing to give
+    assert fill_required(("data_dir", "image_dir")) == ()  # two positionals: order unknown
+    assert fill_required(("data_dir",))[0].words() == ("{run_dir}/stand-in-data/data",)
+
+
+def test_output_folders_are_made_under_the_run_folder_only(tmp_path):
+    outputs = tmp_path / "outputs"
+    make_output_folders(
+        ["python", "train.py", f"--out={outputs}/logs", "--save", f"{outputs}/ckpt/model.pt",
+         "--data", str(tmp_path / "stand-in-data" / "x"), "/elsewhere/folder"],
+        tmp_path,
+    )  # fmt: skip
+    assert (outputs / "logs").is_dir() and (outputs / "ckpt").is_dir()
+    assert not (outputs / "ckpt" / "model.pt").exists()
+    assert not (tmp_path / "stand-in-data").exists()
