@@ -13,6 +13,7 @@ from pathlib import Path
 from miner.codebook import Evidence
 from miner.select.arguments import make_output_folders
 from miner.select.ladder import Marks, ProgressWatch, hook_env
+from miner.select.launchers import launcher_folder
 from miner.select.manifest import example_dir
 from miner.select.outcomes import classify_training
 from miner.select.sandbox import Limits, first_new_file, network_cut_prefix, pinned, run_bounded
@@ -76,7 +77,9 @@ def train_entry(
         **thread_env,
         "HOME": str(home),  # no dotfiles of the host (credentials, caches) reach the project
         "VIRTUAL_ENV": str(venv),
-        "PATH": f"{venv / 'bin'}{os.pathsep}{base.get('PATH', os.defpath)}",
+        "PATH": os.pathsep.join(
+            (str(venv / "bin"), str(launcher_folder(work)), base.get("PATH", os.defpath))
+        ),
         "CUDA_VISIBLE_DEVICES": "",  # CPU only, even on a machine with GPUs
         "PYTHONUNBUFFERED": "1",
         "MPLBACKEND": "Agg",

@@ -207,3 +207,26 @@ def test_a_readme_output_placeholder_is_a_folder_that_exists(tmp_path, wheels):
     result = run(tmp_path, wheels, files, command, placeholders=("--outdir <OUTPUT_DIR>",))
     assert (result.outcome, result.stage) == ("ok", 5), result.evidence
     assert Path(result.log_dir, "outputs", "output", "log.txt").exists()
+
+
+SLURM_SCRIPT = (
+    "#!/bin/bash\n"
+    "PARTITION=$1\n"
+    "srun -p ${PARTITION} --job-name=fit --gres=gpu:8 --ntasks 8 --ntasks-per-node=8 \\\n"
+    "    --kill-on-bad-exit=1 --quotatype reserved python -u train.py --lr 0.001\n"
+)
+SLURM_TRAIN = (
+    "import os, subprocess, sys\n"
+    "rank, world = int(os.environ['SLURM_PROCID']), int(os.environ['SLURM_NTASKS'])\n"
+    "host = subprocess.getoutput('scontrol show hostname ' + os.environ['SLURM_NODELIST'])\n"
+    "print('rank', rank, 'of', world, 'on', host, 'args', sys.argv[1:])\n"
+) + LOOP
+
+
+def test_a_slurm_script_runs_its_command_once_here(tmp_path, wheels):
+    files = {"requirements.txt": "tinyfit==0.1\n", "train.sh": SLURM_SCRIPT,
+             "train.py": SLURM_TRAIN}  # fmt: skip
+    result = run(tmp_path, wheels, files, ("bash", "train.sh", "dev"))
+    assert (result.outcome, result.stage) == ("ok", 5), result.evidence
+    log = Path(result.log_dir, "train.log").read_text()
+    assert "rank 0 of 1 on localhost args ['--lr', '0.001']" in log

@@ -1,0 +1,62 @@
+"""A cluster's launchers on a machine that has none: `srun` runs its command once, here.
+
+Training scripts written for a SLURM cluster start Python through `srun -p PARTITION
+--gres=gpu:8 --ntasks=8 ... python train.py`, and their code asks SLURM who it is
+(`SLURM_PROCID`, `SLURM_NTASKS`, `scontrol show hostnames $SLURM_NODELIST`). A smoke run puts
+small stand-ins first on the PATH: `srun` drops its own options, describes one task on one node
+in the SLURM variables, and runs the command; `scontrol show hostname(s)` names this machine.
+Nothing of the project is edited; a machine that has SLURM gets the same stand-ins, since a
+smoke run is one bounded process, never a cluster job.
+"""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+# srun's options that take their value as the next word (`-p dev`, `--gres gpu:8`).
+SRUN_VALUE_OPTIONS = (
+    "-p -n -N -c -J -w -x -t -o -e -A -q -G -m -D --partition --job-name --ntasks --nodes "
+    "--gres --cpus-per-task --ntasks-per-node --time --account --qos --mem --output --error "
+    "--quotatype --nodelist --exclude --gpus --gpus-per-node --gpus-per-task --mem-per-cpu "
+    "--mem-per-gpu --reservation --distribution --cpu-bind --mpi --chdir --comment"
+)
+SRUN = f"""#!/bin/sh
+# srun outside a SLURM cluster: its options name the cluster's resources; run the command once.
+while [ $# -gt 0 ]; do
+  case " {SRUN_VALUE_OPTIONS} " in
+    *" $1 "*) shift; [ $# -gt 0 ] && shift; continue;;
+  esac
+  case "$1" in
+    --) shift; break;;
+    -*) shift;;
+    *) break;;
+  esac
+done
+export SLURM_PROCID="${{SLURM_PROCID:-0}}" SLURM_LOCALID="${{SLURM_LOCALID:-0}}"
+export SLURM_NTASKS="${{SLURM_NTASKS:-1}}" SLURM_NNODES="${{SLURM_NNODES:-1}}"
+export SLURM_NODEID="${{SLURM_NODEID:-0}}" SLURM_NODELIST="${{SLURM_NODELIST:-localhost}}"
+export SLURM_JOB_ID="${{SLURM_JOB_ID:-1}}" SLURM_NTASKS_PER_NODE="${{SLURM_NTASKS_PER_NODE:-1}}"
+export SLURM_STEP_NODELIST="${{SLURM_STEP_NODELIST:-localhost}}"
+exec "$@"
+"""
+SCONTROL = """#!/bin/sh
+# scontrol outside a SLURM cluster: the one node of a smoke run is this machine.
+case "$1 $2" in
+  "show hostname"|"show hostnames") echo localhost; exit 0;;
+esac
+echo "scontrol: no SLURM cluster here (a smoke run)" >&2
+exit 1
+"""
+LAUNCHERS = {"srun": SRUN, "scontrol": SCONTROL}
+
+
+def launcher_folder(work: Path) -> Path:
+    """A folder of launcher stand-ins under `work`, to put first on a run's PATH."""
+    folder = work / "launchers"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in LAUNCHERS.items():
+        path = folder / name
+        path.write_text(text, encoding="utf-8")
+        path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return folder
