@@ -42,7 +42,7 @@ PLACEHOLDER = re.compile(
     r"(?i)<[^>]*>|\[[^\]]*\]|\{[^}]*\}|\.\.\.|(?:^|/)path/to\b|/path/|\bpath_to_|your[_-]\w*"
     r"|^\$\w+|\$\{|^(?:PATH|DIR|DATA|FOLDER|FILE)(?:_\w+)?$|xxx"
     r"|^enter[-_]\w|\w[-_]here$"  # `--field enter-field-here`, `--data your-file-here`
-    r"|^/(?!dev/null$)\S+"  # an absolute path names the author's machine, not the checkout
+    r"|^/(?!dev/null$)\S+|^~/"  # an absolute or home path names the author's machine
 )
 OVERRIDE = re.compile(r"^[A-Za-z_][\w.+~-]*=")  # a Hydra or OmegaConf override: `data.root=...`
 HELP = {"-h", "--help", "-help", "--helpfull"}

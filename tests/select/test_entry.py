@@ -66,6 +66,14 @@ def test_a_quoted_command_and_absolute_paths():
     assert command.placeholders == ("--data_path=/data/tweets.csv",)
 
 
+def test_a_path_in_the_authors_home_is_a_placeholder():
+    [command] = commands("python train.py --outdir=~/training-runs --data=~/datasets/afhq.zip\n")
+    assert command.args == (
+        "--outdir={run_dir}/outputs/training-runs", "--data={run_dir}/stand-in-data/afhq.zip"
+    )  # fmt: skip
+    assert command.placeholders == ("--outdir=~/training-runs", "--data=~/datasets/afhq.zip")
+
+
 def test_the_readme_command_that_trains_comes_first(tmp_path):
     root = write(tmp_path, {
         "README.md": "python main.py --mode=generate\n\npython main.py --mode=train\n",
