@@ -24,7 +24,8 @@ PROGRESS = re.compile(
     r"|\b(?:epoch|iter(?:ation)?|step|batch)\b\s*[:#=\[(]?\s*\d+"
     r"|\d+/\d+\s*\[[=>.]+\]"
 )
-NO_SCRIPT = re.compile(r"can't open file|No such file or directory: '[^']*\.py'")
+# The entry point missing, or a program a shell script runs that this machine lacks (`mpirun`).
+NO_SCRIPT = re.compile(r"can't open file|No such file or directory: '[^']*\.py'|command not found$")
 INSTALL_REASONS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("no_wheel", re.compile(r"(?i)no (?:matching )?(?:wheels?|distribution)|no .*wheels? with")),
     ("unsatisfiable", re.compile(r"\bBecause\b.*")),
@@ -84,8 +85,13 @@ DOWNLOAD = re.compile(
     r"|HTTP Error \d+"
 )
 DATA = re.compile(
-    r"(?i)FileNotFoundError|No such file or directory|(?:please|manually) download"
+    r"(?i)^(?!\s*tee: )"  # tee's log file in a missing folder is an output, not data
+    r".*(?:FileNotFoundError|No such file or directory|(?:please|manually) download"
     r"|not found\. (?:Download|Please)|does not exist|IsADirectoryError|NotADirectoryError"
+    # an empty data folder: "No audio files found in 'corpus'", "Found 0 images in ...",
+    # a DataLoader over nothing ("num_samples=0")
+    r"|\bno (?:\w+ ){0,2}files? (?:were )?found|\bfound 0 (?:\w+ )?(?:files|images|samples)"
+    r"|\bfound no (?:\w+ )?(?:files|images)|num_samples=0)"
 )
 # A traceback's code line that writes: its missing folder is an output folder, not data.
 WRITES = re.compile(

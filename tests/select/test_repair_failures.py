@@ -261,3 +261,33 @@ def test_an_old_torchvision_gets_the_pillow_it_was_written_for() -> None:
     assert pillow_bound(["torchvision==0.5.0"]) is None
     assert pillow_bound(["torchvision==0.2.2", "Pillow==6.2.0"]) is None  # already pinned
     assert pillow_bound(["torchvision>=0.2"]) is None
+
+
+def test_a_pin_only_the_frameworks_own_index_had_moves_to_the_first_release_after_the_date(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """torch==0.3.1 (on PyTorch's own index only): the default index has nothing at the commit's
+    date, so the first release it has at all, resolved past the date."""
+    from datetime import datetime, timezone
+
+    import miner.select.repair.steps as steps
+
+    first = Release(Version("1.0.0"), ("torch-1.0.0-cp37-cp37m-manylinux1_x86_64.whl",),
+                    datetime(2018, 12, 7, tzinfo=timezone.utc))  # fmt: skip
+    monkeypatch.setattr(steps, "releases", lambda source, name, as_of=None: [] if as_of else
+                        [first])  # fmt: skip
+    monkeypatch.setattr(steps, "ever_released", lambda *args: False)
+    attempt = _attempt(tmp_path, IndexSource(), ["torch==0.3.1"])
+    attempt.version, attempt.as_of = (3, 7), "2018-06-01T00:00:00Z"
+    failure = diagnose([
+        "error: No solution found when resolving dependencies",
+        "  cause: Because there is no version of torch==0.3.1 and you require torch==0.3.1, we "
+        "can conclude that your requirements are unsatisfiable.",
+    ])  # fmt: skip
+    assert failure is not None and attempt._repair(failure)
+    assert attempt.lines == ["torch==1.0.0"]
+    assert attempt.builder.past_date == ("torch",)
+    [repair] = attempt.repairs
+    assert (repair.kind, repair.before, repair.after) == ("pin", "torch==0.3.1", "torch==1.0.0")
+    assert "1.0.0 is the first after" in repair.reason
+    assert not attempt._repair(failure)  # tried once

@@ -128,6 +128,11 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
         "AssertionError: Torch not compiled with CUDA enabled": "needs_gpu",
         "RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!": "needs_gpu",
         "ValueError: operands could not be broadcast together": "runtime",
+        "ValueError: No audio files found in 'corpus'.": "needs_data",
+        "RuntimeError: Found 0 images in subfolders of: data/train": "needs_data",
+        "ValueError: num_samples should be a positive integer value, but got num_samples=0": (
+            "needs_data"
+        ),
     }
     for line, outcome in cases.items():
         got, evidence = classify_training(
@@ -162,6 +167,13 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
     assert (got, evidence.rule) == ("runtime", "smoke.runtime.output_folder")
     missing = "python: can't open file 'train.py': [Errno 2] No such file or directory\n"
     assert classify_training(log(tmp_path, missing), 2, False, 60, None)[0] == "runtime"
+    shell = (
+        "logging to logs/ucf101_rgb_split1.log\n"
+        "tee: logs/ucf101_rgb_split1.log: No such file or directory\n"
+        "scripts/train_tsn.sh: line 14: mpirun: command not found\n"
+    )  # a shell script: tee's log folder is an output; the program the machine lacks decides
+    got, evidence = classify_training(log(tmp_path, shell), 127, False, 60, None)
+    assert (got, evidence.line) == ("runtime", 3)
 
 
 def test_a_step_line_names_its_loss_in_any_spelling():

@@ -71,11 +71,24 @@ class RepairSteps:
             why = f"{failure.version} was never on the index"
         if move is None:
             later = next_release(line, found, self.version)
-            if later is None:
-                return False
             major = failure.version.split(".")[0]
+            if later is not None:
+                why += f"; the index has no {major}.x release, {later.split('==')[-1]} is the next"
+            elif self.as_of:
+                # Published on the framework's own index only (PyTorch before 1.0 on Linux): the
+                # first release the index has, even after the commit's date.
+                later = next_release(line, releases(self.source, failure.name) or [],
+                                     self.version)  # fmt: skip
+                if later is None:
+                    return False
+                if failure.name not in self.builder.past_date:
+                    past = (*self.builder.past_date, failure.name)
+                    self.builder = replace(self.builder, past_date=past)
+                why += (f"; the index had no later release of it at the commit's date, "
+                        f"{later.split('==')[-1]} is the first after")  # fmt: skip
+            else:
+                return False
             move = (later, later)
-            why += f"; the index has no {major}.x release, {later.split('==')[-1]} is the next"
         if move[0] in self.tried:
             return False
         self.tried.add(move[0])
