@@ -70,6 +70,11 @@ def test_build_failures_say_what_the_build_needs() -> None:
     lines = ["error: Failed to build `pycocotools==2.0.0`",
              "ModuleNotFoundError: No module named 'numpy'"]  # fmt: skip
     assert diagnose(lines).build_missing == "numpy"  # type: ignore[union-attr]
+    lines = ["error: Failed to build `gym==0.18.0`",
+             "  error in gym setup command: 'extras_require' must be a dictionary whose values are "
+             "strings or lists of strings containing valid project/version requirement "
+             "specifiers."]  # fmt: skip
+    assert diagnose(lines).legacy  # type: ignore[union-attr]
 
 
 def _releases(*versions: str, wheel: str = "py3-none-any") -> list[Release]:

@@ -54,7 +54,11 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 USE_2TO3 = re.compile(r"use_2to3 is invalid|error in \S+ setup command: use_2to3")
 LEGACY = re.compile(r"Cannot import 'setuptools\.build_meta'|No module named 'setuptools\.command"
-                    r"\.(?:build|test)'|has no attribute '(?:Feature|setuptools_scm)'")  # fmt: skip
+                    r"\.(?:build|test)'|has no attribute '(?:Feature|setuptools_scm)'"
+                    # setuptools 67 reads requirement strings strictly (`opencv-python>=3.`)
+                    r"|must be a dictionary whose values are strings or lists of strings "
+                    r"containing valid project/version requirement specifiers"
+                    r"|(?:install|extras)_require must be a string or list of strings")  # fmt: skip
 BUILD_IMPORT = re.compile(r"No module named '([A-Za-z_][\w]*)")
 UV_BUILD_HINT = re.compile(r"^\s*([A-Za-z0-9][\w.-]*)\s*=\s*\[\s*\"([^\"]+)\"")
 METADATA = re.compile(r"(?i)invalid metadata|failed to parse metadata|metadata mismatch|"
