@@ -37,6 +37,7 @@ from miner.select.repair import (
     BuildRequest,
     EnvironmentBuild,
     build_environment,
+    ensure_disk_room,
     locked,
     package_cache_env,
 )
@@ -83,9 +84,10 @@ def smoke(
     logs.mkdir(parents=True)
     started, started_epoch = time.perf_counter(), time.time()
     base = scrubbed_env(os.environ if options.env is None else options.env)
+    pruned = ensure_disk_room(package_cache_env(base, options.out_dir), out_dir)
     work = Path(tempfile.mkdtemp(prefix=f"miner-smoke-{slug}-"))
     reached = on_stage or (lambda name, stage: None)
-    notes: list[str] = []
+    notes: list[str] = [pruned] if pruned else []
     blobs = None
     install_seconds, training, built, lock = 0.0, None, None, None
     requirements: tuple[str, ...] = ()

@@ -301,3 +301,25 @@ def test_a_launchers_worker_failure_is_read_from_the_workers_own_exception(tmp_p
     assert (got, evidence.line) == ("needs_data", 4)
     got, _ = classify_training(log(tmp_path, launcher), 1, False, 60, None)
     assert got == "runtime"  # the launcher's own report when the worker said nothing
+
+
+def test_a_short_disk_is_pruned_first_and_refused_with_one_line(tmp_path, monkeypatch):
+    import collections
+    import shutil as real_shutil
+
+    import miner.select.repair as repair
+    from miner.errors import DiskFull
+
+    env = {**os.environ, "UV_CACHE_DIR": str(tmp_path / "uv-cache")}
+    (tmp_path / "uv-cache").mkdir()
+    usage = collections.namedtuple("usage", "total used free")
+    frees = iter([100 * 2**30, 100 * 2**30])
+    monkeypatch.setattr(repair.shutil, "disk_usage", lambda p: usage(0, 0, next(frees)))
+    assert repair.ensure_disk_room(env, tmp_path) == ""  # room enough: nothing done
+    frees = iter([2**30, 2**30, 100 * 2**30, 100 * 2**30])  # short, then freed by the prune
+    note = repair.ensure_disk_room(env, tmp_path)
+    assert "uv cache prune" in note
+    monkeypatch.setattr(repair.shutil, "disk_usage", lambda p: usage(0, 0, 2**30))
+    with pytest.raises(DiskFull, match=r"only 1\.0 GiB free at .*`uv cache clean`"):
+        repair.ensure_disk_room(env, tmp_path)
+    assert real_shutil.disk_usage(tmp_path).free > 0

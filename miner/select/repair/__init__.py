@@ -9,10 +9,12 @@ replays for `miner experiment`. All candidates share one package cache (`package
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
+from miner.errors import DiskFull
 from miner.select.repair.attempt import BuildRequest, EnvironmentBuild
 from miner.select.repair.engine import build_environment
 from miner.select.repair.envs import Builder
@@ -20,9 +22,9 @@ from miner.select.repair.lock import Lock, lock_of, read_lock, rebuild_environme
 from miner.select.repair.records import Repair
 
 __all__ = [
-    "BuildRequest", "EnvironmentBuild", "Lock", "Repair", "build_environment", "cache_dir",
-    "locked", "package_cache", "package_cache_env", "read_lock", "rebuild_environment",
-    "write_lock",
+    "MIN_FREE_BYTES", "BuildRequest", "EnvironmentBuild", "Lock", "Repair", "build_environment",
+    "cache_dir", "ensure_disk_room", "locked", "package_cache", "package_cache_env", "read_lock",
+    "rebuild_environment", "write_lock",
 ]  # fmt: skip
 
 
@@ -61,6 +63,47 @@ def package_cache(env: Mapping[str, str] | None = None) -> tuple[Path, int]:
             except OSError:
                 pass
     return path, size
+
+
+# Room a smoke run wants before it starts: a copy of the checkout and one environment (a CPU
+# PyTorch or TensorFlow with its companions takes 2 to 4 GiB unpacked, the downloads again in the
+# cache, which environments share).
+MIN_FREE_BYTES = 4 * 1024**3
+
+
+def ensure_disk_room(env: Mapping[str, str], folder: Path, need: int = MIN_FREE_BYTES) -> str:
+    """Make sure the disks of the package cache and of `folder` have `need` bytes free: where
+    they do not, prune the cache of what no environment uses (`uv cache prune`) and say so;
+    where that is not enough, stop with one line instead of failing half-way through a build."""
+    from miner.select.sandbox import uv_binary
+
+    cache = cache_dir(env)
+    places = [p for p in (cache, folder) if p.exists() or p.parent.exists()]
+
+    def short() -> list[tuple[Path, int]]:
+        out = []
+        for place in places:
+            free = shutil.disk_usage(place if place.exists() else place.parent).free
+            if free < need:
+                out.append((place, free))
+        return out
+
+    if not short():
+        return ""
+    try:
+        subprocess.run([uv_binary(), "cache", "prune"], capture_output=True, timeout=1800,
+                       check=False, env=dict(env))  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    still = short()
+    if still:
+        place, free = still[0]
+        raise DiskFull(
+            f"only {free / 1024**3:.1f} GiB free at {place} (a smoke run needs "
+            f"{need / 1024**3:.0f} GiB); `uv cache prune` did not free enough: free disk space "
+            f"(`uv cache clean` empties the package cache at {cache}) and run it again"
+        )
+    return f"the disk was short of {need / 1024**3:.0f} GiB free: `uv cache prune` freed it"
 
 
 def package_cache_env(base: dict[str, str], out_dir: Path) -> dict[str, str]:
