@@ -253,7 +253,7 @@ def _repaired(
     """The environment with `fault` repaired: the module installed (or the bound, `numpy<2`), or
     the whole environment rebuilt on the newest interpreter older than the feature's removal."""
     env = package_cache_env(base, options.out_dir)
-    if fault.kind in ("module", "bound"):
+    if fault.kind in ("module", "bound", "older"):
         return install_module(built, fault, venv, work, logs / "install.log", env,
                               options.install_timeout)  # fmt: skip
     older = [p for p in options.pythons if (interpreter_version(p) or (0, 0)) < fault.before]

@@ -296,3 +296,34 @@ def test_a_python_2_install_prefers_an_older_wheel_to_a_newer_sdist(tmp_path: Pa
                         python2=True)  # fmt: skip
     builder.install(["tensorflow==1.12.0"])
     assert "--prefer-binary" in ran[0] and ran[0][1:4] == ["-m", "pip", "install"]
+
+
+@pytest.mark.parametrize(
+    ("name", "script"),
+    [
+        ("layered", "from layered.models.helpers import trunc\n"),  # a module gone in 1.0
+        ("renamed", "from renamed.api import old_fn\n"),  # a name gone in 1.0
+    ],
+)
+def test_a_part_an_unpinned_package_no_longer_has_moves_it_to_the_release_line_before(
+    tmp_path: Path, index: Path, name: str, script: str
+) -> None:
+    old = ({f"{name}/__init__.py": "", f"{name}/models/__init__.py": "",
+            f"{name}/models/helpers.py": "def trunc(x):\n    return x\n",
+            f"{name}/api.py": "def old_fn():\n    return 1\n"})  # fmt: skip
+    new = {f"{name}/__init__.py": "", f"{name}/models/__init__.py": "",
+           f"{name}/api.py": "def new_fn():\n    return 1\n"}  # fmt: skip
+    build_wheel(index, name, "0.9.2", old)
+    build_wheel(index, name, "1.0.1", new)
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1", name], script + train())
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    [older] = [r for r in result.repairs if r.kind == "older"]
+    assert (older.before, older.after) == (f"{name}==1.0.1", f"{name}<1")
+    assert older.evidence.path == "train.log" and older.evidence.rule == "repair.older.runtime"
+    assert result.lock is not None and f"{name}==0.9.2" in Path(result.lock).read_text()
+    # Pinned by the project: left as it is (the fault lies elsewhere).
+    pinned = _project(tmp_path / "pinned", index, ["tinyfit==0.1", f"{name}==1.0.1"],
+                      script + train())  # fmt: skip
+    kept = smoke(_target(pinned), _options(tmp_path / "p"))
+    assert kept.outcome == "import" and not [r for r in kept.repairs if r.kind == "older"]

@@ -345,6 +345,20 @@ def test_a_training_log_names_the_repair_it_calls_for(tmp_path: Path) -> None:
     assert numpy2 is not None and (numpy2.kind, numpy2.distribution) == ("bound", "numpy<2")
     distutils = fault("ModuleNotFoundError: No module named 'distutils'", (3, 12))
     assert distutils is not None and distutils.kind == "interpreter"
+    gone = fault("ImportError: cannot import name 'cached_download' from 'huggingface_hub' "
+                 "(/venv/lib/python3.10/site-packages/huggingface_hub/__init__.py)")  # fmt: skip
+    assert gone is not None and (gone.kind, gone.module, gone.feature) == (
+        "older",
+        "huggingface_hub",
+        "huggingface_hub.cached_download",
+    )
+    own = fault("ImportError: cannot import name 'x' from 'basicsr.utils' (/src/basicsr/utils.py)")
+    assert own is None  # the project's own module
+    part = fault("ModuleNotFoundError: No module named 'timm.models.layers.helpers'")
+    assert part is not None and (part.module, part.feature) == (
+        "timm",
+        "timm.models.layers.helpers",
+    )
 
 
 def test_an_open_framework_whose_code_calls_a_removed_api_stops_before_the_removal(

@@ -25,6 +25,7 @@ KINDS = (
     "wheel",  # a sdist that fails to build replaced by the nearest release with a wheel
     "build",  # a build constraint of the project's era (setuptools<58, build-time numpy)
     "api_bound",  # an open framework pinned before the release that removed an API it calls
+    "older",  # an unpinned package whose installed release lacks a part the run imports
     "companion",  # a companion version (torchvision for its torch, keras for its tensorflow)
     "drop",  # a failing requirement the entry point's imports do not need, dropped
     "import",  # an undeclared import installed
