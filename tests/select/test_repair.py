@@ -327,3 +327,32 @@ def test_a_part_an_unpinned_package_no_longer_has_moves_it_to_the_release_line_b
                       script + train())  # fmt: skip
     kept = smoke(_target(pinned), _options(tmp_path / "p"))
     assert kept.outcome == "import" and not [r for r in kept.repairs if r.kind == "older"]
+
+
+SLOW_BACKEND = """import time
+
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    time.sleep(120)  # a C++ extension compiled from source
+    raise RuntimeError("never gets here")
+"""
+
+
+def test_a_sdist_still_building_when_the_install_bound_ends_gives_way_to_a_wheel(
+    tmp_path: Path, index: Path
+) -> None:
+    build_wheel(index, "slowext", "0.4.30", {"slowext.py": "FAST = True\n"})
+    build_failing_sdist(index, "slowext", "0.4.36", backend=SLOW_BACKEND)
+    script = "import slowext\nassert slowext.FAST\n" + train()
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1", "slowext"], script)
+    options = replace(_options(tmp_path), install_timeout=15)
+    result = smoke(_target(checkout), options)
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    [wheel] = [r for r in result.repairs if r.kind == "wheel"]
+    assert (wheel.before, wheel.after) == ("slowext", "slowext==0.4.30")
+    assert wheel.evidence.rule == "repair.failure.slow_build"
+    assert "Building slowext==0.4.36" in wheel.evidence.text

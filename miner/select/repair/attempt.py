@@ -13,7 +13,7 @@ from miner.codebook import Evidence
 from miner.select.outcomes import install_failure
 from miner.select.pythons import interpreter_version
 from miner.select.repair.envs import Builder
-from miner.select.repair.failures import Failure, diagnose
+from miner.select.repair.failures import Failure, diagnose, unfinished_build
 from miner.select.repair.imports import distribution_on_index
 from miner.select.repair.index import IndexSource, releases
 from miner.select.repair.moves import wheel_move
@@ -168,6 +168,7 @@ class Attempt(RepairSteps):
         back to `good` after each failure: (None, the new good state) or (the failure, good)."""
         log = self.builder.log
         since = len(_lines_of(log))
+        slow = False
         for _ in range(MAX_ROUNDS):
             since = len(_lines_of(log))
             done = self.builder.install(self.lines, self.constraints, self.extra_build)
@@ -176,7 +177,14 @@ class Attempt(RepairSteps):
             self.builder.restore(good)
             self.diagnosis = diagnose(_lines_of(log), since, log.name)
             evidence = install_failure(log, done.timed_out, self.builder.timeout, since)
-            if done.timed_out or self.diagnosis is None or not self._repair(self.diagnosis):
+            if done.timed_out:
+                # A sdist that builds past the bound (a C++ extension compiled from source): the
+                # repair a failed build gets (a release with a wheel, or dropped if unneeded),
+                # once per install.
+                self.diagnosis = None if slow else unfinished_build(_lines_of(log), since,
+                                                                    log.name)  # fmt: skip
+                slow = True
+            if self.diagnosis is None or not self._repair(self.diagnosis):
                 return evidence, good
         return install_failure(log, False, 0, since), good
 

@@ -95,6 +95,25 @@ class Failure:
         return self.kind in INTERPRETER_INDEPENDENT and not self.in_build
 
 
+BUILDING = re.compile(r"^\s+Building ([A-Za-z0-9][\w.-]*)==(\S+)")
+BUILT = re.compile(r"^\s+Built ([A-Za-z0-9][\w.-]*)==(\S+)")
+
+
+def unfinished_build(
+    lines: list[str], since: int = 0, log_name: str = "install.log"
+) -> Failure | None:
+    """The sdist an install was still building when its time ran out (`Building onnxsim==0.4.36`
+    with no `Built` after it), as a build failure of that release; None when none was."""
+    built = {m.group(1).lower() for line in lines[since:] if (m := BUILT.match(line))}
+    for offset, line in enumerate(lines[since:]):
+        match = BUILDING.match(line)
+        if match and match.group(1).lower() not in built:
+            evidence = Evidence(log_name, since + offset + 1, line.strip()[:300],
+                                "repair.failure.slow_build")  # fmt: skip
+            return Failure("build", match.group(1), match.group(2), evidence)
+    return None
+
+
 def diagnose(lines: list[str], since: int = 0, log_name: str = "install.log") -> Failure | None:
     """The first failure uv reports in `lines[since:]`, None when none is recognised."""
     tail = lines[since:]
