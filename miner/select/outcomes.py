@@ -93,6 +93,9 @@ DATA = re.compile(
     r"|\bno (?:\w+ ){0,2}files? (?:were )?found|\bfound 0 (?:\w+ )?(?:files|images|samples)"
     r"|\bfound no (?:\w+ )?(?:files|images)|num_samples=0)"
 )
+# The memory limit reached: worth a rerun with a larger --memory rather than a fix.
+MEMORY = re.compile(r"can't allocate memory|Cannot allocate memory|^MemoryError\b|std::bad_alloc"
+                    r"|ResourceExhaustedError.*\bOOM\b")  # fmt: skip
 # A traceback's code line that writes: its missing folder is an output folder, not data.
 WRITES = re.compile(
     r"""open\([^)]*['"](?:w|wb|a|ab|w\+)['"]|\.save\w*\(|savefig\(|\.to_csv\(|\.dump\(|"""
@@ -186,6 +189,9 @@ def classify_training(
     usage = _usage(lines, exit_code)
     if usage is not None:
         return "usage", Evidence(log.name, usage[0], _clip(usage[1]), "smoke.usage")
+    for no, line in tail:
+        if MEMORY.search(line):  # the run's address-space limit (--memory), not the project
+            return "runtime", Evidence(log.name, no, _clip(line), "smoke.runtime.memory")
     gpu_assert = _gpu_assert(lines, tail)
     if gpu_assert is not None:
         return "needs_gpu", Evidence(log.name, gpu_assert[0], _clip(gpu_assert[1]),

@@ -168,6 +168,12 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
     assert (got, evidence.rule) == ("runtime", "smoke.runtime.output_folder")
     missing = "python: can't open file 'train.py': [Errno 2] No such file or directory\n"
     assert classify_training(log(tmp_path, missing), 2, False, 60, None)[0] == "runtime"
+    memory = traceback + (
+        "RuntimeError: [enforce fail at alloc_cpu.cpp:124] err == 0. DefaultCPUAllocator: can't "
+        "allocate memory: you tried to allocate 67108864 bytes. Error code 12\n"
+    )
+    got, evidence = classify_training(log(tmp_path, memory), 1, False, 60, None)
+    assert (got, evidence.rule) == ("runtime", "smoke.runtime.memory")
     shell = (
         "logging to logs/ucf101_rgb_split1.log\n"
         "tee: logs/ucf101_rgb_split1.log: No such file or directory\n"
