@@ -83,6 +83,9 @@ DOWNLOAD = re.compile(
     r"|Name or service not known|Temporary failure in name resolution|gaierror|ConnectionError"
     r"|Connection refused|Failed to establish a new connection|Max retries exceeded"
     r"|HTTP Error \d+"
+    # hubs that say they are offline: torch.hub, Hugging Face
+    r"|no internet connection|couldn't connect to|LocalEntryNotFoundError|offline mode is enabled"
+    r"|Cannot find the requested files in the (?:disk )?cache"
 )
 DATA = re.compile(
     r"(?i)^(?!\s*tee: )"  # tee's log file in a missing folder is an output, not data

@@ -174,6 +174,13 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
     )
     got, evidence = classify_training(log(tmp_path, memory), 1, False, 60, None)
     assert (got, evidence.rule) == ("runtime", "smoke.runtime.memory")
+    hub = traceback + (
+        "    encoder = torch.hub.load('facebookresearch/dinov2', 'dinov2_vitb14')\n"
+        "RuntimeError: It looks like there is no internet connection and the repo could not be "
+        "found in the cache (/h/.cache/torch/hub)\n"
+    )
+    got, evidence = classify_training(log(tmp_path, hub), 1, False, 60, None)
+    assert (got, evidence.line) == ("needs_weights", 3)
     shell = (
         "logging to logs/ucf101_rgb_split1.log\n"
         "tee: logs/ucf101_rgb_split1.log: No such file or directory\n"
