@@ -345,6 +345,11 @@ def test_a_training_log_names_the_repair_it_calls_for(tmp_path: Path) -> None:
     assert numpy2 is not None and (numpy2.kind, numpy2.distribution) == ("bound", "numpy<2")
     distutils = fault("ModuleNotFoundError: No module named 'distutils'", (3, 12))
     assert distutils is not None and distutils.kind == "interpreter"
+    protobuf = fault("TypeError: Descriptors cannot be created directly.")
+    assert protobuf is not None and (protobuf.kind, protobuf.distribution) == (
+        "bound",
+        "protobuf<=3.20.3",
+    )
     gone = fault("ImportError: cannot import name 'cached_download' from 'huggingface_hub' "
                  "(/venv/lib/python3.10/site-packages/huggingface_hub/__init__.py)")  # fmt: skip
     assert gone is not None and (gone.kind, gone.module, gone.feature) == (
