@@ -228,3 +228,18 @@ def test_a_keras_generator_built_with_a_seed(tmp_path: Path) -> None:
     assert "MNR401" not in codes(write_project(tmp_path / "p", seeded))
     unseeded = {**files, "train.py": train.format(seed="None")}
     assert "MNR401" in codes(write_project(tmp_path / "q", unseeded))
+
+
+def test_code_that_hides_every_gpu_trains_on_cpus(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace(
+        "Trained on one NVIDIA RTX 3090 (24 GB) in about ten minutes.", ""
+    )
+    cpu = TRAIN.replace('"cuda" if torch.cuda.is_available() else "cpu"', '"cpu"')
+    hidden = cpu.replace(
+        "    args = parser.parse_args()\n",
+        "    args = parser.parse_args()\n    os.environ['CUDA_VISIBLE_DEVICES'] = \"\"\n",
+    ).replace("import random\n", "import os\nimport random\n")
+    files = {"README.md": readme, "train.py": hidden}
+    assert "MNR101" not in codes(write_project(tmp_path / "p", files))
+    chosen = hidden.replace("= \"\"\n", "= str(args.threads)\n")
+    assert "MNR101" in codes(write_project(tmp_path / "q", {**files, "train.py": chosen}))
