@@ -241,5 +241,5 @@ def test_code_that_hides_every_gpu_trains_on_cpus(tmp_path: Path) -> None:
     ).replace("import random\n", "import os\nimport random\n")
     files = {"README.md": readme, "train.py": hidden}
     assert "MNR101" not in codes(write_project(tmp_path / "p", files))
-    chosen = hidden.replace("= \"\"\n", "= str(args.threads)\n")
+    chosen = hidden.replace('= ""\n', "= str(args.threads)\n")
     assert "MNR101" in codes(write_project(tmp_path / "q", {**files, "train.py": chosen}))
