@@ -523,6 +523,10 @@ def test_a_list_after_a_test_environment_lead_in(tmp_path: Path) -> None:
         ("Install it with --python3.8 set.", None),
         ("Run `python3 train.py --epochs 3`.", None),
         ("Then python3 main.py trains it.", None),
+        # a comment in a code block is prose; the commands beside it state nothing
+        ("```bash\n# Works only wih Python 3.\npython3 main.py --env-name Pong\n```", "3"),
+        ("```bash\npython3 main.py --env-name Pong\n```", None),
+        ("```bash\n#!/usr/bin/env python3\n# run: python3 main.py\n```", None),
     ],
 )
 def test_python_versions_stated(tmp_path: Path, text: str, spec: str | None) -> None:
