@@ -32,7 +32,7 @@ from miner.lint.statements import (
     python_version_stated,
     specifier,
 )
-from miner.lint.unpackaged import framework_named, framework_unknown
+from miner.lint.unpackaged import framework_named, framework_unknown, framework_versioned
 
 # Package metadata (`install_requires`, `[project] dependencies`): a lower bound there is the
 # convention for anything installed beside other packages, not a missing pin.
@@ -99,6 +99,8 @@ def _requirements_unstated(ctx: LintContext) -> list[Finding]:
         return []
     if any(framework_named(ctx, f) for f in frameworks_used(ctx)):
         return []  # the docs name the framework to build (Caffe): MNR207 asks for its version
+    if any(framework_versioned(ctx, f) for f in sorted(ctx.label("frameworks") or ())):
+        return []  # "implemented by MXNet @92053bd": the docs state the build the code needs
     framework = FRAMEWORK_TITLES.get(ctx.label("primary_framework") or "", "the framework")
     python = python_version_stated(ctx.tree, ctx.audit.details)
     only = f" (only the Python version, at {python.path}:{python.line})" if python else ""

@@ -162,6 +162,30 @@ def test_caffe_named_with_a_commit_states_its_version(tmp_path: Path) -> None:
         write_project(tmp_path / "r", {**files, "README.md": CAFFE_README.format(caffe="")})
     )
     assert "no dependency file or document names it" in " ".join(f.message for f in silent.findings)
+    implemented = "Implemented by [Caffe](https://github.com/BVLC/caffe)."
+    readme = CAFFE_README.format(caffe=implemented)
+    found = lint(write_project(tmp_path / "s", {**files, "README.md": readme})).findings
+    (finding,) = [f for f in found if f.code == "MNR207"]
+    assert "named without a version" in finding.message and finding.line == 6
+    assert "MNR201" in [f.code for f in found]  # naming the implementation lists no package
+
+
+MXNET_SCORE = "import mxnet as mx\n\nnet = mx.mod.Module(symbol=None, context=[mx.gpu(0)])\n"
+
+
+def test_a_framework_named_with_its_commit_is_a_stated_requirement(tmp_path: Path) -> None:
+    readme = "# DPNs\n\nPython 3.6.\n\n## Implementation\n\nDPNs are implemented by {mx}.\n"
+    files: dict[str, str | None] = {
+        "train.py": None, "prepare_data.py": None, "requirements.txt": None,
+        "score.py": MXNET_SCORE,
+    }  # fmt: skip
+    plain = {**files, "README.md": readme.format(mx="[MXNet](https://github.com/apache/mxnet)")}
+    assert "MNR201" in codes(write_project(tmp_path / "p", plain))
+    linked = "[MXNet \\@92053bd](https://github.com/cypw/mxnet/tree/92053bd3e71f)"
+    pinned = {**files, "README.md": readme.format(mx=linked)}
+    assert "MNR201" not in codes(write_project(tmp_path / "q", pinned))
+    versioned = {**files, "README.md": readme.format(mx="MXNet 1.2")}
+    assert "MNR201" not in codes(write_project(tmp_path / "r", versioned))
 
 
 def test_python_stated_in_the_readme_beside_the_training_code(tmp_path: Path) -> None:
