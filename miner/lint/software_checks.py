@@ -128,7 +128,8 @@ def _framework_unpinned(ctx: LintContext) -> list[Finding]:
             continue
         title = FRAMEWORK_TITLES.get(framework, framework)
         deps = framework_deps(ctx, framework)
-        listed = [d for d in deps if source(d)[0] in files]
+        # a file the setup script reads (`requirements.txt`, nbdev's `settings.ini`) is listed
+        listed = [d for d in deps if source(d)[0] in files or _install_requires(ctx, source(d)[0])]
         fix = f"pin {names[0]} to the version you trained with, e.g. {names[0]}==<version>"
         if not listed:
             if any(_pins(str(d.get("spec", ""))) for d in deps):

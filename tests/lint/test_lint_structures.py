@@ -267,3 +267,20 @@ def test_code_that_hides_every_gpu_trains_on_cpus(tmp_path: Path) -> None:
     assert "MNR101" not in codes(write_project(tmp_path / "p", files))
     chosen = hidden.replace('= ""\n', "= str(args.threads)\n")
     assert "MNR101" in codes(write_project(tmp_path / "q", {**files, "train.py": chosen}))
+
+
+def test_a_lower_bound_in_nbdev_settings_is_package_metadata(tmp_path: Path) -> None:
+    setup = (
+        "from configparser import ConfigParser\nimport setuptools\n\n"
+        "config = ConfigParser(delimiters=['='])\nconfig.read('settings.ini')\n"
+        "cfg = config['DEFAULT']\nrequirements = cfg.get('requirements', '').split()\n"
+        "setuptools.setup(name='tinynet', install_requires=requirements)\n"
+    )
+    settings = "[DEFAULT]\nlib_name = tinynet\nrequirements = torch>=2 \\\n  numpy\n"
+    readme = COMPLETE_README.replace("- torch==2.1.0, see requirements.txt\n", "")
+    files = {
+        "README.md": readme, "requirements.txt": None, "setup.py": setup,
+        "settings.ini": settings,
+    }  # fmt: skip
+    found = codes(write_project(tmp_path / "p", files))
+    assert "MNR201" not in found and "MNR202" not in found
