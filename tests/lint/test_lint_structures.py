@@ -284,3 +284,19 @@ def test_a_lower_bound_in_nbdev_settings_is_package_metadata(tmp_path: Path) -> 
     }  # fmt: skip
     found = codes(write_project(tmp_path / "p", files))
     assert "MNR201" not in found and "MNR202" not in found
+
+
+def test_the_data_link_the_docs_say_is_in_the_code(tmp_path: Path) -> None:
+    before = (
+        "Download MNIST with `python prepare_data.py`, which fetches it from\n"
+        "http://yann.lecun.com/exdb/mnist/ into data/.\n"
+    )
+    pointer = "Each model's dataset is publicly available; the download URL is in the file.\n"
+    comment = "# Download 64x64 ImageNet at http://image-net.org/small/download.php and\n"
+    files = {"prepare_data.py": None, "README.md": COMPLETE_README.replace(before, pointer)}
+    assert "MNR301" in codes(write_project(tmp_path / "p", files))
+    commented = {**files, "train.py": comment + TRAIN}
+    assert "MNR301" not in codes(write_project(tmp_path / "q", commented))
+    silent = COMPLETE_README.replace(before, "Edit DATA_DIR in train.py.\n")
+    unpointed = {**commented, "README.md": silent}
+    assert "MNR301" in codes(write_project(tmp_path / "r", unpointed))
