@@ -31,6 +31,8 @@ GPU = re.compile(
     r"|(?i:tf\.device\(\s*['\"]/?(?:device:)?gpu)|set_mode_gpu\(|\bmx\.gpu\("
     r"|jax\.devices\(\s*['\"]gpu|\bnum_gpus\b|\bCUDA_VISIBLE_DEVICES\b"
     r"|:cuda\(\)|require\s*\(?\s*['\"]cunn|^\s*solver_mode\s*:\s*GPU"
+    # JAX finds the GPU by itself: its CUDA build in an environment file or script is the sign
+    r"|\bjax\[cuda"
 )
 # A line that hides every GPU (`os.environ["CUDA_VISIBLE_DEVICES"] = ""`, `=-1`): the code
 # runs on CPUs there (A3C's worker processes), which is no sign of GPU training.

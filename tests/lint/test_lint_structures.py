@@ -300,3 +300,26 @@ def test_the_data_link_the_docs_say_is_in_the_code(tmp_path: Path) -> None:
     silent = COMPLETE_README.replace(before, "Edit DATA_DIR in train.py.\n")
     unpointed = {**commented, "README.md": silent}
     assert "MNR301" in codes(write_project(tmp_path / "r", unpointed))
+
+
+JAX_TRAIN = (
+    "import jax\nimport optax\n\n\ndef main():\n    opt = optax.adam(1e-3)\n"
+    "    key = jax.random.PRNGKey(0)\n    state = opt.init({})\n"
+    "    grads = jax.grad(lambda p: 0.0)({})\n    opt.update(grads, state)\n\n\n"
+    "if __name__ == '__main__':\n    main()\n"
+)
+
+
+def test_jax_built_for_cuda_trains_on_a_gpu(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace(
+        "Trained on one NVIDIA RTX 3090 (24 GB) in about ten minutes.", "Trains on TPU or GPU."
+    )
+    converter = "import os\n\nos.environ['CUDA_VISIBLE_DEVICES'] = ''\nimport torch\n"
+    files = {
+        "README.md": readme, "train.py": JAX_TRAIN, "convert_to_hf.py": converter,
+        "requirements.txt": "jax==0.4.28\noptax==0.2.2\n",
+    }  # fmt: skip
+    assert "MNR101" not in codes(write_project(tmp_path / "p", files))
+    env = "name: lm\ndependencies:\n  - python=3.10\n  - pip:\n    - jax[cuda12]==0.4.28\n"
+    built = {**files, "scripts/gpu_environment.yml": env}
+    assert "MNR101" in codes(write_project(tmp_path / "q", built))
