@@ -31,6 +31,13 @@ GPU = re.compile(
     r"|(?i:tf\.device\(\s*['\"]/?(?:device:)?gpu)|set_mode_gpu\(|\bmx\.gpu\("
     r"|jax\.devices\(\s*['\"]gpu|\bnum_gpus\b|\bCUDA_VISIBLE_DEVICES\b"
     r"|:cuda\(\)|require\s*\(?\s*['\"]cunn|^\s*solver_mode\s*:\s*GPU"
+    # JAX finds the GPU by itself: its CUDA build in an environment file or script is the sign
+    r"|\bjax\[cuda"
+)
+# A line that hides every GPU (`os.environ["CUDA_VISIBLE_DEVICES"] = ""`, `=-1`): the code
+# runs on CPUs there (A3C's worker processes), which is no sign of GPU training.
+HIDES_GPUS = re.compile(
+    r"CUDA_VISIBLE_DEVICES['\"]?\s*\]?\s*=\s*(?:\"\"|''|['\"]?-1\b|\s*$|\s+\S*python)"
 )
 HARD_CUDA = re.compile(r"\.cuda\(\)|torch\.device\(\s*['\"]cuda(?::\d)?['\"]\s*\)")
 CPU_FALLBACK = re.compile(
@@ -185,7 +192,7 @@ def _scan_lines(facts: CodeFacts, path: str, lines: list[str], is_python: bool) 
                 facts.frameworks.setdefault(framework, site)
                 facts.framework_sites.setdefault(framework, []).append(site)
         if not is_readme:
-            if GPU.search(line):
+            if GPU.search(line) and not HIDES_GPUS.search(line):
                 facts.gpu.append(_ev(*where, "lint.gpu_code"))
             if is_python and HARD_CUDA.search(line):
                 facts.hard_cuda.append(_ev(*where, "lint.hard_coded_cuda"))

@@ -23,6 +23,7 @@ from miner.lint.statements import (
     REPRODUCIBLE,
     claims,
     data_folder_statement,
+    data_in_code,
     gpu_in_pages,
     stated,
 )
@@ -132,6 +133,8 @@ def _data_unstated(ctx: LintContext) -> list[Finding]:
         return []  # data stated, or stated to be the user's own ("train on your own dataset")
     if data_folder_statement(ctx.tree):
         return []  # the data folder's own README gives the download
+    if data_in_code(ctx.tree, ctx.docs, ctx.facts.code_lines):
+        return []  # "the download URL is in the file", and a comment there gives it
     entry = training_entry(ctx.audit, ctx.own_code)[:1]
     return [
         Finding(

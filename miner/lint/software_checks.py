@@ -32,7 +32,7 @@ from miner.lint.statements import (
     python_version_stated,
     specifier,
 )
-from miner.lint.unpackaged import framework_named, framework_unknown
+from miner.lint.unpackaged import framework_named, framework_unknown, framework_versioned
 
 # Package metadata (`install_requires`, `[project] dependencies`): a lower bound there is the
 # convention for anything installed beside other packages, not a missing pin.
@@ -99,6 +99,8 @@ def _requirements_unstated(ctx: LintContext) -> list[Finding]:
         return []
     if any(framework_named(ctx, f) for f in frameworks_used(ctx)):
         return []  # the docs name the framework to build (Caffe): MNR207 asks for its version
+    if any(framework_versioned(ctx, f) for f in sorted(ctx.label("frameworks") or ())):
+        return []  # "implemented by MXNet @92053bd": the docs state the build the code needs
     framework = FRAMEWORK_TITLES.get(ctx.label("primary_framework") or "", "the framework")
     python = python_version_stated(ctx.tree, ctx.audit.details)
     only = f" (only the Python version, at {python.path}:{python.line})" if python else ""
@@ -126,7 +128,8 @@ def _framework_unpinned(ctx: LintContext) -> list[Finding]:
             continue
         title = FRAMEWORK_TITLES.get(framework, framework)
         deps = framework_deps(ctx, framework)
-        listed = [d for d in deps if source(d)[0] in files]
+        # a file the setup script reads (`requirements.txt`, nbdev's `settings.ini`) is listed
+        listed = [d for d in deps if source(d)[0] in files or _install_requires(ctx, source(d)[0])]
         fix = f"pin {names[0]} to the version you trained with, e.g. {names[0]}==<version>"
         if not listed:
             if any(_pins(str(d.get("spec", ""))) for d in deps):

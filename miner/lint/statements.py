@@ -189,6 +189,34 @@ def data_folder_statement(tree: RepoTree) -> Evidence | None:
     return None
 
 
+# The docs send the reader to the code for the data's address: "Each model's dataset is
+# publicly available; the download URL is in the file", "the dataset links are given at the
+# top of each script".
+DATA_IN_CODE = re.compile(
+    r"(?i)\b(?:download|data(?:\s*set)?)\s+(?:urls?|links?|locations?|instructions?)\b"
+    r"[^.\n]{0,40}?\b(?:is|are)\s+(?:given\s+|written\s+|listed\s+)?(?:in|at the top of)\s+"
+    r"(?:the|each|every|that|this|its)\s+(?:files?|scripts?|sources?|code)\b"
+)
+# A comment there that says where to download the data (`# Download 64x64 ImageNet at http://`).
+COMMENT_DOWNLOAD = re.compile(
+    r"^\s*#.*\b(?:download|available)\b.*https?://(?![^\s]*\.(?:pth?|ckpt|h5|bin)\b)", re.I
+)
+
+
+def data_in_code(
+    tree: RepoTree, docs: tuple[str, ...], code_lines: dict[str, list[str]]
+) -> Evidence | None:
+    """A data download link in a comment of the project's code, where the docs say the link is
+    given in the code: the comment is the documentation the docs point to."""
+    if stated(tree, docs, DATA_IN_CODE) is None:
+        return None
+    for path, lines in code_lines.items():
+        for number, line in enumerate(lines, 1):
+            if "http" in line and COMMENT_DOWNLOAD.search(line):
+                return Evidence(path, number, " ".join(line.split())[:160], "lint.stated")
+    return None
+
+
 GPU_WORD = re.compile(r"(?i)\bGPUs?\b|\b[VAHTLP]\d{2,3}\b|\bRTX\b|\bTesla\b|\bTITAN\b")
 MAX_OTHER_DOCS = 60
 # Pages outside the docs speak of training hardware only in so many words: a serving guide's

@@ -44,10 +44,23 @@ BUILD_VERSION = re.compile(
 )
 
 
-def framework_named(ctx: LintContext, framework: str) -> tuple[Evidence, bool] | None:
+def _doc_name(framework: str) -> re.Pattern[str]:
+    """How the docs name `framework`: its own pattern, else its title or package names."""
+    if framework in DOC_NAMES:
+        return DOC_NAMES[framework]
+    bare = framework.removeprefix("other:")
+    words = {FRAMEWORK_TITLES.get(framework, bare), *FRAMEWORK_PACKAGES.get(framework, ())}
+    names = "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+    return re.compile(rf"(?i)(?<![\w/-])(?:{names})(?![\w-])")
+
+
+def framework_named(
+    ctx: LintContext, framework: str, *, anyhow: bool = False
+) -> tuple[Evidence, bool] | None:
     """The first docs line that names `framework` as something to install, build or be
     compatible with ("Download our modified caffe", "compatible with `BVLC/caffe:master`"), and
-    whether it (or the two lines after it) gives a version or commit (`master@8c66fa5`)."""
+    whether it (or the two lines after it) gives a version or commit (`master@8c66fa5`).
+    With `anyhow`, the first line that names it at all ("implemented by [Caffe](...)")."""
     name = DOC_NAMES.get(framework)
     if name is None:
         return None
@@ -55,12 +68,32 @@ def framework_named(ctx: LintContext, framework: str) -> tuple[Evidence, bool] |
         lines = (ctx.tree.read_text(doc) or "").splitlines()
         for number, line in enumerate(lines, 1):
             found = name.search(line)
-            if not found or not TO_INSTALL.search(line):
+            if not found or not (anyhow or TO_INSTALL.search(line)):
                 continue
             window = " ".join(lines[number - 1 : number + 2])
             near = re.search(r"\d+\.\d+", line[found.end() : found.end() + 20])
             versioned = bool(BUILD_VERSION.search(window) or near)
             return Evidence(doc, number, " ".join(line.split())[:160], "lint.stated"), versioned
+    return None
+
+
+# A version or commit written right after a framework's name: "MXNet @92053bd" (a link to
+# that tree), "PyTorch(0.4.1)", "TensorFlow r1.4", "Chainer v1.5".
+VERSION_AFTER_NAME = re.compile(
+    r"^[^\w\n]{0,4}(?:@\s*[0-9a-f]{7,40}\b|\(?\s*[rv]?\d+\.\d+|\s*(?:version|release)\s+v?\d)", re.I
+)
+
+
+def framework_versioned(ctx: LintContext, framework: str) -> Evidence | None:
+    """The first docs line that names `framework` with a version or commit right after it
+    ("DPNs are implemented by [MXNet @92053bd](...)"): a statement of the build it needs."""
+    name = _doc_name(framework)
+    for doc in ctx.docs:
+        text = ctx.tree.read_text(doc) or ""
+        for number, line in enumerate(text.splitlines(), 1):
+            for found in name.finditer(line):
+                if VERSION_AFTER_NAME.search(line[found.end() : found.end() + 30]):
+                    return Evidence(doc, number, " ".join(line.split())[:160], "lint.stated")
     return None
 
 
@@ -92,7 +125,7 @@ def framework_unknown(ctx: LintContext) -> list[Finding]:
             continue
         if stated and framework in UNRELEASED:
             continue  # Lua Torch and Darknet never had releases: naming them is all one can do
-        named = framework_named(ctx, framework)
+        named = framework_named(ctx, framework) or framework_named(ctx, framework, anyhow=True)
         if named and named[1]:
             continue  # "compatible with BVLC/caffe:master ... since master@8c66fa5"
         if stated:

@@ -162,6 +162,30 @@ def test_caffe_named_with_a_commit_states_its_version(tmp_path: Path) -> None:
         write_project(tmp_path / "r", {**files, "README.md": CAFFE_README.format(caffe="")})
     )
     assert "no dependency file or document names it" in " ".join(f.message for f in silent.findings)
+    implemented = "Implemented by [Caffe](https://github.com/BVLC/caffe)."
+    readme = CAFFE_README.format(caffe=implemented)
+    found = lint(write_project(tmp_path / "s", {**files, "README.md": readme})).findings
+    (finding,) = [f for f in found if f.code == "MNR207"]
+    assert "named without a version" in finding.message and finding.line == 6
+    assert "MNR201" in [f.code for f in found]  # naming the implementation lists no package
+
+
+MXNET_SCORE = "import mxnet as mx\n\nnet = mx.mod.Module(symbol=None, context=[mx.gpu(0)])\n"
+
+
+def test_a_framework_named_with_its_commit_is_a_stated_requirement(tmp_path: Path) -> None:
+    readme = "# DPNs\n\nPython 3.6.\n\n## Implementation\n\nDPNs are implemented by {mx}.\n"
+    files: dict[str, str | None] = {
+        "train.py": None, "prepare_data.py": None, "requirements.txt": None,
+        "score.py": MXNET_SCORE,
+    }  # fmt: skip
+    plain = {**files, "README.md": readme.format(mx="[MXNet](https://github.com/apache/mxnet)")}
+    assert "MNR201" in codes(write_project(tmp_path / "p", plain))
+    linked = "[MXNet \\@92053bd](https://github.com/cypw/mxnet/tree/92053bd3e71f)"
+    pinned = {**files, "README.md": readme.format(mx=linked)}
+    assert "MNR201" not in codes(write_project(tmp_path / "q", pinned))
+    versioned = {**files, "README.md": readme.format(mx="MXNet 1.2")}
+    assert "MNR201" not in codes(write_project(tmp_path / "r", versioned))
 
 
 def test_python_stated_in_the_readme_beside_the_training_code(tmp_path: Path) -> None:
@@ -228,3 +252,74 @@ def test_a_keras_generator_built_with_a_seed(tmp_path: Path) -> None:
     assert "MNR401" not in codes(write_project(tmp_path / "p", seeded))
     unseeded = {**files, "train.py": train.format(seed="None")}
     assert "MNR401" in codes(write_project(tmp_path / "q", unseeded))
+
+
+def test_code_that_hides_every_gpu_trains_on_cpus(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace(
+        "Trained on one NVIDIA RTX 3090 (24 GB) in about ten minutes.", ""
+    )
+    cpu = TRAIN.replace('"cuda" if torch.cuda.is_available() else "cpu"', '"cpu"')
+    hidden = cpu.replace(
+        "    args = parser.parse_args()\n",
+        "    args = parser.parse_args()\n    os.environ['CUDA_VISIBLE_DEVICES'] = \"\"\n",
+    ).replace("import random\n", "import os\nimport random\n")
+    files = {"README.md": readme, "train.py": hidden}
+    assert "MNR101" not in codes(write_project(tmp_path / "p", files))
+    chosen = hidden.replace('= ""\n', "= str(args.threads)\n")
+    assert "MNR101" in codes(write_project(tmp_path / "q", {**files, "train.py": chosen}))
+
+
+def test_a_lower_bound_in_nbdev_settings_is_package_metadata(tmp_path: Path) -> None:
+    setup = (
+        "from configparser import ConfigParser\nimport setuptools\n\n"
+        "config = ConfigParser(delimiters=['='])\nconfig.read('settings.ini')\n"
+        "cfg = config['DEFAULT']\nrequirements = cfg.get('requirements', '').split()\n"
+        "setuptools.setup(name='tinynet', install_requires=requirements)\n"
+    )
+    settings = "[DEFAULT]\nlib_name = tinynet\nrequirements = torch>=2 \\\n  numpy\n"
+    readme = COMPLETE_README.replace("- torch==2.1.0, see requirements.txt\n", "")
+    files = {
+        "README.md": readme, "requirements.txt": None, "setup.py": setup,
+        "settings.ini": settings,
+    }  # fmt: skip
+    found = codes(write_project(tmp_path / "p", files))
+    assert "MNR201" not in found and "MNR202" not in found
+
+
+def test_the_data_link_the_docs_say_is_in_the_code(tmp_path: Path) -> None:
+    before = (
+        "Download MNIST with `python prepare_data.py`, which fetches it from\n"
+        "http://yann.lecun.com/exdb/mnist/ into data/.\n"
+    )
+    pointer = "Each model's dataset is publicly available; the download URL is in the file.\n"
+    comment = "# Download 64x64 ImageNet at http://image-net.org/small/download.php and\n"
+    files = {"prepare_data.py": None, "README.md": COMPLETE_README.replace(before, pointer)}
+    assert "MNR301" in codes(write_project(tmp_path / "p", files))
+    commented = {**files, "train.py": comment + TRAIN}
+    assert "MNR301" not in codes(write_project(tmp_path / "q", commented))
+    silent = COMPLETE_README.replace(before, "Edit DATA_DIR in train.py.\n")
+    unpointed = {**commented, "README.md": silent}
+    assert "MNR301" in codes(write_project(tmp_path / "r", unpointed))
+
+
+JAX_TRAIN = (
+    "import jax\nimport optax\n\n\ndef main():\n    opt = optax.adam(1e-3)\n"
+    "    key = jax.random.PRNGKey(0)\n    state = opt.init({})\n"
+    "    grads = jax.grad(lambda p: 0.0)({})\n    opt.update(grads, state)\n\n\n"
+    "if __name__ == '__main__':\n    main()\n"
+)
+
+
+def test_jax_built_for_cuda_trains_on_a_gpu(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace(
+        "Trained on one NVIDIA RTX 3090 (24 GB) in about ten minutes.", "Trains on TPU or GPU."
+    )
+    converter = "import os\n\nos.environ['CUDA_VISIBLE_DEVICES'] = ''\nimport torch\n"
+    files = {
+        "README.md": readme, "train.py": JAX_TRAIN, "convert_to_hf.py": converter,
+        "requirements.txt": "jax==0.4.28\noptax==0.2.2\n",
+    }  # fmt: skip
+    assert "MNR101" not in codes(write_project(tmp_path / "p", files))
+    env = "name: lm\ndependencies:\n  - python=3.10\n  - pip:\n    - jax[cuda12]==0.4.28\n"
+    built = {**files, "scripts/gpu_environment.yml": env}
+    assert "MNR101" in codes(write_project(tmp_path / "q", built))

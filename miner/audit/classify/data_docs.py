@@ -199,6 +199,15 @@ def _data_anchor(sentence: str) -> bool:
     )  # fmt: skip
 
 
+def _download(raw: str) -> bool:
+    """True for a paragraph that downloads from a link of its own ("download https://...")
+    under a heading that announces the data's download ("Option 1: download the processed
+    data"): the heading names the data the sentence leaves unnamed."""
+    urls = [u for u in URL.findall(raw) if not NOT_DATA_URL.search(u) and not MODEL_URL.search(u)]
+    words = TAGS.sub(" ", URL.sub(" ", raw))
+    return bool(urls) and bool(DOWNLOAD_VERB.search(words)) and not WEIGHTS.search(words)
+
+
 def _prepared_as_elsewhere(raw: str) -> bool:
     """True when the text sends the reader to another repository to prepare the data ("This
     repo is a modification of [X](github URL). Installation and preparation follow that repo.",
@@ -269,6 +278,8 @@ def documented_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
         models_only = bool(MODEL_SECTION.search(section)) and "data" not in section
         linked = "http" in raw or "www." in raw
         if linked and block.kind in ("list_item", "table_row") and announced == section:
+            return [Evidence(path, block.line, block.text[:200], "data_available.link")]
+        if linked and block.kind == "paragraph" and announced == section and _download(raw):
             return [Evidence(path, block.line, block.text[:200], "data_available.link")]
         if linked and _data_link(raw, _under_data_heading(block), models_only):
             return [Evidence(path, block.line, block.text[:200], "data_available.link")]

@@ -164,6 +164,9 @@ def _packages(
 
 
 RUNS_SCRIPT = re.compile(r"\s+(?:-\w\b|[\w./-]+\.py\b|[\w.-]*/)|\s*`")
+# A comment line of a code block (`# Works only with Python 3.`): prose, not a command; a
+# shebang (`#!/usr/bin/env python3`) is a command.
+CODE_COMMENT = re.compile(r"^[ \t]*(?:#(?!!)|//)[^\n]*$", re.M)
 
 
 def version_spec(match: re.Match[str]) -> str:
@@ -176,6 +179,12 @@ def version_spec(match: re.Match[str]) -> str:
 
 # An image tagged with its Python: `nvcr.io/nvidia/pytorch:21.11-py3`, `tensorflow:1.12-py3`.
 IMAGE_PYTHON = re.compile(r"[\w./-]+:[\w.]*-py(3\d*)\b")
+
+
+def _in_comment(text: str, pos: int) -> bool:
+    """True when offset `pos` of a code block lies on one of its comment lines."""
+    start = text.rfind("\n", 0, pos) + 1
+    return bool(CODE_COMMENT.match(text, start))
 
 
 def python_statements(blocks: Iterable[Block]) -> list[Dependency]:
@@ -191,7 +200,8 @@ def python_statements(blocks: Iterable[Block]) -> list[Dependency]:
             found.append(Dependency("python", spec, block.path, line, image.group(0)[:160]))
         for m in PYTHON_VERSION.finditer(block.text):
             bare = "." not in m.group(2) and not (m.group(1) or m.group(3))
-            if bare and (block.kind == "code" or RUNS_SCRIPT.match(block.text, m.end())):
+            in_code = block.kind == "code" and not _in_comment(block.text, m.start())
+            if bare and (in_code or RUNS_SCRIPT.match(block.text, m.end())):
                 continue  # "python3 train.py" runs a script, it states no version
             line = _line_in(block, m.start())
             found.append(

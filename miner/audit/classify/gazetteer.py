@@ -40,7 +40,11 @@ TRIGGERS: dict[str, tuple[frozenset[str], re.Pattern[str]]] = {
             "gtx rtx gt mx titan titanx titanxp titanv titian tesla quadro radeon geforce nvidia "
             "instinct dgx gpu gpus card cards graphics".split()
         ),
-        re.compile(r"[vpakmthlb]\d\d|mi\d\d|\d ?ti\b"),
+        re.compile(
+            r"[vpakmthlb]\d\d|mi\d\d|\d ?ti\b"
+            r"|\b(?:consumer|single|one|two|four|eight|an?) (?:10[5-8]0|16[56]0|20[6-8]0|30[5-9]0"
+            r"|40[6-9]0|50[6-9]0)\b"
+        ),
     ),
     "CPU": (
         frozenset(
@@ -115,6 +119,8 @@ GEFORCE_CELL = re.compile(
     rf"^\s*(?:(\d{{1,3}})\s*[x×*]\s*)?({GEFORCE_NUMBERS}(?:\s*(?:ti|super))?)\s*$", re.IGNORECASE
 )
 GPU_COLUMN = re.compile(r"\bgpus?\b|graphics|\bcards?\b|\bdevices?\b|hardware", re.IGNORECASE)
+# Words before a GeForce number that make it one card: "a consumer 4090", "a single 3090".
+BARE_CARD = ("consumer", "single", "one", "two", "four", "eight", "a", "an")
 DC_LETTER = ("k", "m", "p", "v", "t", "a", "h", "l")  # Tesla K80, P100, V100, T4, A100, H100, L4
 
 GPU: list[Pattern] = [
@@ -127,6 +133,9 @@ GPU: list[Pattern] = [
     # A bare GeForce number beside a GPU word: "3090 GPUs", "4 GPUs (3090)".
     [GEFORCE_NUMBER, GPU_WORD],
     [GPU_WORD, _w("("), GEFORCE_NUMBER, {"TEXT": {"REGEX": r"^\)"}}],
+    # One card named by its number alone: "on a consumer 4090!", "in 2 hours on a single 3090"
+    # (not a resolution: "a 1080p video", "a 1080 x 720 frame").
+    [_w(*BARE_CARD), GEFORCE_NUMBER, {"LOWER": {"NOT_IN": ["p", "x", "×", "*", "i", "px"]}}],
     # TITAN family: Titan X/Xp/V/Z/Black/RTX, TitanX, "GTX Titan", "Titan GPU" (and "Titian").
     [VENDOR_GTX, VENDOR_GTX, TITAN, HYPHEN, _re(r"^(x|xp|v|z|black|rtx)\.?$")],
     [VENDOR_GTX, VENDOR_GTX, _re(r"^titan(x|xp|v|z)$")],

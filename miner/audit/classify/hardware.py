@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from miner.audit.classify.gazetteer import INFIXES, PATTERNS, PREFIXES, labels_to_match
+from miner.audit.classify.gazetteer import BARE_CARD, INFIXES, PATTERNS, PREFIXES, labels_to_match
 from miner.audit.classify.hardware_context import (
     GPU_MEMORY_TALK,
     after_gpu,
@@ -82,6 +82,7 @@ CAPTURE = re.compile(
     re.I,
 )
 CODE_COMMENT = re.compile(r"^\s*#+\s*(?![!]|include|define|if|endif|pragma|import)(\S.*)$")
+LEADING_WORDS = {"gpu", "gpus", "card", "cards", "(", *BARE_CARD}
 GENERIC_DEVICE_WORDS = {"gpu", "gpus", "card", "cards", "graphics", "chip", "cpu", "processor",
                         "soc", "mac", "macbook"}  # fmt: skip
 
@@ -218,8 +219,10 @@ def _scheduler_hits(blocks: Iterable[Block]) -> Iterator[Hit]:
 def _device_name(span: Any) -> str:
     """The device as written, spacing normalised and model codes upper-cased ("Tesla V100")."""
     start, end = span.start, span.end
-    while start < end - 1 and span.doc[start].lower_ in ("gpu", "gpus", "card", "cards", "("):
-        start += 1  # "GPUs (3090)" -> "3090"
+    while start < end - 1 and span.doc[start].lower_ in LEADING_WORDS:
+        start += 1  # "GPUs (3090)" -> "3090", "a consumer 4090" -> "4090"
+    if end - start > 1 and (span.doc[end - 1].is_punct or span.doc[end - 1].is_stop):
+        end -= 1  # "a single 3090!" -> "3090"
     while end - 1 > start and span.doc[end - 1].lower_.strip("):") in GENERIC_DEVICE_WORDS | {""}:
         end -= 1  # "V100 GPUs" -> "V100", "M1 chip" -> "M1"
     name = " ".join(span.doc[start:end].text.rstrip(".").split())

@@ -172,14 +172,39 @@ def _setup_keywords(arg: str | None, value: ast.AST | None) -> list[tuple[str, a
 
 
 def _files_named_in(r: Reader, strings: list[str]) -> list[Dependency]:
-    """Packages of requirement files that a setup script reads by name."""
+    """Packages of requirement files that a setup script reads by name (and of an nbdev
+    `settings.ini` it reads with ConfigParser)."""
     deps: list[Dependency] = []
     base = PurePosixPath(r.path).parent
     for s in dict.fromkeys(strings):
-        if REQ_FILE_NAME.search(s):
-            target = os.path.normpath(str(base / s))
-            if target in r.tree.paths:
-                deps.extend(requirements(Reader(r.tree, target, r.warnings)))
+        target = os.path.normpath(str(base / s))
+        if REQ_FILE_NAME.search(s) and target in r.tree.paths:
+            deps.extend(requirements(Reader(r.tree, target, r.warnings)))
+        elif s.endswith(".ini") and target in r.tree.paths and "ConfigParser" in r.text:
+            deps.extend(settings_ini(Reader(r.tree, target, r.warnings)))
+    return deps
+
+
+# nbdev keeps a package's metadata in `settings.ini`; its setup.py passes these keys' values,
+# split on whitespace, to `install_requires` (and `dev_requirements` to `extras_require`).
+SETTINGS_KEYS = ("requirements", "pip_requirements", "dev_requirements")
+
+
+def settings_ini(r: Reader) -> list[Dependency]:
+    """The packages an nbdev `settings.ini` lists for the setup script that reads it."""
+    parser = configparser.ConfigParser(interpolation=None, strict=False, delimiters=("=",))
+    try:
+        parser.read_string(r.text)
+    except configparser.Error as exc:
+        r.warn("malformed settings.ini", exc)
+        return []
+    deps = []
+    for key in SETTINGS_KEYS:
+        for item in parser.defaults().get(key, "").split():
+            if item == "\\":
+                continue  # a line continuation
+            for pkg, spec in requirement_line(item):
+                deps.append(r.dep(pkg, spec, r.line_of(item)))
     return deps
 
 

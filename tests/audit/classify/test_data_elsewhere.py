@@ -84,3 +84,21 @@ def test_a_dataset_fetched_for_analysis_or_figures_is_not_training_data(
 def test_a_dataset_fetched_by_the_project_s_code_is_data(tmp_path: Path, path: str) -> None:
     files = {"README.md": "# Net\n", "model.py": TORCH, path: LOADER}
     assert _rules(tmp_path, files) == ["data_available.loader"]
+
+
+@pytest.mark.parametrize(
+    ("section", "found"),
+    [
+        ("### Option 1: download the processed data\n\ndownload https://x.org/d\n", True),
+        # a heading that announces no data download, or a sentence that downloads no link
+        ("### Option 1: the processed data\n\ndownload https://drive.google.com/d\n", False),
+        ("### Download the data\n\nSee https://drive.google.com/d for our results.\n", False),
+        ("### Download the data\n\nDownload the weights from https://drive.google.com/d\n", False),
+    ],
+)
+def test_a_link_under_a_heading_that_announces_the_data_download(
+    tmp_path: Path, section: str, found: bool
+) -> None:
+    readme = f"# Net\n\nOur model.\n\n## Preparation for CNN/Dailymail\n\n{section}"
+    rules = _rules(tmp_path, {"README.md": readme, "train.py": TORCH})
+    assert rules == (["data_available.link"] if found else [])

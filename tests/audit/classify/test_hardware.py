@@ -117,6 +117,11 @@ POSITIVE = {
     "mac with chip": ("Inference runs on a Mac M2 with 16GB RAM.", {"hw_cpu", "hw_memory"}),
     "geforce number in brackets": ("With 4 GPUs (3090): bash train.sh", {"hw_gpu"}),
     "geforce number before gpus": ("We use Nvidia 3090 GPUs with CUDA 11.", {"hw_gpu"}),
+    "geforce number as one card": (
+        "We are now working over 12x faster than real-time on a consumer 4090!",
+        {"hw_gpu"},
+    ),
+    "geforce number on a single card": ("Reproducible in 2 hours on a single 3090!", {"hw_gpu"}),
     "ascend and hygon": ("It also supports inference on Ascend 910 and Hygon DCU.", {"hw_other"}),
     "phone model": ("Latency of all models measured on iPhone 12 Pro.", {"hw_other"}),
     # Today's spellings and devices.
@@ -213,6 +218,7 @@ POSITIVE = {
 
 NEGATIVE = {
     "gpu required": "A GPU is required.",
+    "a resolution": "It renders a 1080p video, or a 1080 x 720 frame, in real time.",
     "build architecture": "Where XX is the architecture version. Ie. for a 4090 GPU use "
     "`TCNN_CUDA_ARCHITECTURES=89`.",
     "arch list": "Set TORCH_CUDA_ARCH_LIST=8.6 when building for an RTX 3090.",
@@ -328,6 +334,10 @@ SPECS = {
     "cores": (
         "The machine has 8 CPU cores.",
         {"kind": "cpu", "device": None, "count": 8, "memory_gb": None},
+    ),
+    "geforce number alone": (
+        "It runs faster than real-time on a consumer 4090!",
+        {"kind": "gpu", "device": "4090", "count": 1, "memory_gb": None},
     ),
     "board": (
         "It runs on a Jetson Nano.",

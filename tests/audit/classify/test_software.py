@@ -523,6 +523,10 @@ def test_a_list_after_a_test_environment_lead_in(tmp_path: Path) -> None:
         ("Install it with --python3.8 set.", None),
         ("Run `python3 train.py --epochs 3`.", None),
         ("Then python3 main.py trains it.", None),
+        # a comment in a code block is prose; the commands beside it state nothing
+        ("```bash\n# Works only wih Python 3.\npython3 main.py --env-name Pong\n```", "3"),
+        ("```bash\npython3 main.py --env-name Pong\n```", None),
+        ("```bash\n#!/usr/bin/env python3\n# run: python3 main.py\n```", None),
     ],
 )
 def test_python_versions_stated(tmp_path: Path, text: str, spec: str | None) -> None:
@@ -536,3 +540,29 @@ def test_python_version_of_an_environment_file_under_any_name(tmp_path: Path) ->
     _, ctx = _classify(tmp_path, {"README.md": "# Net\n", "conda/net.yaml": env})
     assert ctx.details["python_versions"][0]["spec"] == "=3.8"
     assert ctx.details["dependency_files"] == {"conda/net.yaml": "conda_env"}
+
+
+NBDEV_SETUP = """from configparser import ConfigParser
+import setuptools
+
+config = ConfigParser(delimiters=['='])
+config.read('settings.ini')
+cfg = config['DEFAULT']
+requirements = cfg.get('requirements', '').split()
+setuptools.setup(name=cfg['lib_name'], install_requires=requirements)
+"""
+
+
+def test_an_nbdev_settings_file_the_setup_script_reads(tmp_path: Path) -> None:
+    settings = (
+        "[DEFAULT]\nlib_name = tts\nmin_python = 3.8\n"
+        "requirements = vocos speechbrain<1.0 \\\n               torch>=2 torchaudio\n"
+    )
+    files = {"README.md": "# TTS\n", "setup.py": NBDEV_SETUP, "settings.ini": settings}
+    labels, ctx = _classify(tmp_path / "p", files)
+    assert labels["software_req"].value is True
+    assert {"vocos", "speechbrain", "torch", "torchaudio"} <= _names(ctx)
+    torch = next(d for d in ctx.details["dependencies"] if d["name"] == "torch")
+    assert torch["spec"] == ">=2" and torch["source"] == "settings.ini:5"
+    labels, _ = _classify(tmp_path / "q", {**files, "setup.py": "import setuptools\n"})
+    assert labels["software_req"].value is False  # a settings file nothing reads lists nothing
