@@ -60,7 +60,10 @@ OTHER_WORK = re.compile(
     r"\b(?:original|official) (?:implementation|code|repo(?:sitory)?|paper|authors?)|"
     r"\bthe authors\b|\bin the paper\b|"
     r"\b(?:paper|they|authors) (?:reports?|reported|used|trained)\b|"
-    r"\breported (?:in|by)\b",
+    r"\breported (?:in|by)\b|"
+    # "GPT-2 was trained by OpenAI on 32 TPU v3 chips": a run by someone else, named as agent.
+    r"\b(?:was|were)\s+(?:originally\s+)?(?:pre-?)?(?:trained|tested|run|benchmarked)\s+by\s+"
+    r"(?!us\b|me\b|the authors of this\b)",
     re.IGNORECASE,
 )
 FOREIGN_SECTION = re.compile(
