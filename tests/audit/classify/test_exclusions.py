@@ -247,6 +247,12 @@ def test_deprecation_said_today_s_way(tmp_path: Path, readme: str) -> None:
     assert _exclude(labels) == {"deprecated"}
 
 
+def test_deprecation_in_an_rst_warning(tmp_path: Path) -> None:
+    readme = "Net\n===\n\n.. warning::\n\n    This project is discontinued in favour of Net2.\n"
+    labels = _project(tmp_path, {"README.rst": readme, "train.py": TORCH_TRAIN})
+    assert _exclude(labels) == {"deprecated"}
+
+
 @pytest.mark.parametrize(
     "line",
     [
