@@ -350,6 +350,8 @@ def memory_kind(
     nxt2 = doc[j + 1].lower_ if j + 1 < len(doc) else ""
     if nxt == "video" and nxt2 in MEM_WORDS | RAM_WORDS:
         return "gpu"
+    if j in gpu_tokens:
+        return "gpu"  # "8x80GB H100", "a 24GB RTX 3090": the size of the GPU named next
     if nxt in NOT_MEMORY:
         return None
     if nxt in GPU_MEM_WORDS or (nxt == "per" and nxt2 in GPU_WORDS):

@@ -119,6 +119,10 @@ POSITIVE = {
     "geforce number before gpus": ("We use Nvidia 3090 GPUs with CUDA 11.", {"hw_gpu"}),
     "ascend and hygon": ("It also supports inference on Ascend 910 and Hygon DCU.", {"hw_other"}),
     "phone model": ("Latency of all models measured on iPhone 12 Pro.", {"hw_other"}),
+    "memory before the gpu model": (
+        "It runs on a single node with 8x80GB H100 using the scripts in this folder.",
+        {"hw_gpu"},
+    ),
     "trained by us": ("The model was trained by us on a TPU v3-8.", {"hw_other"}),
     "plural and glued gpu word": ("We trained on 8 V100s and tested on 2 A100GPUs.", {"hw_gpu"}),
     # Today's spellings and devices.
