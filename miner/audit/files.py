@@ -56,10 +56,13 @@ GITHUB_TREE_LINK = re.compile(
     r"https?://github\.com/([^/]+)/([^/]+)/(?:tree|blob)/[^/]+/(.+?)/?$", re.IGNORECASE
 )
 RENAMED_MIN_LINKS = 2
-LINK = re.compile(
-    r"https?://github\.com/([^/]+)/([^/]+)/(?:tree|blob)/[^/]+/(.+?)/?$", re.IGNORECASE
-)
 LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)|href=[\"']([^\"']+)[\"']")
+# Links written the other ways: a Markdown reference definition ("[train]: training/README.md"),
+# a reST inline link ("`Training <training/README.rst>`_") and a reST target (".. _x: path").
+OTHER_LINK = re.compile(
+    r"^\s{0,3}\[[^\]]+\]:\s*<?([^\s>]+)>?|`[^`<]*<([^>`\s]+)>`__?|^\.\.\s+_[^:]+:\s*(\S+)",
+    re.MULTILINE,
+)
 # A path named in prose ("see `tf/README.md`", "docs/INSTALL.md explains ...") is a link too;
 # a named `.txt` is mostly data ("`names.txt` holds the training names").
 PROSE_PATH = re.compile(
@@ -244,6 +247,7 @@ class RepoTree:
         if EACH_FOLDER_README.search(text):
             named += sorted({f.path.split("/", 1)[0] for f in self.files if f.depth == 1})
         targets = [m.group(1) or m.group(2) or "" for m in LINK.finditer(text)] + named
+        targets += [next(filter(None, m.groups()), "") for m in OTHER_LINK.finditer(text)]
         renamed = self._renamed_selves(targets)
         for target in targets:
             target = target.split("#", 1)[0].split("?", 1)[0].rstrip("/") or target

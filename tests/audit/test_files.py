@@ -184,3 +184,22 @@ def test_links_under_the_repositorys_new_name_are_its_own(tmp_path: Path) -> Non
         "start/inference/README.md",
         "cases/README.md",
     }
+
+
+def test_reference_and_rst_links_are_links(tmp_path: Path) -> None:
+    markdown = "See the [training guide][train].\n\n[train]: training/\n"
+    tree = RepoTree(
+        _write(tmp_path / "a", {"README.md": markdown, "training/README.md": "Train\n"})
+    )
+    assert set(tree.codebook_docs) == {"README.md", "training/README.md"}
+    rst = (
+        "Net\n===\n\nSee `Training <training/>`_ and `setup`_.\n\n"
+        ".. _setup: https://github.com/o/net/tree/main/install\n"
+    )
+    files = {"README.rst": rst, "training/README.rst": "Train\n", "install/README.rst": "In\n"}
+    tree = RepoTree(_write(tmp_path / "o__net", files))
+    assert set(tree.codebook_docs) == {
+        "README.rst",
+        "training/README.rst",
+        "install/README.rst",
+    }
