@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
+from urllib.parse import unquote
 
 MAX_FILE_BYTES = 2_000_000
 MAX_FILES = 60_000
@@ -251,6 +252,7 @@ class RepoTree:
         renamed = self._renamed_selves(targets)
         for target in targets:
             target = target.split("#", 1)[0].split("?", 1)[0].rstrip("/") or target
+            target = unquote(target)  # "Getting%20Started.md" names "Getting Started.md"
             here = base
             own = GITHUB_TREE_LINK.match(target)
             if own and (self._is_named(own.group(2)) or own.group(2).lower() in renamed):

@@ -203,3 +203,10 @@ def test_reference_and_rst_links_are_links(tmp_path: Path) -> None:
         "training/README.rst",
         "install/README.rst",
     }
+
+
+def test_an_escaped_link_names_its_file(tmp_path: Path) -> None:
+    readme = "See [getting started](Getting%20Started/Train%20Guide.md).\n"
+    files = {"README.md": readme, "Getting Started/Train Guide.md": "Train\n"}
+    tree = RepoTree(_write(tmp_path / "a", files))
+    assert set(tree.codebook_docs) == {"README.md", "Getting Started/Train Guide.md"}
