@@ -18,6 +18,12 @@ from miner.audit.ownership import foreign_trees, fork_page, other_project_page
 
 BlockKind = Literal["heading", "paragraph", "list_item", "table_row", "code", "html"]
 RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
+# A reST admonition ("..  warning::") whose indented body is prose, not a literal block.
+RST_ADMONITION = re.compile(
+    r"^\.\.\s+(?:note|warning|important|attention|caution|danger|error|hint|tip|admonition|"
+    r"deprecated|seealso)::",
+    re.IGNORECASE,
+)
 TAGS = re.compile(r"<[^>]+>")
 HTML_HEADING = re.compile(r"\s*<h([1-6])[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
 
@@ -215,6 +221,7 @@ def parse_plain(path: str, text: str) -> list[Block]:
     start = 0
     buf: list[str] = []
     in_code = False
+    body = False  # the block is an admonition's indented body
     # reST heading levels are the order in which underline characters first appear.
     marks: list[str] = []
     trail = _Trail(0)
@@ -248,7 +255,13 @@ def parse_plain(path: str, text: str) -> list[Block]:
         if not buf:
             start = n
             in_code = raw.startswith(("    ", "\t")) or raw.strip().startswith((".. code", "$ "))
-        buf.append(raw)
+            last = blocks[-1] if blocks else None
+            body = bool(
+                in_code and last and last.kind == "paragraph" and RST_ADMONITION.match(last.text)
+            )
+            if body:
+                in_code = False  # the admonition's body: "This project is discontinued ..."
+        buf.append(raw.strip() if body else raw)
     flush()
     return blocks
 

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
+from urllib.parse import unquote
 
 MAX_FILE_BYTES = 2_000_000
 MAX_FILES = 60_000
@@ -49,11 +50,20 @@ DEPENDENCY_HINT = re.compile(
     re.IGNORECASE,
 )
 # A link written as a full GitHub address into a sub-folder ("https://github.com/o/n/tree/main/ros"):
-# it is the repository's own when the name matches the checkout's folder (NAME or OWNER__NAME).
+# it is the repository's own when the name matches the checkout's folder (NAME or OWNER__NAME),
+# or when the repository was renamed since: same owner, and every one of several such links
+# (one at least into a nested folder) names a path of the checkout.
 GITHUB_TREE_LINK = re.compile(
-    r"https?://github\.com/[^/]+/([^/]+)/(?:tree|blob)/[^/]+/(.+?)/?$", re.IGNORECASE
+    r"https?://github\.com/([^/]+)/([^/]+)/(?:tree|blob)/[^/]+/(.+?)/?$", re.IGNORECASE
 )
+RENAMED_MIN_LINKS = 2
 LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)|href=[\"']([^\"']+)[\"']")
+# Links written the other ways: a Markdown reference definition ("[train]: training/README.md"),
+# a reST inline link ("`Training <training/README.rst>`_") and a reST target (".. _x: path").
+OTHER_LINK = re.compile(
+    r"^\s{0,3}\[[^\]]+\]:\s*<?([^\s>]+)>?|`[^`<]*<([^>`\s]+)>`__?|^\.\.\s+_[^:]+:\s*(\S+)",
+    re.MULTILINE,
+)
 # A path named in prose ("see `tf/README.md`", "docs/INSTALL.md explains ...") is a link too;
 # a named `.txt` is mostly data ("`names.txt` holds the training names").
 PROSE_PATH = re.compile(
@@ -238,11 +248,17 @@ class RepoTree:
         if EACH_FOLDER_README.search(text):
             named += sorted({f.path.split("/", 1)[0] for f in self.files if f.depth == 1})
         targets = [m.group(1) or m.group(2) or "" for m in LINK.finditer(text)] + named
+        targets += [next(filter(None, m.groups()), "") for m in OTHER_LINK.finditer(text)]
+        renamed = self._renamed_selves(targets)
         for target in targets:
             target = target.split("#", 1)[0].split("?", 1)[0].rstrip("/") or target
+            target = unquote(target)  # "Getting%20Started.md" names "Getting Started.md"
             here = base
-            if (own := GITHUB_TREE_LINK.match(target)) and self._is_named(own.group(1)):
-                target, here = own.group(2), PurePosixPath()  # the repository's own sub-folder
+            own = GITHUB_TREE_LINK.match(target)
+            if own and (self._is_named(own.group(2)) or own.group(2).lower() in renamed):
+                target, here = own.group(3), PurePosixPath()  # the repository's own sub-folder
+            elif target.startswith("/") and not target.startswith("//"):
+                target, here = target.lstrip("/"), PurePosixPath()  # GitHub reads it from the root
             if not target or "://" in target or target.startswith(("mailto:", "/")):
                 continue
             rel = os.path.normpath(str(here / target)).replace(os.sep, "/")
@@ -259,6 +275,25 @@ class RepoTree:
         """True when the checkout's folder is named after repository `name`."""
         folder, name = self.root.name.lower(), name.lower()
         return folder == name or folder.endswith(f"__{name}")
+
+    def _renamed_selves(self, targets: list[str]) -> set[str]:
+        """Repository names (lower-cased) of the checkout's owner whose links all name paths
+        of the checkout, several of them and one nested at least: its own earlier or later name."""
+        owner = self.root.name.lower().split("__", 1)[0] if "__" in self.root.name else None
+        paths: dict[str, set[str]] = {}
+        for target in targets:
+            m = GITHUB_TREE_LINK.match(target.split("#", 1)[0].split("?", 1)[0])
+            if m and owner and m.group(1).lower() == owner and not self._is_named(m.group(2)):
+                paths.setdefault(m.group(2).lower(), set()).add(m.group(3).rstrip("/"))
+        return {
+            name for name, found in paths.items()
+            if len(found) >= RENAMED_MIN_LINKS and any("/" in p for p in found)
+            and all(self._has_path(p) for p in found)
+        }  # fmt: skip
+
+    def _has_path(self, path: str) -> bool:
+        """True when `path` is a file or a folder of the checkout."""
+        return path in self.paths or any(p.startswith(f"{path}/") for p in self.paths)
 
     def _folder_readme(self, folder: str) -> str | None:
         """The README of a sub-folder of the checkout, if `folder` is one that has a README."""

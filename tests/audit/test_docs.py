@@ -52,6 +52,19 @@ def test_rst_titles_become_headings() -> None:
     assert blocks[1].section == "install"
 
 
+def test_an_rst_admonition_body_is_prose_and_a_literal_block_code() -> None:
+    text = (
+        ".. warning::\n\n    This project is discontinued.\n\nInstall it::\n\n    pip install net\n"
+    )
+    blocks = parse_plain("README.rst", text)
+    assert [(b.kind, b.text) for b in blocks] == [
+        ("paragraph", ".. warning::"),
+        ("paragraph", "This project is discontinued."),
+        ("paragraph", "Install it::"),
+        ("code", "    pip install net"),
+    ]
+
+
 def test_documents_read_every_doc_in_order(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "README.md").write_text("Read [this](docs/x.md).\n")

@@ -140,3 +140,73 @@ def test_vendored_folders() -> None:
 def test_the_plain_readme_comes_before_its_variants(tmp_path: Path) -> None:
     files = {"README-MUP.md": "# mup\n", "README.md": "# Net\n", "README_CN.md": "# Net\n"}
     assert RepoTree(_write(tmp_path, files)).readme == "README.md"
+
+
+def test_a_root_relative_link_is_read_from_the_root(tmp_path: Path) -> None:
+    readme = "See [the training guide](/training/README.md#setup) and [docs](/docs/)\n"
+    tree = RepoTree(
+        _write(
+            tmp_path / "someone__net",
+            {
+                "README.md": readme,
+                "training/README.md": "Train\n",
+                "docs/README.md": "Docs\n",
+                "other/README.md": "not linked\n",
+            },
+        )
+    )
+    assert set(tree.codebook_docs) == {"README.md", "training/README.md", "docs/README.md"}
+
+
+def test_links_under_the_repositorys_new_name_are_its_own(tmp_path: Path) -> None:
+    # Renamed from `net` to `net-book`: links under the new name name its own paths.
+    readme = (
+        "- [Inference](https://github.com/someone/net-book/tree/main/start/inference)\n"
+        "- [Use cases](https://github.com/someone/net-book/tree/main/cases/)\n"
+        "- [Tools](https://github.com/someone/toolkit/tree/main/tools)\n"
+        "- [Scripts](https://github.com/someone/toolkit/tree/main/scripts/data)\n"
+        "- [One](https://github.com/someone/single/tree/main/one/two)\n"
+    )
+    tree = RepoTree(
+        _write(
+            tmp_path / "someone__net",
+            {
+                "README.md": readme,
+                "start/inference/README.md": "Infer\n",
+                "cases/README.md": "Cases\n",
+                "tools/README.md": "a folder of the same name, linked in another repository\n",
+                "one/two/README.md": "one link alone is no rename\n",
+            },
+        )
+    )
+    assert set(tree.codebook_docs) == {
+        "README.md",
+        "start/inference/README.md",
+        "cases/README.md",
+    }
+
+
+def test_reference_and_rst_links_are_links(tmp_path: Path) -> None:
+    markdown = "See the [training guide][train].\n\n[train]: training/\n"
+    tree = RepoTree(
+        _write(tmp_path / "a", {"README.md": markdown, "training/README.md": "Train\n"})
+    )
+    assert set(tree.codebook_docs) == {"README.md", "training/README.md"}
+    rst = (
+        "Net\n===\n\nSee `Training <training/>`_ and `setup`_.\n\n"
+        ".. _setup: https://github.com/o/net/tree/main/install\n"
+    )
+    files = {"README.rst": rst, "training/README.rst": "Train\n", "install/README.rst": "In\n"}
+    tree = RepoTree(_write(tmp_path / "o__net", files))
+    assert set(tree.codebook_docs) == {
+        "README.rst",
+        "training/README.rst",
+        "install/README.rst",
+    }
+
+
+def test_an_escaped_link_names_its_file(tmp_path: Path) -> None:
+    readme = "See [getting started](Getting%20Started/Train%20Guide.md).\n"
+    files = {"README.md": readme, "Getting Started/Train Guide.md": "Train\n"}
+    tree = RepoTree(_write(tmp_path / "a", files))
+    assert set(tree.codebook_docs) == {"README.md", "Getting Started/Train Guide.md"}

@@ -38,6 +38,14 @@ DATA_WORDS = re.compile(
     r"(?:train|training|testing|test|val|validation|eval|evaluation) (?:sets?|images|samples))\b",
     re.I,
 )
+# "Download images of ChestX-ray14 from this [page](url)", "download the COCO images": images,
+# videos or scans of a named dataset are the data ("the seed images", "docker images" are not).
+MEDIA = r"(?i:images|videos|frames|scans|recordings|audio)"
+DOWNLOADED_MEDIA = re.compile(
+    rf"\b(?i:download\w*)\s+(?:(?i:the|all)\s+)?(?:{MEDIA}\s+(?i:of|from)\s+(?:(?i:the)\s+)?"
+    r"(?!(?i:paper|example|sample|demo|test)\b)[A-Z0-9][\w\-]*|"
+    rf"(?!(?i:docker|example|sample|demo|test)\b)[A-Z][\w\-]*\s+{MEDIA}\b)"
+)
 DATA_HOSTS = re.compile(
     r"image-net\.org|cocodataset\.org|kaggle\.com/(?:datasets|c/|competitions/[\w\-]+/data)|archive\.ics\.uci\.edu|cs\.toronto\.edu/~kriz|"
     r"yann\.lecun\.com/exdb/mnist|cityscapes-dataset|host\.robots\.ox\.ac\.uk|physionet\.org|"
@@ -175,7 +183,7 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
         if models_only:
             continue
         words = TAGS.sub(" ", URL.sub(" ", sentence))
-        data = DATA_WORDS.search(words)
+        data = DATA_WORDS.search(words) or DOWNLOADED_MEDIA.search(words)
         if not data:
             continue
         weights = WEIGHTS.search(words)

@@ -91,9 +91,11 @@ DATA_SCRIPT = re.compile(r"data|corpus|download|fetch|^get_|^prepare", re.I)
 MODEL_SCRIPT = re.compile(r"model|weight|pretrain|checkpoint|ckpt|snapshot", re.I)
 # What a documented command needs to contain to fetch data or run a script (a cheap filter).
 URL = re.compile(r"https?://[^\s)\]>\"'`]+|\bwww\.[^\s)\]>\"'`]+")
+# X (Twitter) by its own host name only: "dropbox.com/" and "box.com/" hold datasets.
 NOT_DATA_URL = re.compile(
     r"shields\.io|badge|arxiv\.org|\.(?:png|jpe?g|gif|svg|pdf)(?:\?|$)|colab\.research|"
-    r"paperswithcode|openreview|youtube|twitter|x\.com/|pytorch\.org|tensorflow\.org/install|"
+    r"paperswithcode|openreview|youtube|twitter|(?<![\w-])x\.com/|pytorch\.org|"
+    r"tensorflow\.org/install|"
     r"pypi\.org|anaconda\.org|conda\.io|nvidia\.com|python\.org|"
     r"licen[cs]e|github\.com/\S+/blob/\S+\.(?:py|ya?ml|sh|ipynb|cfg|json)\b|/discussions?/",
     re.I,

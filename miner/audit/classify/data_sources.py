@@ -63,11 +63,16 @@ NOT_DATA_NAME = re.compile(
 )
 
 
-def data_evidence(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
+def data_evidence(ctx: AuditContext, index: CodeIndex, trains: bool = True) -> list[Evidence]:
     """Data in the tree, code that fetches a dataset, download scripts for data, environments of
-    an agent, and dataset links or download commands in the documentation."""
+    an agent, and dataset links or download commands in the documentation.
+
+    Files in the tree of a neural-network project that trains nothing (`trains` false) are what
+    it evaluates or demonstrates on, not training data (the codebook: evaluation sets alone do
+    not count); downloads and links still count.
+    """
     out: list[Evidence] = []
-    out += _in_repository(ctx)
+    out += _in_repository(ctx) if trains else []
     out += fetching_code(index)
     out += scripts_fetching_data(ctx, index)
     out += environments(index)

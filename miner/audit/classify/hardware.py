@@ -85,6 +85,9 @@ CODE_COMMENT = re.compile(r"^\s*#+\s*(?![!]|include|define|if|endif|pragma|impor
 LEADING_WORDS = {"gpu", "gpus", "card", "cards", "(", *BARE_CARD}
 GENERIC_DEVICE_WORDS = {"gpu", "gpus", "card", "cards", "graphics", "chip", "cpu", "processor",
                         "soc", "mac", "macbook"}  # fmt: skip
+# Letters or an underscore written right after a device's number make it part of a name:
+# "iphone2dslr_flower" is a dataset, "rtx3090_config" a file (a plural "V100s" is a device).
+GLUED_TAIL = re.compile(r"_|[A-Za-z]{2,}")
 
 
 @dataclass(frozen=True)
@@ -234,6 +237,12 @@ def _device_name(span: Any) -> str:
     )
 
 
+def _glued_into_name(text: str, end: int) -> bool:
+    """True when the device matched before `end` runs on into a longer name or identifier."""
+    tail = GLUED_TAIL.match(text, end)
+    return tail is not None and tail.group(0).lower() not in GENERIC_DEVICE_WORDS
+
+
 def _evidence_text(sent: Any, span: Any) -> str:
     text = " ".join(sent.text.split())
     if len(text) <= 300:
@@ -271,6 +280,8 @@ def _judge(doc: Any, seg: Segment, labels: Iterable[str], shown: Counter[str]) -
                 continue  # a phone that records the data is a camera, not the model's hardware
             if label == "GPU" and BUILD_TABLE.search(sent.text):
                 continue  # a GPU named to pick the build's CUDA architecture
+            if _glued_into_name(seg.text, span.end_char):
+                continue  # "iphone2dslr_flower": a dataset's or a file's name
             kind, field, rule = {
                 "GPU": ("gpu", "hw_gpu", "hardware.gpu_model"),
                 "CPU": ("cpu", "hw_cpu", "hardware.cpu_model"),

@@ -60,7 +60,10 @@ OTHER_WORK = re.compile(
     r"\b(?:original|official) (?:implementation|code|repo(?:sitory)?|paper|authors?)|"
     r"\bthe authors\b|\bin the paper\b|"
     r"\b(?:paper|they|authors) (?:reports?|reported|used|trained)\b|"
-    r"\breported (?:in|by)\b",
+    r"\breported (?:in|by)\b|"
+    # "GPT-2 was trained by OpenAI on 32 TPU v3 chips": a run by someone else, named as agent.
+    r"\b(?:was|were)\s+(?:originally\s+)?(?:pre-?)?(?:trained|tested|run|benchmarked)\s+by\s+"
+    r"(?!us\b|me\b|the authors of this\b)",
     re.IGNORECASE,
 )
 FOREIGN_SECTION = re.compile(
@@ -347,6 +350,8 @@ def memory_kind(
     nxt2 = doc[j + 1].lower_ if j + 1 < len(doc) else ""
     if nxt == "video" and nxt2 in MEM_WORDS | RAM_WORDS:
         return "gpu"
+    if j in gpu_tokens:
+        return "gpu"  # "8x80GB H100", "a 24GB RTX 3090": the size of the GPU named next
     if nxt in NOT_MEMORY:
         return None
     if nxt in GPU_MEM_WORDS or (nxt == "per" and nxt2 in GPU_WORDS):

@@ -47,6 +47,12 @@ COMPARED = re.compile(
     r"rather than|without|replac\w*|superior to|competitive with)\b[^.;:]{0,40}$",
     re.I,
 )
+# "4 GPUs for generators and 4 for discriminators": the README describes adversarial training
+# wherever it says so; with adversarial code this is the model's, as an introduction's "GAN" is.
+GAN_PAIR = re.compile(
+    r"\bgenerators?\b[^.;]{0,80}\bdiscriminators?\b|\bdiscriminators?\b[^.;]{0,80}\bgenerators?\b",
+    re.I,
+)
 INTRO_BLOCKS = 4  # title and the first paragraphs: the project's own description
 INTRO_WORDS = 6  # shorter blocks (a venue line, an image's alt text) are not a paragraph
 INTRO_SHARE = 0.5
@@ -73,6 +79,13 @@ def doc_votes(
         share = INTRO_SHARE if in_intro else BODY_SHARE
         if n == 0 or len(block.text.split()) >= INTRO_WORDS:
             n += 1
+        if not intro.get("gan") and (pair := GAN_PAIR.search(block.text)):
+            intro["gan"] = 1
+            votes["gan"] = max(votes["gan"], share)
+            line = block.line + block.text.count("\n", 0, pair.start())
+            evidence.setdefault("gan", []).append(
+                Evidence(block.path, line, block.text[:200], "networks.readme_gan_pair")
+            )
         for kind, pattern in DOC_PATTERNS.items():
             if votes[kind] >= share:
                 continue

@@ -55,6 +55,46 @@ def test_installing_as_another_repository_does_is_no_data(tmp_path: Path, senten
     assert _rules(tmp_path, {"README.md": readme, "train.py": TORCH}) == []
 
 
+@pytest.mark.parametrize(
+    ("sentence", "rules"),
+    [
+        (
+            "2. Download images of ChestX-ray14 from this [released page](https://box.example.org"
+            "/v/xray) and decompress them to the directory images.",
+            ["data_available.link"],
+        ),
+        (
+            "Download the videos from [here](https://example.org/clips.zip).",
+            ["data_available.link"],
+        ),
+        ("Download the docker images from [the hub](https://hub.example.org/net).", []),
+        ("Download example images from [here](https://example.org/examples.zip).", []),
+        (
+            "Download the COCO images from [the site](https://example.org/coco).",
+            ["data_available.link"],
+        ),
+        ("You can download the seed images of the banner [here](https://example.org/seeds).", []),
+    ],
+)
+def test_downloaded_images_are_data(tmp_path: Path, sentence: str, rules: list[str]) -> None:
+    readme = f"# Net\n\nOur model.\n\n## Usage\n\n{sentence}\n"
+    assert _rules(tmp_path, {"README.md": readme, "train.py": TORCH}) == rules
+
+
+@pytest.mark.parametrize(
+    ("sentence", "rules"),
+    [
+        ("The training set is on [Dropbox](https://www.dropbox.com/s/abc/train.zip).", ["link"]),
+        ("Download the dataset from [this page](https://nihcc.app.box.com/v/xray).", ["link"]),
+        ("The dataset news are posted on [X](https://x.com/lab).", []),
+    ],
+)
+def test_box_hosts_are_not_x(tmp_path: Path, sentence: str, rules: list[str]) -> None:
+    readme = f"# Net\n\nOur model.\n\n{sentence}\n"
+    found = _rules(tmp_path, {"README.md": readme, "train.py": TORCH})
+    assert found == [f"data_available.{r}" for r in rules]
+
+
 def test_a_table_read_from_the_web_in_code_is_data(tmp_path: Path) -> None:
     code = (
         TORCH

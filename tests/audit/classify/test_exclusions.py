@@ -139,6 +139,15 @@ def test_data_in_the_repository_loaders_scripts_and_links(tmp_path: Path) -> Non
     assert labels["data_available"].evidence[0].rule == "data_available.link"
 
 
+def test_files_of_a_project_that_trains_nothing_are_no_training_data(tmp_path: Path) -> None:
+    data = {f"data/bench/{i}.jsonl": '{"q": "x"}' for i in range(25)}
+    labels = _project(tmp_path, {"demo.py": TORCH_INFER, **data}, "infer")
+    assert labels["data_available"].value is False
+    readme = "# Net\n\n## Dataset\n\nDownload the dataset from http://example.org/faces.zip\n"
+    files = {"demo.py": TORCH_INFER, "README.md": readme, **data}
+    assert _project(tmp_path, files, "linked")["data_available"].value is True
+
+
 def test_no_data_when_only_figures_and_unrelated_links(tmp_path: Path) -> None:
     figures = {f"images/fig{i}.png": "x" for i in range(30)}
     readme = "# Net\n\nSee the paper at https://arxiv.org/abs/1234.5678\n"
@@ -244,6 +253,12 @@ def test_a_buildable_project_calling_itself_a_framework_is_a_library(tmp_path: P
 )
 def test_deprecation_said_today_s_way(tmp_path: Path, readme: str) -> None:
     labels = _project(tmp_path, {"README.md": readme, "train.py": TORCH_TRAIN})
+    assert _exclude(labels) == {"deprecated"}
+
+
+def test_deprecation_in_an_rst_warning(tmp_path: Path) -> None:
+    readme = "Net\n===\n\n.. warning::\n\n    This project is discontinued in favour of Net2.\n"
+    labels = _project(tmp_path, {"README.rst": readme, "train.py": TORCH_TRAIN})
     assert _exclude(labels) == {"deprecated"}
 
 

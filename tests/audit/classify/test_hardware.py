@@ -124,6 +124,12 @@ POSITIVE = {
     "geforce number on a single card": ("Reproducible in 2 hours on a single 3090!", {"hw_gpu"}),
     "ascend and hygon": ("It also supports inference on Ascend 910 and Hygon DCU.", {"hw_other"}),
     "phone model": ("Latency of all models measured on iPhone 12 Pro.", {"hw_other"}),
+    "memory before the gpu model": (
+        "It runs on a single node with 8x80GB H100 using the scripts in this folder.",
+        {"hw_gpu"},
+    ),
+    "trained by us": ("The model was trained by us on a TPU v3-8.", {"hw_other"}),
+    "plural and glued gpu word": ("We trained on 8 V100s and tested on 2 A100GPUs.", {"hw_gpu"}),
     # Today's spellings and devices.
     "count glued to a card with memory": ("Our model was trained on 8×A100-80G.", {"hw_gpu"}),
     "card with memory suffix": ("Training uses V100-32GB GPUs.", {"hw_gpu"}),
@@ -250,6 +256,9 @@ NEGATIVE = {
     "a url with device words": "Weights are at https://example.com/models/a100/v100/ckpt.",
     "setting on a machine": "Use 8 cores for data loading on the server.",
     "original implementation": "The original implementation was trained on 8 V100s.",
+    "another party's run": (
+        "Originally in 2019, GPT-2 was trained by OpenAI on 32 TPU v3 chips for 168 hours."
+    ),
     "related work section": "## Related projects\nX runs at 200 FPS on a Titan X.\n",
     "example deployment targets": (
         "Since we used MobileNetV2 it is easier to deploy the model to embedded systems "
@@ -261,6 +270,8 @@ NEGATIVE = {
     "size under another heading": "## Data\n- 16 GB\n",
     "brackets after gpus": "We use 8 GPUs (1080 images per batch).",
     "pixel in a name": "This code borrows heavily from pixel2style2pixel.",
+    "phone glued into a dataset name": "iphone2dslr_flower: images were downloaded from Flickr.",
+    "gpu glued into a file name": "Training on our machine reads configs/rtx3090_fast.yaml.",
     "phone family": "A demo app runs on iPhone and Android.",
     "unsupported devices": (
         "WARNING: We have found that faiss did not well support Nvidia AMPERE GPUs (3090 and A100)."

@@ -403,3 +403,17 @@ def test_a_conversation_named_conv_in_a_chat_model_is_no_convolution(audit) -> N
     )
     labels, _ = audit({"model.py": cnn, "train.py": TORCH_TRAIN})
     assert "cnn" in value(labels, "network_types")  # type: ignore[operator]
+
+
+def test_generators_and_discriminators_in_the_readme_name_adversarial_training(audit) -> None:  # type: ignore[no-untyped-def]
+    files = {f"models/unet_{i}.py": DDPM_UNET for i in range(4)}
+    files["losses/perceptual.py"] = GAN
+    intro = "# Vid\n\nVideo to video translation.\n\nIt is fast.\n\nIt is big.\n\nIt is new.\n\n"
+    readme = intro + "## Training\n\nWe use 4 GPUs for generators and 4 for discriminators.\n"
+    labels, _ = audit({"README.md": readme, **files})
+    assert value(labels, "paper_network") == "GAN"
+    labels, _ = audit({"README.md": intro, **files})
+    assert value(labels, "paper_network") == "CNN"
+    # without adversarial code the words alone add nothing
+    labels, _ = audit({"README.md": readme, **{f"models/unet_{i}.py": DDPM_UNET for i in range(4)}})
+    assert value(labels, "paper_network") == "CNN"
