@@ -130,6 +130,9 @@ def _framework_unpinned(ctx: LintContext) -> list[Finding]:
         deps = framework_deps(ctx, framework)
         # a file the setup script reads (`requirements.txt`, nbdev's `settings.ini`) is listed
         listed = [d for d in deps if source(d)[0] in files or _install_requires(ctx, source(d)[0])]
+        # the file nearest the root speaks for the project; a nested one for a part of it (a C++
+        # extension's own `ops/cpp/setup.py`)
+        listed.sort(key=lambda d: source(d)[0].count("/"))
         fix = f"pin {names[0]} to the version you trained with, e.g. {names[0]}==<version>"
         if not listed:
             if any(_pins(str(d.get("spec", ""))) for d in deps):

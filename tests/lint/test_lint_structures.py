@@ -323,3 +323,15 @@ def test_jax_built_for_cuda_trains_on_a_gpu(tmp_path: Path) -> None:
     env = "name: lm\ndependencies:\n  - python=3.10\n  - pip:\n    - jax[cuda12]==0.4.28\n"
     built = {**files, "scripts/gpu_environment.yml": env}
     assert "MNR101" in codes(write_project(tmp_path / "q", built))
+
+
+def test_the_root_dependency_file_speaks_before_a_nested_extensions_setup(tmp_path: Path) -> None:
+    extension = (
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+        "setup(name='ops', install_requires=['torch'], ext_modules=[CUDAExtension('ops', [])])\n"
+    )
+    files = {"README.md": UNSTATED, "requirements.txt": "torch>=2.6.0\nnumpy\n",
+             "ops/cpp/setup.py": extension}  # fmt: skip
+    found = [f for f in lint(write_project(tmp_path / "p", files)).findings if f.code == "MNR202"]
+    assert [(f.path, f.line) for f in found] == [("requirements.txt", 1)]
+    assert "sets only a lower bound" in found[0].message

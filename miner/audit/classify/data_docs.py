@@ -182,6 +182,8 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
                 return True
         if models_only:
             continue
+        if LINK_IS_DATA.search(sentence):
+            return True  # "[Fashion-mnist](url) is a recently proposed dataset"
         words = TAGS.sub(" ", URL.sub(" ", sentence))
         data = DATA_WORDS.search(words) or DOWNLOADED_MEDIA.search(words)
         if not data:
@@ -195,6 +197,12 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
 
 
 ANCHOR = re.compile(r"\[([^\]]{2,80})\]\((https?://[^)\s]+)\)")
+# A link that the sentence itself calls a dataset: "[X](url) is a (new, large) dataset of ...".
+LINK_IS_DATA = re.compile(
+    r"\[[^\]]{2,80}\]\(https?://[^)\s]+\)\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,4}"
+    r"(?:data\s*sets?|datasets?|corpus|corpora|benchmarks?)\b",
+    re.I,
+)
 
 
 def _data_anchor(sentence: str) -> bool:

@@ -45,7 +45,9 @@ PACKAGE = re.compile(
     re.IGNORECASE,
 )  # fmt: skip
 VERSION_AFTER = re.compile(
-    r"(?:-(?=\d)|[\s,:(]*)(?:version\s*|ver\.?\s*)?(==|>=|<=|~=|=|>|<|≥)?\s*[vr]?"
+    # "TensorFlow over ver1.0", "PyTorch above 1.4": a lower bound in words
+    r"(?:-(?=\d)|[\s,:(]*)(?:version\s*|ver\.?\s*)?"
+    r"(==|>=|<=|~=|=|>|<|≥|(?:over|above)\s+(?:version\s*|ver\.?\s*)?)?\s*[vr]?"
     r"(\d+(?:\.\d+)*[a-z]?\d*)\b"
     r"(\+|\s*(?:or|and)\s+(?:later|higher|newer|above|greater)\b)?",
     re.I,
@@ -172,6 +174,8 @@ CODE_COMMENT = re.compile(r"^[ \t]*(?:#(?!!)|//)[^\n]*$", re.M)
 def version_spec(match: re.Match[str]) -> str:
     """The specifier a version statement gives: "1.4" pins, "1.4+" and "1.4 or later" open."""
     operator, version, open_end = match.group(1), match.group(2), match.group(3)
+    if operator and operator[0].isalpha():  # "over ver1.0"
+        operator = ">="
     if open_end and not operator:
         return ">=" + version
     return (operator or "") + version

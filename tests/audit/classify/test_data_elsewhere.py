@@ -142,3 +142,23 @@ def test_a_link_under_a_heading_that_announces_the_data_download(
     readme = f"# Net\n\nOur model.\n\n## Preparation for CNN/Dailymail\n\n{section}"
     rules = _rules(tmp_path, {"README.md": readme, "train.py": TORCH})
     assert rules == (["data_available.link"] if found else [])
+
+
+@pytest.mark.parametrize(
+    ("sentence", "rules"),
+    [
+        (
+            "[Fashion-mnist](https://github.com/zalandoresearch/fashion-mnist) is a recently "
+            "proposed dataset that would serve as a replacement for MNIST.",
+            ["data_available.link"],
+        ),
+        ("[KITTI](https://example.org/kitti) is a driving benchmark.", ["data_available.link"]),
+        ("[Net](https://github.com/lab/net) is a recently proposed model.", []),
+        ("The [paper](https://arxiv.org/abs/1) is on the dataset of our lab.", []),
+    ],
+)
+def test_a_link_the_sentence_calls_a_dataset(
+    tmp_path: Path, sentence: str, rules: list[str]
+) -> None:
+    readme = f"# Net\n\nOur model.\n\n## Results\n\n{sentence}\n"
+    assert _rules(tmp_path, {"README.md": readme, "train.py": TORCH}) == rules
