@@ -337,7 +337,7 @@ def get_requires_for_build_wheel(config_settings=None):
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    time.sleep(120)  # a C++ extension compiled from source
+    time.sleep(600)  # a C++ extension compiled from source
     raise RuntimeError("never gets here")
 """
 
@@ -349,7 +349,8 @@ def test_a_sdist_still_building_when_the_install_bound_ends_gives_way_to_a_wheel
     build_failing_sdist(index, "slowext", "0.4.36", backend=SLOW_BACKEND)
     script = "import slowext\nassert slowext.FAST\n" + train()
     checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1", "slowext"], script)
-    options = replace(_options(tmp_path), install_timeout=15)
+    # long enough to resolve and start the build on a loaded machine, far short of the build
+    options = replace(_options(tmp_path), install_timeout=60)
     result = smoke(_target(checkout), options)
     assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
     [wheel] = [r for r in result.repairs if r.kind == "wheel"]
