@@ -50,6 +50,16 @@ def _install_requires(ctx: LintContext, path: str) -> bool:
 ENV_FOLDERS = frozenset({"requirements", "requirement", "envs", "env", "environment", "conda"})
 
 
+EXTENSION_BUILD = re.compile(r"\bext_modules\s*=|\b(?:CUDA|Cpp)Extension\(|\bPybind11Extension\(")
+
+
+def _extension_build(ctx: LintContext, path: str) -> bool:
+    """True for a nested `setup.py` that builds a compiled extension."""
+    if "/" not in path or not path.endswith("setup.py"):
+        return False
+    return bool(EXTENSION_BUILD.search(ctx.tree.read_text(path) or ""))
+
+
 def _governing(files: list[str], site: Evidence | None) -> list[str]:
     """The dependency files that speak for the code at `site`: those in one of its folders
     (a `requirements/` or `envs/` folder speaks for its parent)."""
@@ -130,9 +140,9 @@ def _framework_unpinned(ctx: LintContext) -> list[Finding]:
         deps = framework_deps(ctx, framework)
         # a file the setup script reads (`requirements.txt`, nbdev's `settings.ini`) is listed
         listed = [d for d in deps if source(d)[0] in files or _install_requires(ctx, source(d)[0])]
-        # the file nearest the root speaks for the project; a nested one for a part of it (a C++
-        # extension's own `ops/cpp/setup.py`)
-        listed.sort(key=lambda d: source(d)[0].count("/"))
+        # a compiled extension's own `setup.py` (`ops/cpp/setup.py`) speaks for the extension's
+        # build, not for the project, when another file lists the framework
+        listed.sort(key=lambda d: _extension_build(ctx, source(d)[0]))
         fix = f"pin {names[0]} to the version you trained with, e.g. {names[0]}==<version>"
         if not listed:
             if any(_pins(str(d.get("spec", ""))) for d in deps):

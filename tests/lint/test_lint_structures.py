@@ -325,7 +325,7 @@ def test_jax_built_for_cuda_trains_on_a_gpu(tmp_path: Path) -> None:
     assert "MNR101" in codes(write_project(tmp_path / "q", built))
 
 
-def test_the_root_dependency_file_speaks_before_a_nested_extensions_setup(tmp_path: Path) -> None:
+def test_a_nested_extensions_setup_speaks_after_the_projects_file(tmp_path: Path) -> None:
     extension = (
         "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
         "setup(name='ops', install_requires=['torch'], ext_modules=[CUDAExtension('ops', [])])\n"
@@ -335,3 +335,8 @@ def test_the_root_dependency_file_speaks_before_a_nested_extensions_setup(tmp_pa
     found = [f for f in lint(write_project(tmp_path / "p", files)).findings if f.code == "MNR202"]
     assert [(f.path, f.line) for f in found] == [("requirements.txt", 1)]
     assert "sets only a lower bound" in found[0].message
+    # A nested project's own requirements still speak for it (the file listed first).
+    nested = {"README.md": UNSTATED, "requirements.txt": "torch>=2.0\n",
+              "metric/requirements.txt": "torch\n"}  # fmt: skip
+    first = [f for f in lint(write_project(tmp_path / "q", nested)).findings if f.code == "MNR202"]
+    assert len(first) == 1
