@@ -343,8 +343,9 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
 
 
 def test_a_sdist_still_building_when_the_install_bound_ends_gives_way_to_a_wheel(
-    tmp_path: Path, index: Path
+    tmp_path: Path,
 ) -> None:
+    index = build_index(tmp_path / "index")  # its own: the releases of an index are read once
     build_wheel(index, "slowext", "0.4.30", {"slowext.py": "FAST = True\n"})
     build_failing_sdist(index, "slowext", "0.4.36", backend=SLOW_BACKEND)
     script = "import slowext\nassert slowext.FAST\n" + train()
