@@ -21,7 +21,7 @@ from miner.select.repair.imports import distribution_on_index
 from miner.select.repair.index import IndexSource
 from miner.select.repair.names import canonical
 from miner.select.repair.records import Repair
-from miner.select.repair.requirements import is_option
+from miner.select.repair.requirements import is_option, requirement
 from miner.select.repair.undeclared import shipped_modules
 
 # Python 3 module names that the `future` package provides on Python 2 (`from builtins import`).
@@ -253,5 +253,9 @@ def _older(
 
 def _pins(line: str, dist: str) -> bool:
     """True when requirement `line` pins `dist` to one release (`==`)."""
-    head = re.split(r"[<>=!~;\[ ]", line.strip(), maxsplit=1)[0]
-    return canonical(head) == canonical(dist) and "==" in line
+    parsed = requirement(line)
+    return (
+        parsed is not None
+        and canonical(parsed.name) == canonical(dist)
+        and any(spec.operator in ("==", "===") for spec in parsed.specifier)
+    )
