@@ -94,7 +94,8 @@ DATA = re.compile(
     # an empty data folder: "No audio files found in 'corpus'", "Found 0 images in ...",
     # a DataLoader over nothing ("num_samples=0")
     r"|\bno (?:\w+ ){0,2}files? (?:were )?found|\bfound 0 (?:\w+ )?(?:files|images|samples)"
-    r"|\bfound no (?:\w+ )?(?:files|images)|num_samples=0)"
+    r"|\bfound no (?:\w+ )?(?:files|images)|num_samples=0"
+    r"|is not a valid directory)"  # the CycleGAN family's image folders
 )
 # The memory limit reached: worth a rerun with a larger --memory rather than a fix.
 MEMORY = re.compile(r"can't allocate memory|Cannot allocate memory|^MemoryError\b|std::bad_alloc"

@@ -47,6 +47,7 @@ from miner.select.repair.runtime import RuntimeFault, install_module, runtime_fa
 from miner.select.sandbox import scrubbed_env
 from miner.select.smoke_records import SmokeOptions, SmokeResult, SmokeTarget
 from miner.select.standins.assists import REPORT_DIR, read_assists
+from miner.select.standins.benchmark_files import stand_in_files
 from miner.select.standins.mounts import mount_data
 from miner.select.training import Training, train_entry
 
@@ -54,6 +55,7 @@ __all__ = ["SmokeOptions", "SmokeResult", "SmokeTarget", "smoke"]
 # Outcomes a README placeholder explains: the run needed data the user must name.
 PLACEHOLDER_OUTCOMES = ("usage", "needs_data", "data")
 MAX_RERUNS = 2  # runs again after a repair the training log called for
+DATA_RERUNS = 2  # runs again after stand-in files for a missing data set were written
 
 
 def _python_version(venv: Path) -> str:
@@ -210,8 +212,13 @@ def _train(
     it asks for required arguments a run can make up (an output folder, a data path), give them
     and train again (once)."""
     training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
-    asked = False
-    for _ in range(MAX_RERUNS + 1):
+    asked, repaired, stood_in = False, 0, 0
+    for _ in range(MAX_RERUNS + DATA_RERUNS + 3):  # each kind of rerun has its own bound
+        if stood_in < DATA_RERUNS and _benchmark_stand_in(training, copy, work, logs, options,
+                                                          notes):  # fmt: skip
+            stood_in += 1
+            training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
+            continue
         if training.outcome == "usage" and not asked:
             asked = True
             given = _required(target, training)
@@ -225,6 +232,9 @@ def _train(
             continue
         if training.outcome not in ("import", "runtime") or training.progress:
             break
+        if repaired == MAX_RERUNS + 1:
+            break
+        repaired += 1
         python = interpreter_version(str(venv / "bin" / "python")) or (3, 0)
         fault = runtime_fault(logs / training.evidence.path, python, copy)
         rebuilt = None if fault is None else _repaired(fault, target, built, venv, logs, work,
@@ -236,6 +246,26 @@ def _train(
             break  # the rebuild did not install; the first run's outcome stands
         training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
     return training, built
+
+
+def _benchmark_stand_in(
+    training: Training, copy: Path, work: Path, logs: Path, options: SmokeOptions,
+    notes: list[str],
+) -> bool:  # fmt: skip
+    """Whether a stand-in was written for the public data set a failed run's missing path names
+    (inside the run's own folders only), so that the run is worth repeating."""
+    if training.progress or not options.stand_in_data:
+        return False
+    if training.outcome not in ("needs_data", "runtime", "data"):
+        return False
+    writable = (work, logs / "stand-in-data")
+    written = stand_in_files(training.evidence.text, copy, writable, logs / REPORT_DIR)
+    if written is None:
+        return False
+    where = written.root.relative_to(copy) if written.root.is_relative_to(copy) else written.root
+    notes.append(f"stand-in files: {written.files} written at {where} after "
+                 f"'{training.evidence.text[:200]}'")  # fmt: skip
+    return True
 
 
 def _required(target: SmokeTarget, training: Training) -> tuple[FilledArgument, ...]:

@@ -88,6 +88,7 @@ def run(
     checkout.mkdir(exist_ok=True)
     env = {**os.environ, "UV_OFFLINE": "1", "UV_CACHE_DIR": str(tmp_path / "uv-cache")}
     until = extra.pop("until", "step")
+    stand_ins = extra.pop("stand_in_data", True)
     target = SmokeTarget(
         full_name="lab/ladder", repo_id=1, commit_sha="0" * 40, checkout=checkout,
         command=command, weights=("*.pt",),
@@ -95,7 +96,9 @@ def run(
         if "requirements.txt" in files else (),
         **extra,
     )  # fmt: skip
-    options = SmokeOptions(out_dir=tmp_path / "smoke", timeout=60, env=env, until=until)
+    options = SmokeOptions(
+        out_dir=tmp_path / "smoke", timeout=60, env=env, until=until, stand_in_data=stand_ins
+    )
     seen: list[str] = []
     result = smoke(target, options, on_stage=lambda name, stage: seen.append(stage))
     assert [s for s in seen if s != "start"] == sorted(set(seen)), seen  # in order, once each
@@ -230,3 +233,30 @@ def test_a_slurm_script_runs_its_command_once_here(tmp_path, wheels):
     assert (result.outcome, result.stage) == ("ok", 5), result.evidence
     log = Path(result.log_dir, "train.log").read_text()
     assert "rank 0 of 1 on localhost args ['--lr', '0.001']" in log
+
+
+READS_ETT = (
+    "import csv\n"
+    "rows = list(csv.reader(open('./data/ETT/ETTh1.csv')))\n"
+    "assert rows[0][-1] == 'OT' and len(rows) > 14400, 'Informer borders'\n"
+)
+
+
+def test_a_public_data_set_missing_at_its_path_gets_stand_in_files_and_the_run_trains(
+    tmp_path, wheels
+):
+    files = {"requirements.txt": "tinyfit==0.1\n", "train.py": READS_ETT + LOOP}
+    result = run(tmp_path, wheels, files, ("{python}", "train.py"))
+    assert (result.outcome, result.stage, result.qualifier) == ("ok", 5, "stand-in data")
+    assert "No such file or directory: './data/ETT/ETTh1.csv'" in Path(
+        result.log_dir, "train.1.log").read_text()  # fmt: skip
+    assert any(n.startswith("stand-in files: 1 written at data/ETT/ETTh1.csv after") for n
+               in result.notes)  # fmt: skip
+    assert any(line.startswith("stand-in: files: ETTh1.csv") for line in result.assist_evidence)
+
+
+def test_without_stand_in_data_a_missing_public_data_set_stays_needs_data(tmp_path, wheels):
+    files = {"requirements.txt": "tinyfit==0.1\n", "train.py": READS_ETT + LOOP}
+    result = run(tmp_path, wheels, files, ("{python}", "train.py"), stand_in_data=False)
+    assert (result.outcome, result.stage) == ("needs_data", 3)
+    assert not any("stand-in files" in n for n in result.notes)

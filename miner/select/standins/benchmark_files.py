@@ -1,0 +1,193 @@
+"""Stand-ins for public benchmark data sets that projects read from a path of their own.
+
+Most projects that get past their imports stop at data they expect on disk: the ETT and
+Informer-family CSVs under `./data/ETT/`, a COCO root, a NeRF Blender scene, a pix2pix or
+CycleGAN image folder. No loader call names them, so the start-up hook cannot stand in; but the
+missing path does name them, and their layouts are public and fixed. When a smoke run ends for a
+missing file whose path names one of these data sets, the run writes a small synthetic copy in
+the real layout (the real file names, columns, JSON keys, image folders) at that path inside its
+throw-away copy and trains again. Nothing of the project is edited, a path outside the run's own
+folders is never written, and the outcome reads `stand-in data` with the file's shapes.
+
+Each data set is a plain function in `BENCHMARKS`: given the missing path it returns the root to
+write and a writer, or None when the path is not its.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path, PurePosixPath
+
+from miner.select.standins.benchmark_layouts import (
+    COCO_SPLIT,
+    IMAGE_TRANSLATION,
+    TIME_SERIES,
+    TRANSLATION_FOLDERS,
+    WrittenFiles,
+    write_coco,
+    write_image_translation,
+    write_nerf_scene,
+    write_time_series,
+)
+
+# Where a log names the path it could not read.
+MISSING_PATH = (
+    re.compile(r"No such file or directory: b?'([^']+)'"),
+    re.compile(r"File b?'([^']+)' does not exist"),  # pandas
+    re.compile(r"No such file: (\S+)"),
+    re.compile(r"(\S+) is not a valid directory"),  # the CycleGAN family's make_dataset
+    re.compile(r"does not exist: b?'([^']+)'"),
+    re.compile(r"""(?i)(?:path|file|directory) ['"]([^'"]+)['"] (?:does not exist|not found)"""),
+)
+REPORT_NAME = "benchmark-files.json"
+DATA_FOLDERS = frozenset(("data", "datasets", "dataset", "datas"))
+
+Writer = Callable[[Path, int], WrittenFiles]
+
+
+@dataclass(frozen=True)
+class BenchmarkMatch:
+    """A missing path that names a known data set: the data set, the root to write, its writer."""
+
+    benchmark: str
+    root: PurePosixPath
+    write: Writer
+
+
+def _time_series(path: PurePosixPath) -> BenchmarkMatch | None:
+    layout = TIME_SERIES.get(path.name)
+    if layout is None:
+        return None
+    return BenchmarkMatch(f"{path.name} ({layout.family})", path, write_time_series)
+
+
+def _coco(path: PurePosixPath) -> BenchmarkMatch | None:
+    parts = path.parts
+    for i, part in enumerate(parts):
+        if part == "annotations" and i > 0:
+            root = PurePosixPath(*parts[:i])
+        elif (
+            COCO_SPLIT.fullmatch(part)
+            and i > 0
+            and (i + 1 == len(parts) or parts[i + 1] != "annotations")
+        ):
+            root = PurePosixPath(*parts[:i])
+        else:
+            continue
+        text = "/".join(parts[i:])
+        if part == "annotations" and not re.search(
+            r"(?:instances|person_keypoints|captions)_"
+            r"(?:train|val)20(?:14|17)\.json",
+            text,
+        ):
+            continue  # fmt: skip
+        years = tuple(sorted(set(re.findall(r"20(14|17)", text)) or {"17"}))
+        return BenchmarkMatch("COCO", root, partial(write_coco, years=years))
+    return None
+
+
+def _nerf_scene(path: PurePosixPath) -> BenchmarkMatch | None:
+    if re.fullmatch(r"transforms_(?:train|val|test)\.json", path.name):
+        root = path.parent
+    elif "nerf_synthetic" in path.parts[:-1]:
+        at = path.parts.index("nerf_synthetic")
+        root = PurePosixPath(*path.parts[: at + 2])
+    else:
+        return None
+    return BenchmarkMatch("NeRF Blender scene", root, write_nerf_scene)
+
+
+def _image_translation(path: PurePosixPath) -> BenchmarkMatch | None:
+    parts = path.parts
+    for i, part in enumerate(parts):
+        # The name alone is a common word ("maps", "cityscapes" of another layout): the folder
+        # after it must be one of the layout's, or the data set must sit in a data folder.
+        after = parts[i + 1] if i + 1 < len(parts) else None
+        in_data = i > 0 and parts[i - 1].lower() in DATA_FOLDERS
+        layout = after in TRANSLATION_FOLDERS or (after is None and in_data)
+        if part in IMAGE_TRANSLATION and layout:
+            return BenchmarkMatch(
+                f"{part} (pix2pix/CycleGAN)",
+                PurePosixPath(*path.parts[: i + 1]),
+                partial(write_image_translation, name=part),
+            )
+    return None
+
+
+BENCHMARKS: tuple[Callable[[PurePosixPath], BenchmarkMatch | None], ...] = (
+    _time_series,
+    _coco,
+    _nerf_scene,
+    _image_translation,
+)
+
+
+def missing_path(text: str) -> str | None:
+    """The path a log line says is missing, if it names one."""
+    for pattern in MISSING_PATH:
+        found = pattern.search(text)
+        if found:
+            return found.group(1).rstrip(".,;:")
+    return None
+
+
+def match_benchmark(path: str) -> BenchmarkMatch | None:
+    """The known data set a missing path names, with the root to write; None if none."""
+    pure = PurePosixPath(path.replace("\\", "/"))
+    for benchmark in BENCHMARKS:
+        found = benchmark(pure)
+        if found is not None:
+            return found
+    return None
+
+
+def _inside(path: Path, roots: tuple[Path, ...]) -> bool:
+    resolved = path.resolve()
+    return any(resolved == r.resolve() or resolved.is_relative_to(r.resolve()) for r in roots)
+
+
+def stand_in_files(
+    text: str, cwd: Path, writable: tuple[Path, ...], report_dir: Path, seed: int = 0
+) -> WrittenFiles | None:
+    """Write a stand-in for the known data set the log line `text` says is missing, at that
+    path (relative paths from `cwd`), when the path lies inside one of `writable`; record it in
+    `report_dir` as stand-in data. None when the line names no known data set, the path is
+    outside, or its root is already there (a stand-in that did not help is not written twice)."""
+    path = missing_path(text)
+    found = None if path is None else match_benchmark(path)
+    if path is None or found is None:
+        return None
+    root = (cwd / str(found.root)) if not found.root.is_absolute() else Path(str(found.root))
+    if not _inside(root, writable) or root.exists() and not _empty_folder(root):
+        return None
+    written = found.write(root, seed)
+    _record(report_dir, found.benchmark, written, text)
+    return written
+
+
+def _empty_folder(path: Path) -> bool:
+    return path.is_dir() and not any(path.iterdir())
+
+
+def _record(report_dir: Path, benchmark: str, written: WrittenFiles, why: str) -> None:
+    """Add the stand-in to the run's report, in the start-up hook's format (`read_assists`)."""
+    report_dir.mkdir(parents=True, exist_ok=True)
+    report = report_dir / REPORT_NAME
+    try:
+        document = json.loads(report.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        document = {"served": []}
+    document["served"].append({
+        "loader": f"files: {benchmark}",
+        "split": "-",
+        "arrays": {name: {"shape": list(shape), "dtype": dtype}
+                   for name, shape, dtype in written.arrays},
+        "classes": written.classes,
+        "reason": " ".join(why.split())[:200],
+        "note": f"{written.files} files written at {written.root}",
+    })  # fmt: skip
+    report.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")

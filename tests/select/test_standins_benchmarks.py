@@ -1,0 +1,160 @@
+"""Stand-in files for public benchmark data sets read from a path: the missing path read off a
+log line, the data set it names, layouts that the data sets' own readers accept, and never a
+write outside the run's folders."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from PIL import Image
+
+from miner.select.standins.assists import read_assists
+from miner.select.standins.benchmark_files import match_benchmark, missing_path, stand_in_files
+from miner.select.standins.benchmark_layouts import TIME_SERIES
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("FileNotFoundError: [Errno 2] No such file or directory: '../dataset/ETTh1.csv'",
+         "../dataset/ETTh1.csv"),
+        ("FileNotFoundError: [Errno 2] File b'./data/ETT/ETTh1.csv' does not exist: "
+         "b'./data/ETT/ETTh1.csv'", "./data/ETT/ETTh1.csv"),
+        ("OSError: No such file: /tmp/x/src/data/train.json", "/tmp/x/src/data/train.json"),
+        ("AssertionError: ./datasets/maps/trainA is not a valid directory",
+         "./datasets/maps/trainA"),
+        ("ValueError: path '/data/coco' does not exist", "/data/coco"),
+        ("RuntimeError: shapes do not match", None),
+    ],
+)  # fmt: skip
+def test_the_missing_path_is_read_off_each_kind_of_message(line, path):
+    assert missing_path(line) == path
+
+
+@pytest.mark.parametrize(
+    ("path", "dataset", "root"),
+    [
+        ("./data/ETT/ETTh1.csv", "ETTh1.csv (Informer/Autoformer time series)",
+         "data/ETT/ETTh1.csv"),
+        ("dataset/electricity/electricity.csv", "electricity.csv (Informer/Autoformer time series)",
+         "dataset/electricity/electricity.csv"),
+        ("data/solar_AL.txt", "solar_AL.txt (LSTNet multivariate time series)", "data/solar_AL.txt"),
+        ("/data/coco/annotations/instances_train2017.json", "COCO", "/data/coco"),
+        ("coco/val2017", "COCO", "coco"),
+        ("./data/nerf_synthetic/lego/transforms_train.json", "NeRF Blender scene",
+         "data/nerf_synthetic/lego"),
+        ("datasets/facades/train", "facades (pix2pix/CycleGAN)", "datasets/facades"),
+        ("./datasets/horse2zebra/trainA", "horse2zebra (pix2pix/CycleGAN)", "datasets/horse2zebra"),
+        ("datasets/maps", "maps (pix2pix/CycleGAN)", "datasets/maps"),
+    ],
+)  # fmt: skip
+def test_a_missing_path_names_its_data_set_and_the_root_to_write(path, dataset, root):
+    found = match_benchmark(path)
+    assert found is not None
+    assert (found.benchmark, str(found.root)) == (dataset, root)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "data/train.csv",  # a project's own file: no public layout to copy
+        "outputs/maps/run1",  # a common word, not in a data folder nor followed by a split
+        "cityscapes/leftImg8bit/train",  # Cityscapes' own layout, not pix2pix's
+        "coco/annotations/my_labels.json",  # another annotation file than COCO's
+        "ETTh1.csv.bak",
+    ],
+)
+def test_paths_that_only_look_like_a_data_set_are_left_alone(path):
+    assert match_benchmark(path) is None
+
+
+def test_a_time_series_file_has_the_real_columns_rows_and_dates(tmp_path):
+    line = "FileNotFoundError: [Errno 2] File b'./data/ETT/ETTh1.csv' does not exist"
+    written = stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report")
+    assert written is not None
+    with (tmp_path / "data/ETT/ETTh1.csv").open() as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["date", "HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT"]
+    assert len(rows) - 1 == TIME_SERIES["ETTh1.csv"].rows == 17420  # Informer's borders need it
+    assert rows[1][0] == "2016-07-01 00:00:00" and rows[2][0] == "2016-07-01 01:00:00"
+    assert all(float(v) >= 0 for v in rows[1][1:])
+
+
+def test_a_wide_table_keeps_its_columns_and_loses_rows(tmp_path):
+    written = stand_in_files("No such file or directory: 'traffic.txt'", tmp_path, (tmp_path,),
+                             tmp_path / "report")  # fmt: skip
+    assert written is not None
+    lines = (tmp_path / "traffic.txt").read_text().splitlines()
+    assert len(lines[0].split(",")) == 862 and 4000 <= len(lines) < 17544
+    assert not lines[0].startswith("date")  # LSTNet's files have no header
+
+
+def test_a_coco_root_has_the_real_categories_boxes_and_images(tmp_path):
+    line = "FileNotFoundError: [Errno 2] No such file or directory: 'coco/annotations/instances_train2017.json'"
+    written = stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report")
+    assert written is not None and written.classes == 80
+    document = json.loads((tmp_path / "coco/annotations/instances_train2017.json").read_text())
+    categories = {c["id"]: c["name"] for c in document["categories"]}
+    assert len(categories) == 80 and categories[1] == "person" and categories[90] == "toothbrush"
+    assert 12 not in categories  # COCO's ids have gaps
+    image = document["images"][0]
+    with Image.open(tmp_path / "coco/train2017" / image["file_name"]) as picture:
+        assert picture.size == (image["width"], image["height"])
+    for annotation in document["annotations"]:
+        x, y, w, h = annotation["bbox"]
+        assert annotation["category_id"] in categories and w > 0 and h > 0
+        assert len(annotation["segmentation"][0]) == 8
+    assert (tmp_path / "coco/annotations/instances_val2017.json").exists()
+
+
+def test_a_nerf_scene_has_poses_that_look_at_the_origin_and_rgba_images(tmp_path):
+    line = "No such file or directory: './data/nerf_synthetic/lego/transforms_train.json'"
+    assert stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report") is not None
+    scene = tmp_path / "data/nerf_synthetic/lego"
+    for split in ("train", "val", "test"):
+        meta = json.loads((scene / f"transforms_{split}.json").read_text())
+        frame = meta["frames"][0]
+        matrix = frame["transform_matrix"]
+        position = [row[3] for row in matrix[:3]]
+        backward = [row[2] for row in matrix[:3]]  # the camera looks down its -z axis
+        norm = sum(v * v for v in position) ** 0.5
+        assert all(abs(p / norm - b) < 1e-6 for p, b in zip(position, backward, strict=True))
+        with Image.open(scene / (frame["file_path"] + ".png")) as picture:
+            assert picture.mode == "RGBA" and picture.size == (800, 800)
+
+
+def test_paired_and_unpaired_layouts_for_image_translation(tmp_path):
+    line = "AssertionError: ./datasets/facades/trainA is not a valid directory"
+    assert stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report") is not None
+    root = tmp_path / "datasets/facades"
+    for folder in ("train", "val", "test", "trainA", "trainB", "testA", "testB"):
+        assert len(list((root / folder).glob("*.jpg"))) == 8
+    with Image.open(next((root / "train").glob("*.jpg"))) as pair:
+        assert pair.size == (512, 256)  # A and B side by side
+
+
+def test_nothing_is_written_outside_the_run_or_over_what_is_there(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    outside = "No such file or directory: '../elsewhere/ETTh1.csv'"
+    assert stand_in_files(outside, run, (run,), tmp_path / "report") is None
+    assert not (tmp_path / "elsewhere").exists()
+    absolute = f"No such file or directory: '{tmp_path}/home/data/ETTh1.csv'"
+    assert stand_in_files(absolute, run, (run,), tmp_path / "report") is None
+    (run / "datasets/facades").mkdir(parents=True)
+    (run / "datasets/facades/README").write_text("the project's own")
+    there = "No such file or directory: 'datasets/facades/train'"
+    assert stand_in_files(there, run, (run,), tmp_path / "report") is None
+
+
+def test_the_stand_in_is_reported_as_stand_in_data_with_its_shapes(tmp_path):
+    line = "FileNotFoundError: [Errno 2] No such file or directory: 'data/exchange_rate.csv'"
+    stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report")
+    assists = read_assists(tmp_path / "report")
+    assert assists.labels == ("stand-in data",)
+    (served,) = assists.served
+    assert served.loader == "files: exchange_rate.csv (Informer/Autoformer time series)"
+    assert served.arrays == (("exchange_rate.csv", (7588, 9), "mixed"),)
+    assert "No such file or directory: 'data/exchange_rate.csv'" in served.reason
