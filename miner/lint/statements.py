@@ -34,6 +34,16 @@ PYTHON_IN_FILES = (
     # Replicate's Cog: `python_version: "3.11"`
     (re.compile(r"(^|/)cog\.ya?ml$"), re.compile(r"^\s*python_version\s*:\s*['\"]?3")),
     (re.compile(r"(^|/)(tox\.ini|\.travis\.yml|noxfile\.py)$"), re.compile(r"\bpy(?:thon)?3\d")),
+    # A set-up script's environment (`conda create -n env python=3.8`) or the instructions in
+    # its comments ("# ... use a new Anaconda environment with Python 3.10.8").
+    (
+        re.compile(r"(^|/)[^/]+\.sh$"),
+        re.compile(
+            r"\bconda\s+(?:create|install)\b.*\bpython\s*=+\s*3\.\d"
+            r"|\bvirtualenv\b.*\b-p\s*python3\.\d|^\s*#.*\bpython\s*3\.\d+\b",
+            re.I,
+        ),
+    ),
 )
 CPU_CLAIM = re.compile(
     r"(?i)\bCPU[- ]only\b|\bno GPU (?:is )?(?:required|needed)\b|\bwithout (?:a |any )?GPUs?\b"

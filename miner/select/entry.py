@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -30,6 +31,8 @@ TRAIN_THEN_TEST = re.compile(
     r"(?i)(?:^|[_\-.])train(?:[_\-.](?:and|then))?[_\-.](?:test|eval\w*|val\w*)$"
 )
 TRAINING_NAME = re.compile(r"(?i)train|main|run|fit|learn|finetune|pretrain")
+SCRIPT_IN_SHELL = re.compile(r"(?m)^[^#\n]*\bpython[0-9.]*\s+(?:-u\s+)?([\w./-]+\.py)\b")
+Reader = Callable[[str], "str | None"]
 PROMPT = re.compile(r"^\s*(?:[$>#]|\w*@[\w.-]+:[^$#]*[$#]|\(\w+\)\s*\$?)\s+")
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
 WRAPPERS = {"nohup", "time", "sudo", "exec", "env", "srun", "stdbuf", "-u"}
@@ -152,7 +155,9 @@ def _split_placeholders(args: list[str]) -> tuple[tuple[str, ...], tuple[str, ..
     return tuple(kept), tuple(placeholders)
 
 
-def parse_command(line: str, no: int, base: str, paths: frozenset[str]) -> ReadmeCommand | None:
+def parse_command(
+    line: str, no: int, base: str, paths: frozenset[str], read: Reader | None = None
+) -> ReadmeCommand | None:
     """The training command on `line` of a document in folder `base`, if it runs a script of the
     checkout with a training name (None for help requests, demos and anything else): the line
     itself, else an inline code span of it, else the line from a runner word on."""
@@ -161,7 +166,7 @@ def parse_command(line: str, no: int, base: str, paths: frozenset[str]) -> Readm
         rest, before = line[match.start(1) :], line[match.start(1) - 1 : match.start(1)]
         segments.append(rest.split(before, 1)[0] if before in ("'", '"') else rest)
     for segment in segments:
-        command = _parse(segment, line, no, base, paths)
+        command = _parse(segment, line, no, base, paths, read)
         if command is not None:
             return command
     return None
@@ -187,7 +192,7 @@ def _without_launcher(words: list[str]) -> list[str]:
 
 
 def _parse(
-    segment: str, line: str, no: int, base: str, paths: frozenset[str]
+    segment: str, line: str, no: int, base: str, paths: frozenset[str], read: Reader | None
 ) -> ReadmeCommand | None:
     words = _words(segment)
     if len(words) < 1:
@@ -222,20 +227,35 @@ def _parse(
     relative = base not in ("", ".") and script == f"{base}/{target.removeprefix('./')}"
     folder = base if relative else ""
     name = PurePosixPath(script).stem
-    if not _trains(name) or not TRAINING_NAME.search(name):
+    named = TRAINING_NAME.search(name) or (runner == "shell" and _runs_training(script, read))
+    if not _trains(name) or not named:
         return None
     args, placeholders = _split_placeholders(rest)
     return ReadmeCommand(no, line.strip(), runner, script, args, placeholders, module, folder)
 
 
-def readme_commands(doc: str, text: str, paths: frozenset[str]) -> list[ReadmeCommand]:
-    """Every training command of one document, in the order written."""
+def _runs_training(script: str, read: Reader | None) -> bool:
+    """A shell script named after its model or data set (`scripts/ETT_script/Autoformer_ETTm1.sh`)
+    that runs a Python script with a training name (`python -u run.py --is_training 1`)."""
+    text = read(script) if read is not None else None
+    for match in SCRIPT_IN_SHELL.finditer(text or ""):
+        stem = PurePosixPath(match.group(1)).stem
+        if TRAINING_NAME.search(stem) and _trains(stem):
+            return True
+    return False
+
+
+def readme_commands(
+    doc: str, text: str, paths: frozenset[str], read: Reader | None = None
+) -> list[ReadmeCommand]:
+    """Every training command of one document, in the order written (`read` gives a file's
+    text, to look inside a shell script whose name says nothing)."""
     base = str(PurePosixPath(doc).parent)
     found = []
     for no, line in joined_lines(text):
         if not re.search(r"\.(?:py|sh)\b|-m\s+\w", line):
             continue
-        command = parse_command(line, no, base, paths)
+        command = parse_command(line, no, base, paths, read)
         if command is not None:
             found.append(command)
     return found

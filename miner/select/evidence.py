@@ -253,7 +253,7 @@ def _readme_evidence(tree: RepoTree) -> tuple[list[EntryPoint], list[Evidence], 
     for doc in tree.docs:
         text = tree.read_text(doc) or ""
         for command in readme_commands(
-            doc, "\n".join(text.splitlines()[:MAX_LINES_PER_FILE]), paths
+            doc, "\n".join(text.splitlines()[:MAX_LINES_PER_FILE]), paths, tree.read_text
         ):
             evidence = _ev(doc, command.line, command.text, "readme_command")
             entries.append(

@@ -198,9 +198,10 @@ def _requirements(
             continue
         if line.startswith(("-c ", "--constraint")):
             continue  # constraint files rarely travel with research code
-        local = re.match(r"^(-e\s+|--editable\s+)?(\.{1,2}(?:/\S*)?|\S+/)$", line)
+        # a path: relative, a folder, or the author's own machine (`-e /home/me/lib` in a freeze)
+        local = re.match(r"^(-e\s+|--editable\s+)?(\.{1,2}(?:/\S*)?|/\S+|~\S*|\S+/)$", line)
         if local and "://" not in line:
-            target = (root / folder / local.group(2)).resolve()
+            target = (root / folder / Path(local.group(2)).expanduser()).resolve()
             if not target.is_relative_to(root.resolve()):
                 continue  # never install anything from outside the copy
             line = f"{local.group(1) or ''}{target}"

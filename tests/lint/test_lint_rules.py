@@ -395,6 +395,22 @@ def test_an_environment_file_under_another_name_states_python(tmp_path: Path) ->
     assert "MNR204" not in codes(root)
 
 
+@pytest.mark.parametrize(
+    ("script", "states"),
+    [
+        ("# 1. Use a new Anaconda environment with Python 3.10.8.\npython train.py\n", True),
+        ("conda create -n tiny python=3.9 -y\nconda activate tiny\n", True),
+        ("# Python 3.6+ only\n", True),
+        ("python train.py --lr 3e-4\n", False),  # runs Python, says nothing of its version
+        ("# train for 3.5 epochs on python data\n", False),
+    ],
+)
+def test_a_set_up_script_states_python(tmp_path: Path, script: str, states: bool) -> None:
+    readme = COMPLETE_README.replace("- Python 3.10\n", "")
+    root = write_project(tmp_path / "p", {"README.md": readme, "scripts/pretrain.sh": script})
+    assert ("MNR204" not in codes(root)) is states
+
+
 def test_training_only_in_examples_or_bundled_code_is_not_the_projects(tmp_path: Path) -> None:
     readme = COMPLETE_README.replace("Trained on one NVIDIA RTX 3090 (24 GB)", "Trained")
     readme = readme.split("## Data")[0]

@@ -50,6 +50,21 @@ def test_shell_and_module_forms():
     assert found[2].module == "pkg.train"
 
 
+def test_a_shell_script_named_after_its_model_trains_when_it_runs_a_training_script():
+    scripts = {
+        "scripts/ETT_script/Autoformer_ETTm1.sh": "export CUDA_VISIBLE_DEVICES=0\n\n"
+        "python -u run.py \\\n  --is_training 1 \\\n  --data ETTm1\n",
+        "scripts/Weather_script/Informer.sh": "# python run.py is the entry\necho weather\n",
+        "scripts/plots/Autoformer_figures.sh": "python plot_results.py --all\n",
+    }
+    paths = PATHS | set(scripts) | {"run.py"}
+    text = "".join(f"bash ./{script}\n" for script in scripts)
+    found = readme_commands("README.md", text, paths, scripts.get)
+    # a comment naming a script runs nothing; a script that only plots trains nothing
+    assert [c.script for c in found] == ["scripts/ETT_script/Autoformer_ETTm1.sh"]
+    assert readme_commands("README.md", text, paths) == []  # unread, the name decides
+
+
 def test_help_demos_and_plots_are_never_taken():
     assert commands("python main.py -h\npython train.py --help\n") == []
     assert commands("python demo.py --image x.jpg\npython plot_results.py\n") == []

@@ -50,7 +50,8 @@ def test_install_plan_reads_every_kind_of_dependency_file(tmp_path):
 
 
 def test_the_stated_framework_version_is_added_when_no_file_names_it(tmp_path):
-    root = write(tmp_path / "repo", {"requirements.txt": "numpy\n../outside\n"})
+    freeze = "numpy\n../outside\n-e /home/author/compressai\n~/lib/\n"
+    root = write(tmp_path / "repo", {"requirements.txt": freeze})
     plan = install_plan(
         root, (("requirements.txt", "requirements_file"),), "pytorch", "pytorch=1.7.1"
     )

@@ -40,7 +40,8 @@ def test_the_missing_path_is_read_off_each_kind_of_message(line, path):
          "data/ETT/ETTh1.csv"),
         ("dataset/electricity/electricity.csv", "electricity.csv (Informer/Autoformer time series)",
          "dataset/electricity/electricity.csv"),
-        ("data/solar_AL.txt", "solar_AL.txt (LSTNet multivariate time series)", "data/solar_AL.txt"),
+        ("data/solar_AL.txt", "solar_AL.txt (LSTNet multivariate time series)",
+         "data/solar_AL.txt"),
         ("/data/coco/annotations/instances_train2017.json", "COCO", "/data/coco"),
         ("coco/val2017", "COCO", "coco"),
         ("./data/nerf_synthetic/lego/transforms_train.json", "NeRF Blender scene",
@@ -92,7 +93,10 @@ def test_a_wide_table_keeps_its_columns_and_loses_rows(tmp_path):
 
 
 def test_a_coco_root_has_the_real_categories_boxes_and_images(tmp_path):
-    line = "FileNotFoundError: [Errno 2] No such file or directory: 'coco/annotations/instances_train2017.json'"
+    line = (
+        "FileNotFoundError: [Errno 2] No such file or directory: "
+        "'coco/annotations/instances_train2017.json'"
+    )
     written = stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report")
     assert written is not None and written.classes == 80
     document = json.loads((tmp_path / "coco/annotations/instances_train2017.json").read_text())

@@ -25,7 +25,15 @@ from miner.codebook import Evidence
 
 COMMAND_HINT = re.compile(
     r"(?i)download|wget|curl|gdown|gsutil|kaggle|aria2c|axel|azcopy|s3 |"
-    r"urlopen|urlretrieve|requests\.get|academictorrents|\.sh\b|\.py\b|make "
+    r"urlopen|urlretrieve|requests\.get|academictorrents|\.sh\b|\.py\b|make |unzip|tar |7z "
+)
+# "unzip dataset.zip", "tar -xzf data.tar.gz": unpacking an archive named as the data (shipped in
+# the repository or fetched before) is the step that makes the data available.
+UNPACK_DATA = re.compile(
+    r"\b(?:unzip|tar\s+-?[a-z]*x[a-z]*|7z\s+x|unrar\s+x)\s+(?:-\S+\s+)*[\w./\-]*?"
+    r"(?<![a-z])(?:data|dataset|datasets|corpus|corpora)(?![a-z])[\w.\-]*"
+    r"\.(?:zip|tar|tgz|tar\.gz|tar\.bz2|7z|rar)\b",
+    re.I,
 )
 SCRIPT_RUN = re.compile(
     r"(?:\bbash|\bsh|\bpython3?|\bsource|\./)\s*(?:-m\s+)?([\w./\-]+\.(?:sh|py))|"
@@ -246,6 +254,8 @@ def _runs_data_script(ctx: AuditContext, block: Block, raw: str = "") -> tuple[i
         ):
             if DATA_WORDS.search(line) or _under_data_heading(block):
                 return block.line + n, line.strip()[:200]
+        if UNPACK_DATA.search(line):
+            return block.line + n, line.strip()[:200]
         for m in SCRIPT_RUN.finditer(line):
             script = (m.group(1) or "").lstrip("./")
             # "make data" is a command in a code block, leading a line or in inline code, not

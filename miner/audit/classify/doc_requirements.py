@@ -90,7 +90,7 @@ REQUIRE = re.compile(
 TESTED = re.compile(
     r"\b((?:tested|developed|verified|run|ran|runs|runnable|trained|works?|working|compatible|"
     r"supports?|built|implemented)"
-    r"\s+(?:it\s+|only\s+)?(?:on|with|under|using|in|against)|(?:we|i)\s+(?:have\s+)?used|"
+    r"\s+(?:it\s+|only\s+)?(?:on|with|under|using|in|against|over)|(?:we|i)\s+(?:have\s+)?used|"
     r"(?:we|i)\s+use\b(?=.{0,90}?\bfor\s+(?:the\s+|our\s+|all\s+)?(?:experiments?|training)\b)|"
     r"test(?:s|ed)?\s+(?:\w+\s+){0,3}?(?:under|with|using)|"
     # "simplified the code to pytorch 1.5", "ported to TensorFlow 2": the version it runs on

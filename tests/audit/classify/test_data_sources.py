@@ -151,6 +151,25 @@ def test_documented_commands_that_run_a_data_script(tmp_path: Path) -> None:
     assert _evidence(tmp_path / "c", make)[0].rule == "data_available.command"
 
 
+@pytest.mark.parametrize(
+    ("command", "unpacks_data"),
+    [
+        ("unzip dataset.zip", True),
+        ("tar -xzf data/ucf_data.tar.gz -C data", True),
+        ("unzip -q corpus.zip", True),
+        ("unzip pretrained_models.zip", False),  # weights, not data
+        ("tar -xzf checkpoints.tar.gz", False),
+        ("unzip metadata.zip", False),  # "data" inside another word
+    ],
+)
+def test_unpacking_an_archive_named_as_the_data_is_a_data_step(
+    tmp_path: Path, command: str, unpacks_data: bool
+) -> None:
+    readme = f"# Net\n\n## Test run\nUnzip the file\n```\n{command}\n```\nand run main.py\n"
+    found = _evidence(tmp_path, {"README.md": readme, "main.py": TORCH})
+    assert [e.rule for e in found] == (["data_available.command"] if unpacks_data else [])
+
+
 def test_data_in_the_repository(tmp_path: Path) -> None:
     blob = b"0 1 2 3\n" * 8_000
     assert _evidence(tmp_path / "a", {"data/cora/cora.cites": blob})

@@ -307,6 +307,7 @@ README_POSITIVE = {
     "requisite_heading": "## Requisite\n\n* Python >= 3.6\n* PyTorch >= 1.1\n* lmdb\n",
     "we_use_for_the_experiments": "We use PyTorch 1.9.0 and mmcv 1.3.9 for the experiments.\n",
     "tested_over_a_version": "The code is tested with Tensorflow over ver1.0 on Windows 10.\n",
+    "tested_over_versions": "The code has been tested over PyTorch 0.4.1 and 1.0.0 versions.\n",
 }
 README_NEGATIVE = {
     "implemented_in": "This is a PyTorch implementation of FastNet.\n",
