@@ -215,6 +215,8 @@ def _parse(
         target, rest, runner = rest[0], rest[1:], "shell"
     elif head.startswith("./") and head.endswith((".sh", ".py")):
         target, runner = head, "shell" if head.endswith(".sh") else "python"
+    elif head.startswith("./") and _python_program(head, base, paths, read):
+        target, runner = head, "python"  # `./train --dataroot ...`: a Python file, no suffix
     else:
         return None
     if HELP.intersection(rest):
@@ -232,6 +234,15 @@ def _parse(
         return None
     args, placeholders = _split_placeholders(rest)
     return ReadmeCommand(no, line.strip(), runner, script, args, placeholders, module, folder)
+
+
+def _python_program(head: str, base: str, paths: frozenset[str], read: Reader | None) -> bool:
+    """`./train`: a file of the checkout with no suffix whose first line runs Python."""
+    script = _resolve(head, base, paths)
+    if script is None or read is None or "." in PurePosixPath(script).name:
+        return False
+    first = (read(script) or "").partition("\n")[0]
+    return first.startswith("#!") and "python" in first
 
 
 def _runs_training(script: str, read: Reader | None) -> bool:
@@ -253,7 +264,7 @@ def readme_commands(
     base = str(PurePosixPath(doc).parent)
     found = []
     for no, line in joined_lines(text):
-        if not re.search(r"\.(?:py|sh)\b|-m\s+\w", line):
+        if not re.search(r"\.(?:py|sh)\b|-m\s+\w|(?:^|\s|`)\./\w", line):
             continue
         command = parse_command(line, no, base, paths, read)
         if command is not None:

@@ -66,7 +66,7 @@ class EntryPoint:
 
     script: str
     args: tuple[str, ...]
-    kind: str  # readme_command | train_script | training_loop | main_argparse
+    kind: str  # readme_command | run_script | train_script | training_loop | main_argparse
     evidence: tuple[Evidence, ...]
     runner: str = "python"  # python | module (`python -m`) | shell (`bash x.sh`, `./x.sh`)
     module: str = ""  # the module `python -m` runs
@@ -77,8 +77,8 @@ class EntryPoint:
     def strength(self) -> float:
         """How sure the entry point is (README command > train*.py > a script with a training
         loop > main.py with argparse)."""
-        return {"readme_command": 2.0, "train_script": 1.5, "training_loop": 1.2,
-                "main_argparse": 1.0}[self.kind]  # fmt: skip
+        return {"readme_command": 2.0, "run_script": 1.8, "train_script": 1.5,
+                "training_loop": 1.2, "main_argparse": 1.0}[self.kind]  # fmt: skip
 
     def command(self) -> tuple[str, ...]:
         """The argv that runs it, `{python}` standing for the environment's interpreter; a
@@ -192,6 +192,7 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
             windows.add(f.path)
             continue
         scripts.extend(_script_entry(f.path, has_argparse, has_main, has_loop, top_loop))
+    scripts.extend(_run_scripts(tree, {e.script for e in scripts} - windows))
     readme_entries, readme_data, readme_scale = _readme_evidence(tree)
     readme_entries = [e for e in readme_entries if e.script not in windows]
     data = _data_files(tree) + data + readme_data
@@ -215,14 +216,26 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
     )
 
 
-def _entry_order(entry: EntryPoint) -> tuple[float, bool, int, str]:
-    """Strongest kind first; README commands that train in the README's order, then train.py,
-    then the shallowest path."""
+def _entry_order(entry: EntryPoint) -> tuple[float, bool, int | bool, str]:
+    """Strongest kind first; README commands that run as written, then those that train, in the
+    README's order; then train.py, then the shallowest path."""
     name = PurePosixPath(entry.script).name.lower()
     if entry.kind == "readme_command":
         trains = "train" in name or any("train" in a.lower() for a in entry.args)
-        return (-entry.strength, not trains, 0, "")
+        # a command that runs as written before one that needs values only the user has
+        return (-entry.strength, _dropped(entry) > 0, not trains, "")
     return (-entry.strength, name != "train.py", entry.script.count("/"), entry.script)
+
+
+def _dropped(entry: EntryPoint) -> int:
+    """How many of a README command's placeholders got no value of the run's (`--model
+    $model_name`): the run leaves them out."""
+    given = {arg.partition("=")[0] for arg in entry.args}
+    filled = any("{run_dir}" in arg for arg in entry.args)
+    return sum(
+        1 for p in entry.placeholders
+        if (p.split()[0].partition("=")[0] not in given if p.startswith("-") else not filled)
+    )  # fmt: skip
 
 
 def _script_entry(
@@ -242,6 +255,30 @@ def _script_entry(
     if name == "main.py" and has_argparse:
         return [EntryPoint(path, (), "main_argparse", (Evidence(path, 0, name, "main_argparse"),))]
     return []
+
+
+RUNS_PYTHON = re.compile(r"(?m)^[^#\n]*?\bpython[0-9.]*\s+(?:-u\s+)?(?:\./)?([\w./-]+\.py)\b")
+
+
+def _run_scripts(tree: RepoTree, trainers: set[str]) -> list[EntryPoint]:
+    """Shell scripts beside the code that run one of its training scripts with the arguments
+    the authors used (`ele.sh`: `python main.py --data data/electricity.txt ...`), which a README
+    may name only in prose ("examples in ele.sh, traffic.sh")."""
+    found = []
+    for f in tree.with_suffix(".sh"):
+        if f.depth > 2 or is_vendored(f.path) or not is_training_script(f.path):
+            continue
+        folder = f.path.rpartition("/")[0]
+        for match in RUNS_PYTHON.finditer(tree.read_text(f.path) or ""):
+            script = match.group(1)
+            local = f"{folder}/{script}" if folder else ""
+            if script in trainers or local in trainers:
+                evidence = Evidence(f.path, 0, match.group(0).strip()[:200], "run_script")
+                start = "" if script in trainers else folder  # it runs its neighbour: start there
+                found.append(EntryPoint(f.path, (), "run_script", (evidence,), "shell",
+                                        folder=start))  # fmt: skip
+                break
+    return found
 
 
 def _readme_evidence(tree: RepoTree) -> tuple[list[EntryPoint], list[Evidence], list[Evidence]]:

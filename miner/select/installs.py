@@ -200,6 +200,11 @@ def _requirements(
             continue  # constraint files rarely travel with research code
         # a path: relative, a folder, or the author's own machine (`-e /home/me/lib` in a freeze)
         local = re.match(r"^(-e\s+|--editable\s+)?(\.{1,2}(?:/\S*)?|/\S+|~\S*|\S+/)$", line)
+        # `olefile @ file:///home/conda/feedstock_root/...` in a freeze: a build on the
+        # author's machine; the same project from the index
+        elsewhere = re.match(r"^([A-Za-z0-9][\w.\-]*)\s*@\s*file://(/\S+)$", line)
+        if elsewhere and not Path(elsewhere.group(2)).resolve().is_relative_to(root.resolve()):
+            line = elsewhere.group(1)
         if local and "://" not in line:
             target = (root / folder / Path(local.group(2)).expanduser()).resolve()
             if not target.is_relative_to(root.resolve()):

@@ -144,7 +144,9 @@ def smoke(
                                          started_epoch, built, notes)  # fmt: skip
                 install_seconds = built.seconds
                 if built is not first:  # the environment changed after the lock was written
-                    lock = locked(built, venv, logs, work, base) if built.imports_ok else None
+                    # a run past its imports shows what the build's import check could not
+                    imports = built.imports_ok or training.outcome != "import"
+                    lock = locked(built, venv, logs, work, base) if imports else None
                 outcome, evidence = _placeholders(target, training, notes)
                 stage = stage_reached(
                     outcome, training.marks, closure.parses_arguments, training.ended,

@@ -65,6 +65,17 @@ def test_a_shell_script_named_after_its_model_trains_when_it_runs_a_training_scr
     assert readme_commands("README.md", text, paths) == []  # unread, the name decides
 
 
+def test_a_python_program_without_a_suffix_is_run_with_python():
+    files = {"train": "#!/usr/bin/python3\nimport argparse\n", "test": "#!/usr/bin/python3\n",
+             "download_dataset": "#!/bin/bash\nwget $1\n", "output": None}  # fmt: skip
+    text = ("./download_dataset horse2zebra\n./train --dataroot datasets/horse2zebra/ --cuda\n"
+            "./test --dataroot datasets/horse2zebra/\n./output\n")  # fmt: skip
+    found = readme_commands("README.md", text, PATHS | set(files), files.get)
+    assert [(c.runner, c.script, c.args) for c in found] == [
+        ("python", "train", ("--dataroot", "datasets/horse2zebra/", "--cuda")),
+    ]  # a shell program and a test are not training; a file that is not there is nothing
+
+
 def test_help_demos_and_plots_are_never_taken():
     assert commands("python main.py -h\npython train.py --help\n") == []
     assert commands("python demo.py --image x.jpg\npython plot_results.py\n") == []
@@ -176,6 +187,37 @@ def test_the_readme_command_wins_and_becomes_the_run_command(tmp_path):
         "bash", "scripts/train.sh", "--data", "{run_dir}/stand-in-data/data", "8"
     )  # fmt: skip
     assert first.placeholders == ("--data path/to/data",)
+
+
+def test_a_shell_script_that_runs_the_training_script_gives_the_authors_arguments(tmp_path):
+    main = "import argparse\nparser = argparse.ArgumentParser()\n" + LOOP
+    root = write(tmp_path, {
+        "README.md": "We give examples for each dataset in ele.sh and traffic.sh.\n",
+        "main.py": main,
+        "ele.sh": "python main.py --gpu 3 --data data/electricity.txt --save save/elec.pt\n",
+        "traffic.sh": "python main.py --data data/traffic.txt\n",
+        "test.sh": "python main.py --mode test\n",
+        "lab/run.sh": "# python main.py is the root's\npython fit.py --epochs 1\n",
+        "lab/fit.py": LOOP,
+        "tools/echo.sh": "echo python main.py\n",
+    })  # fmt: skip
+    found = [(e.kind, e.script, e.command()) for e in scan_checkout(root).entry_points[:3]]
+    assert found == [
+        ("run_script", "ele.sh", ("bash", "ele.sh")),
+        ("run_script", "traffic.sh", ("bash", "traffic.sh")),
+        ("run_script", "lab/run.sh", ("sh", "-c", 'cd lab && exec "$@"', "sh", "bash", "run.sh")),
+    ]  # a test script is no training; `echo python main.py` runs nothing
+
+
+def test_a_readme_command_that_runs_as_written_comes_before_one_that_needs_a_value(tmp_path):
+    root = write(tmp_path, {
+        "README.md": "## Train\n\n    bash ./scripts/ECL/iTransformer.sh\n",
+        "scripts/README.md": "    python -u run.py --is_training 1 --model $model_name\n",
+        "scripts/ECL/iTransformer.sh": "python -u run.py --is_training 1 --model iTransformer\n",
+        "run.py": "import argparse\n" + LOOP,
+    })  # fmt: skip
+    first = scan_checkout(root).entry_points[0]
+    assert (first.kind, first.script) == ("readme_command", "scripts/ECL/iTransformer.sh")
 
 
 def test_without_a_readme_command_a_training_script_never_a_demo(tmp_path):

@@ -329,6 +329,36 @@ def test_a_part_an_unpinned_package_no_longer_has_moves_it_to_the_release_line_b
     assert kept.outcome == "import" and not [r for r in kept.repairs if r.kind == "older"]
 
 
+def test_a_dependency_too_new_for_the_pinned_framework_moves_to_the_release_line_before(
+    tmp_path: Path,
+) -> None:
+    # `local_attention` 1.9 imports `torch.amp`, which the pinned torch 1.9 lacks: the importer
+    # moves, not the framework the project pinned.
+    index = tmp_path / "index"
+    build_index(index)
+    build_wheel(index, "framework", "1.0.0", {"framework/__init__.py": "",
+                                              "framework/nn.py": "LAYER = 1\n"})  # fmt: skip
+    amp = "def autocast():\n    pass\n"
+    build_wheel(index, "framework", "2.0.0", {"framework/__init__.py": "",
+                                              "framework/amp.py": amp})  # fmt: skip
+    build_wheel(
+        index, "attention", "1.4.0", {"attention/__init__.py": "from framework import nn\n"}
+    )
+    rotary = "from framework.amp import autocast\nspin = 1\n"
+    build_wheel(index, "attention", "1.9.0",
+                {"attention/__init__.py": "from attention.rotary import spin\n",
+                 "attention/rotary.py": rotary})  # fmt: skip
+    script = "import attention\n" + train()
+    checkout = _project(tmp_path / "repo", index,
+                        ["tinyfit==0.1", "framework==1.0.0", "attention"], script)  # fmt: skip
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    [older] = [r for r in result.repairs if r.kind == "older"]
+    assert (older.before, older.after) == ("attention==1.9.0", "attention<1.9")
+    assert "framework.amp" in older.reason and "pinned" in older.reason
+    assert result.lock is not None and "attention==1.4.0" in Path(result.lock).read_text()
+
+
 SLOW_BACKEND = """import time
 
 

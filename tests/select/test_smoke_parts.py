@@ -50,12 +50,16 @@ def test_install_plan_reads_every_kind_of_dependency_file(tmp_path):
 
 
 def test_the_stated_framework_version_is_added_when_no_file_names_it(tmp_path):
-    freeze = "numpy\n../outside\n-e /home/author/compressai\n~/lib/\n"
+    freeze = (
+        "numpy\n../outside\n-e /home/author/compressai\n~/lib/\n"
+        "olefile @ file:///home/conda/feedstock_root/build_artifacts/olefile_16/work\n"
+    )
     root = write(tmp_path / "repo", {"requirements.txt": freeze})
     plan = install_plan(
         root, (("requirements.txt", "requirements_file"),), "pytorch", "pytorch=1.7.1"
     )
-    assert plan.lines == ("numpy", "torch==1.7.1")  # nothing is installed from outside the copy
+    # nothing is installed from outside the copy; a build elsewhere is the project's on the index
+    assert plan.lines == ("numpy", "olefile", "torch==1.7.1")
     assert plan.sources[-1].rule == "smoke.framework_version"
     assert install_plan(root, (), "pytorch", None).lines == ()
 

@@ -123,6 +123,7 @@ class RuntimeFault:
     before: tuple[int, int] = (0, 0)  # the first Python without the feature
     feature: str = ""
     distribution: str = ""  # the distribution that provides the module, when known here
+    importer: str = ""  # the installed package whose file made the failing import, if one did
 
 
 def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFault | None:
@@ -156,7 +157,8 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
             if top in sys.stdlib_module_names or top in shipped_modules(root):
                 return None  # the project's own module, or one the interpreter lacks
             if "." in missing.group(1):  # `timm.models.layers.helpers`: maybe a part gone
-                return RuntimeFault("module", evidence, module=top, feature=missing.group(1))
+                return RuntimeFault("module", evidence, module=top, feature=missing.group(1),
+                                    importer=_importer(lines, number, top))  # fmt: skip
             return RuntimeFault("module", evidence, module=top)
         no_name = NO_NAME.search(line)
         if no_name and "-packages" in no_name.group(3):
@@ -165,8 +167,22 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
                 return None
             evidence = Evidence(log.name, number, line.strip()[:300], "repair.older.runtime")
             return RuntimeFault("older", evidence, module=top,
-                                feature=f"{no_name.group(2)}.{no_name.group(1)}")  # fmt: skip
+                                feature=f"{no_name.group(2)}.{no_name.group(1)}",
+                                importer=_importer(lines, number, top))  # fmt: skip
     return None
+
+
+SITE_FRAME = re.compile(r'^\s*File "[^"]*-packages/([A-Za-z_]\w*)/')
+
+
+def _importer(lines: list[str], number: int, top: str) -> str:
+    """The installed package whose file made the import that failed on line `number`: the last
+    traceback frame above it in a site-packages folder, when that package is not `top`."""
+    for line in reversed(lines[max(0, number - 12) : number - 1]):
+        frame = SITE_FRAME.match(line)
+        if frame:
+            return "" if frame.group(1) == top else frame.group(1)
+    return ""
 
 
 def install_module(
@@ -220,8 +236,9 @@ def _bounded(
 
 
 def _older(
-    built: EnvironmentBuild, fault: RuntimeFault, builder: Builder, env: dict[str, str]
-) -> EnvironmentBuild | None:
+    built: EnvironmentBuild, fault: RuntimeFault, builder: Builder, env: dict[str, str],
+    why: str = "",
+) -> EnvironmentBuild | None:  # fmt: skip
     """`built` with the distribution of `fault.module` moved below its installed release line
     (`timm<1.0` where timm 1.0.9 is installed and lacks `timm.models.layers.helpers`), when the
     requirements do not pin it; None otherwise or when that does not install."""
@@ -233,6 +250,10 @@ def _older(
         return None
     dist, version = installed[0].split("==", 1)
     if any(_pins(line, dist) for line in built.lines):
+        if fault.importer:  # the package that imports it is too new for the release pinned
+            why = f"it imports {fault.feature}, which {dist} {version} (pinned) does not have"
+            importer = replace(fault, module=fault.importer, importer="", feature="")
+            return _older(built, importer, builder, env, why)
         return None  # the project asked for this release: the fault lies elsewhere
     parts = version.split(".")
     if not parts[0].isdigit() or (len(parts) > 1 and not parts[1].isdigit()):
@@ -241,8 +262,8 @@ def _older(
     bound = f"{dist}<{line}"
     if bound in built.lines or builder.install([*built.lines, bound]).exit_code != 0:
         return None
-    why = (f"{fault.feature} is not in {dist} {version}, the release installed; the release "
-           f"line before it")  # fmt: skip
+    why = why or (f"{fault.feature} is not in {dist} {version}, the release installed; the "
+                  "release line before it")  # fmt: skip
     with builder.log.open("a", encoding="utf-8") as fh:
         fh.write(f"miner: repair older: {dist}=={version} -> {bound}: {why} "
                  f"({fault.evidence.path}:{fault.evidence.line})\n")  # fmt: skip
