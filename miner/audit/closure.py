@@ -87,11 +87,22 @@ def entry_scripts(command: tuple[str, ...], root: Path) -> list[Path]:
                 found.append(base / part)
             elif part.endswith(".sh") and (base / part).is_file():
                 found += _named_by(root, base / part)
+            elif part and "." not in Path(part).name and _python_program(base / part):
+                found.append(base / part)  # `./train`: a Python file with no suffix
         if word == "-m" and i + 1 < len(words):
             module = _module_file(base, words[i + 1].split("."))
             if module is not None:
                 found.append(module)
     return list(dict.fromkeys(found))
+
+
+def _python_program(path: Path) -> bool:
+    """A file whose first line runs Python (`#!/usr/bin/python3`)."""
+    if not path.is_file():
+        return False
+    with path.open("rb") as fh:
+        first = fh.readline(200)
+    return first.startswith(b"#!") and b"python" in first
 
 
 def _named_by(root: Path, script: Path) -> list[Path]:

@@ -176,6 +176,17 @@ def test_a_shell_script_that_runs_a_module_brings_that_module_into_the_closure(
     assert set(import_closure(tmp_path, scripts).names) == {"jax", "datasets"}
 
 
+def test_a_python_program_without_a_suffix_is_read_for_its_imports(tmp_path: Path) -> None:
+    files = {"train": "#!/usr/bin/python3\nimport torchvision\nfrom models import Net\n",
+             "models.py": "import torch\n", "download": "#!/bin/bash\nwget $1\n"}  # fmt: skip
+    for rel, text in files.items():
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    scripts = entry_scripts(("{python}", "./train", "--cuda"), tmp_path)
+    assert scripts == [tmp_path / "train"]
+    assert set(import_closure(tmp_path, scripts).names) == {"torch", "torchvision"}
+    assert entry_scripts(("bash", "download"), tmp_path) == []  # a shell program, not Python
+
+
 def test_the_interpreter_is_the_one_the_pinned_framework_has_wheels_for(tmp_path: Path) -> None:
     found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.[6-9].*/bin/python")))
     older = [p for p in found if "/3.6." in p or "/3.7." in p]
