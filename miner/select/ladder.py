@@ -29,6 +29,21 @@ STEP = re.compile(
     r"[^\d\n]{0,20}[-+]?\d*\.\d+"
     r"|\d+/\d+\s*\[[=>.]+\].*\bloss\b"
 )
+# A line that prints the run's settings (`Namespace(..., loss='MSE', lradj='type1', ...)`,
+# `args: {...}`): its numbers are options, not a step's loss. A metrics line with commas
+# (`epoch=1, loss=0.5, lr=0.001`) is a step.
+SETTINGS_LINE = re.compile(
+    r"\b(?:Namespace|EasyDict|DictConfig|Arguments|TrainingArguments|Config)\("
+    r"|^\W*(?:args|arguments|config|configs|hparams|hyperparameters|opts?|options|flags)\s*[:=]",
+    re.IGNORECASE,
+)
+
+
+def shows_step(line: str) -> bool:
+    """True for a log line that shows an optimisation step (not a traceback, not settings)."""
+    return bool(STEP.search(line)) and "Traceback" not in line and not SETTINGS_LINE.search(line)
+
+
 # Outcomes that end before the entry point got past its imports.
 NOT_IMPORTED = ("install", "import", "python2", "no_entry")
 # Outcomes that say the data (or the weights) were not there, whatever was opened before.
@@ -92,7 +107,7 @@ class ProgressWatch:
         lines = re.split(r"[\r\n]", text)
         self.rest = lines.pop().encode()
         for line in lines:
-            if STEP.search(line) and "Traceback" not in line:
+            if shows_step(line):
                 self.line = line
                 return True
         return False

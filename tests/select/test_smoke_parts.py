@@ -204,6 +204,22 @@ def test_a_step_line_names_its_loss_in_any_spelling():
     assert not any(STEP.search(s) for s in ["loss_fn = 3.0", "closs 0.5", "Epoch 1/10"])
 
 
+def test_a_printed_list_of_settings_is_no_step(tmp_path):
+    from miner.select.ladder import shows_step
+
+    settings = [
+        "Namespace(is_training=1, loss='MSE', lradj='type1', learning_rate=0.001)",
+        "args: {'loss': 'mse', 'dropout': 0.1}",
+        "Config(lr=0.001, loss='ce', wd=0.05)",
+    ]
+    steps = ["epoch=1, step=10, loss=0.5231, lr=0.001", "{'loss': 0.6931, 'epoch': 0.01}"]
+    assert not any(shows_step(line) for line in settings)
+    assert all(shows_step(line) for line in steps)
+    printed = log(tmp_path, settings[0] + "\nTraceback (most recent call last):\n"
+                  "RuntimeError: DefaultCPUAllocator: can't allocate memory\n")  # fmt: skip
+    assert classify_training(printed, 1, False, 60, None)[0] == "runtime"
+
+
 def test_progress_decides_ok_and_timeout(tmp_path):
     trained = log(tmp_path, "loading\nEpoch 1/10\n12/50 [=====>....] - loss: 0.6931\n")
     outcome, evidence = classify_training(trained, None, True, 60, None)
