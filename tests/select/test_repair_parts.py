@@ -70,6 +70,15 @@ def test_build_failures_say_what_the_build_needs() -> None:
     lines = ["error: Failed to build `pycocotools==2.0.0`",
              "ModuleNotFoundError: No module named 'numpy'"]  # fmt: skip
     assert diagnose(lines).build_missing == "numpy"  # type: ignore[union-attr]
+    # an old setup.py's setup_requires, fetched through pip, which the build environment lacks
+    lines = ["error: Failed to build `pycocotools==2.0.2`",
+             "         /root/.cache/uv/builds-v0/.tmpq/bin/python: No module named pip",
+             "         distutils.errors.DistutilsError: Command '['/root/.cache/uv/builds-v0/.tmpq/"
+             "bin/python', '-m', 'pip', '--disable-pip-version-check', 'wheel', '--no-deps', "
+             "'-w', '/tmp/tmpr9w1rccw', '--quiet', 'numpy']' returned non-zero exit status 1.",
+             ]  # fmt: skip
+    found = diagnose(lines)
+    assert found is not None and (found.name, found.build_missing) == ("pycocotools", "numpy")
     lines = ["error: Failed to build `gym==0.18.0`",
              "  error in gym setup command: 'extras_require' must be a dictionary whose values are "
              "strings or lists of strings containing valid project/version requirement "

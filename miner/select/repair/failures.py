@@ -60,6 +60,9 @@ LEGACY = re.compile(r"Cannot import 'setuptools\.build_meta'|No module named 'se
                     r"containing valid project/version requirement specifiers"
                     r"|(?:install|extras)_require must be a string or list of strings")  # fmt: skip
 BUILD_IMPORT = re.compile(r"No module named '([A-Za-z_][\w]*)")
+# A `setup_requires` that an old setup.py fetches through pip, which a build environment lacks:
+# `... pip wheel --no-deps -w /tmp/x --quiet numpy` failed; the package it wanted.
+SETUP_REQUIRES = re.compile(r"'--no-deps', '-w', '[^']*', '--quiet', '([A-Za-z0-9][\w.-]*)'")
 UV_BUILD_HINT = re.compile(r"^\s*([A-Za-z0-9][\w.-]*)\s*=\s*\[\s*\"([^\"]+)\"")
 METADATA = re.compile(r"(?i)invalid metadata|failed to parse metadata|metadata mismatch|"
                       r"Failed to read metadata|invalid version")  # fmt: skip
@@ -135,7 +138,8 @@ def diagnose(lines: list[str], since: int = 0, log_name: str = "install.log") ->
                 url, name = name, ("" if kind == "index" else name_of(name))
             evidence = Evidence(log_name, since + offset + 1, " ".join(line.split())[:200],
                                 f"repair.failure.{kind}")  # fmt: skip
-            missing = BUILD_IMPORT.search(text) if kind == "build" else None
+            missing = (BUILD_IMPORT.search(text) or SETUP_REQUIRES.search(text)
+                       if kind == "build" else None)  # fmt: skip
             hint = _build_hint(tail)
             return Failure(
                 kind, name, version.strip("`"), evidence,
