@@ -61,7 +61,11 @@ DEPRECATED = re.compile(
     r"superseded|moved|discontinued)|\bwe (?:are )?no longer (?:maintain|support|updat)\w*|"
     rf"\b{SUBJECT}\s+(?:has\s+)?moved\s+to\b|^\W*(?:deprecated|unmaintained)\b|"
     r"\b(?:has been|is now|was)\s+superseded by\b|\bsemi-archived\b|"
-    r"\b(?:development|we|it)\s+(?:has|have)\s+(?:now\s+)?moved\s+to\b",
+    r"\b(?:development|we|it)\s+(?:has|have)\s+(?:now\s+)?moved\s+to\b|"
+    # "## Consider using llama.cpp instead", "The changes have since been upstreamed in X": the
+    # readers are sent to the project that took the work over.
+    r"^\W*(?:please\s+)?consider\s+using\s+(?:[^.\n]|\.(?=\w)){1,60}?\binstead\b|"
+    r"\b(?:have|has)\s+(?:since\s+|now\s+)?been\s+upstreamed\b",
     re.I | re.M,
 )
 # A banner at the top of the README says it without naming the repository ("No longer

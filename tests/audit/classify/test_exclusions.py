@@ -249,11 +249,19 @@ def test_a_buildable_project_calling_itself_a_framework_is_a_library(tmp_path: P
         "# Net\n\nDevelopment has moved to [the new home](https://example.org/net).\n",
         "# Net\n\n**Status:** Archive (code is provided as-is, no updates expected)\n",
         "# Net\n\nProject status: deprecated.\n",
+        "# net.cpp\n\nRun it.\n\n## Consider using llama.cpp instead\n\nMore below.\n",
+        "# net.cpp\n\nRun it.\n\nThe changes from net.cpp have since been upstreamed in X.\n",
     ],
 )
 def test_deprecation_said_today_s_way(tmp_path: Path, readme: str) -> None:
     labels = _project(tmp_path, {"README.md": readme, "train.py": TORCH_TRAIN})
     assert _exclude(labels) == {"deprecated"}
+
+
+def test_a_conditional_suggestion_of_another_tool_is_no_deprecation(tmp_path: Path) -> None:
+    readme = "# Net\n\nFor multi-node runs, consider using DeepSpeed instead.\n"
+    labels = _project(tmp_path, {"README.md": readme, "train.py": TORCH_TRAIN})
+    assert "deprecated" not in _exclude(labels)
 
 
 def test_deprecation_in_an_rst_warning(tmp_path: Path) -> None:
