@@ -91,6 +91,10 @@ def test_dataset_links_in_the_readme(tmp_path: Path, readme: str) -> None:
         "ImageNet by this [script](https://gist.github.com/a/8a71d2).\n",
         "# Net\n\n## Data\n\nUnzip the archive you were given with the "
         "[helper](https://example.org/unzip.sh).\n",
+        # a list with links above the first heading (an HTML title): nothing announced it as
+        # the data's
+        '<div align="center"><img src="logo.png"></div>\n\nThe models of the series:\n\n'
+        "- **Net 4**: built on [its paper](https://example.org/papers/4), deployable on phones.\n",
     ],
 )
 def test_no_dataset_link_in_the_readme(tmp_path: Path, readme: str) -> None:
