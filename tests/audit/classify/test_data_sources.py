@@ -134,6 +134,13 @@ def test_code_that_fetches_a_dataset(tmp_path: Path, code: str, fetches: bool) -
         assert found[0].rule == "data_available.loader" and found[0].line > 2
 
 
+@pytest.mark.parametrize("folder", ["eval_mm/kit/vlmeval/dataset", "evaluation", "lm_eval/tasks"])
+def test_code_fetching_evaluation_sets_is_no_training_data(tmp_path: Path, folder: str) -> None:
+    code = "from datasets import load_dataset\nds = load_dataset('org/bench', split='test')\n"
+    assert _evidence(tmp_path / "eval", {f"{folder}/bench.py": TORCH + code}) == []
+    assert _evidence(tmp_path / "train", {"data/prepare.py": TORCH + code})
+
+
 def test_download_scripts_for_data_but_not_for_weights_or_tests(tmp_path: Path) -> None:
     data = "#!/bin/sh\nkaggle competitions download -c carvana -f train_hq.zip\n"
     weights = "#!/bin/sh\nwget https://example.org/releases/model-small.pt\n"
