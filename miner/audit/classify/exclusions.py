@@ -152,6 +152,11 @@ def _loads_models(ctx: AuditContext, index: CodeIndex, blocks: list[Block]) -> l
     for block in blocks:
         if PRETRAINED_DOC.search(block.text):
             return [Evidence(block.path, block.line, block.text[:200], "exclude.pretrained_docs")]
+    # A project that runs networks and trains none runs weights made elsewhere, however it
+    # reads them (its own unpickling of sharded checkpoints, a runtime's model files).
+    for sf in sorted(index.own(), key=lambda f: -f.weight):
+        if sf.read and not sf.support and uses_nn(sf):
+            return [Evidence(sf.path, 0, "runs networks, trains none", "exclude.pretrained_runs")]
     return []
 
 

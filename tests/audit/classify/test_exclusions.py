@@ -118,6 +118,30 @@ def test_pretrained_only_loads_weights_and_trains_nothing(tmp_path: Path) -> Non
     assert labels["exclude"].evidence[0].rule == "exclude.pretrained_load"
 
 
+HAIKU_RUNNER = """import pickle
+import haiku as hk
+import jax
+
+
+class Decoder(hk.Module):
+    def __call__(self, x):
+        return hk.Linear(64)(jax.nn.gelu(hk.Linear(256)(x)))
+
+
+def restore(path):
+    with open(path, "rb") as f:
+        return pickle.load(f)
+"""
+
+
+def test_a_model_run_from_weights_read_its_own_way_is_pretrained_only(tmp_path: Path) -> None:
+    readme = "# Big model\n\nExample code for sampling from the model.\n"
+    labels = _project(tmp_path, {"model.py": HAIKU_RUNNER, "README.md": readme})
+    assert labels["is_dl"].value is True and labels["training_code"].value is False
+    assert _exclude(labels) == {"pretrained_only"}
+    assert labels["exclude"].evidence[0].rule == "exclude.pretrained_runs"
+
+
 def test_not_dl(tmp_path: Path) -> None:
     code = "import pandas as pd\nfrom sklearn.linear_model import LogisticRegression\n"
     labels = _project(tmp_path, {"analysis.py": code, "README.md": "# Stats\n"})
