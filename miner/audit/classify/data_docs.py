@@ -76,7 +76,11 @@ TRAINED_ON_LINK = re.compile(
 # A page of a model, not of data: a Hub model repository, a weights file.
 MODEL_URL = re.compile(r"huggingface\.co/(?!datasets/)|\.(?:pth?|ckpt|safetensors|bin)\b", re.I)
 NOT_DATA_SECTION = re.compile(
-    r"evaluat|benchmark|citation|acknowledg|licen[cs]e|news|updates|related", re.I
+    r"evaluat|benchmark|citation|acknowledg|licen[cs]e|news|updates|related|"
+    # the same sections of a translated README: news, changelog, citation, acknowledgements,
+    # evaluation, licence (Chinese and Japanese)
+    r"更新|新闻|动态|日志|引用|致谢|评测|评估|许可|ニュース|謝辞|評価|ライセンス",
+    re.I,
 )
 # Sections that run a trained model on an example ("Zero-Shot Prediction", "Inference", "Demo")
 # take their inputs from a dataset; they do not obtain the training data. A heading that also

@@ -91,6 +91,9 @@ def test_dataset_links_in_the_readme(tmp_path: Path, readme: str) -> None:
         "ImageNet by this [script](https://gist.github.com/a/8a71d2).\n",
         "# Net\n\n## Data\n\nUnzip the archive you were given with the "
         "[helper](https://example.org/unzip.sh).\n",
+        # a translated README's news: another project's release announced, not obtained
+        "# Net\n\n## 更新日志\n\n* [2025.03.01] 对齐技术 X 被接收！其[代码](https://github.com/a/x)、"
+        "[数据](https://huggingface.co/datasets/a/x)均已开源。\n",
         # a list with links above the first heading (an HTML title): nothing announced it as
         # the data's
         '<div align="center"><img src="logo.png"></div>\n\nThe models of the series:\n\n'
