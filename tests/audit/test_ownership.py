@@ -295,7 +295,8 @@ def _awesome_list(entries: int) -> str:
         f"[its data](https://example.org/data{n})."
         for n in range(entries)
     )
-    table = "| Date | Paper |\n|---|---|\n| 2017-06 | [Attention Is All You Need](https://x.org/1) |"
+    row = "| 2017-06 | [Attention Is All You Need](https://x.org/1) |"
+    table = f"| Date | Paper |\n|---|---|\n{row}"
     return f"# Awesome Things\n\nA curated list.\n\n## Tools\n\n{items}\n\n## Papers\n\n{table}\n"
 
 
