@@ -14,7 +14,7 @@ from functools import cached_property, lru_cache
 from typing import Any, Literal
 
 from miner.audit.files import RepoTree
-from miner.audit.ownership import foreign_trees, fork_page, other_project_page
+from miner.audit.ownership import foreign_trees, fork_page, link_entries, other_project_page
 
 BlockKind = Literal["heading", "paragraph", "list_item", "table_row", "code", "html"]
 RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
@@ -292,7 +292,12 @@ class Documents:
                 continue  # a page of the forked library's own site
             if other_project_page(self.tree, path, text):
                 continue  # a page presenting another project built on this one
-            out.extend(parse_doc(path, text))
+            entries = link_entries(text)  # an awesome list's entries speak for the works they link
+            out.extend(
+                b
+                for b in parse_doc(path, text)
+                if b.kind not in ("list_item", "table_row") or b.line not in entries
+            )
         return tuple(out)
 
     def prose(self) -> Iterator[Block]:

@@ -14,7 +14,9 @@ Every classifier that reads documentation asks this module before a sentence cou
 - `fork_page`: a repository whose root packages a library under another name is that library's
   fork; the pages of its documentation site that never name the repository are the library's;
 - `other_project_page`: a documentation page titled with the name of another repository it links
-  presents that project (a framework's page for a method or plugin built on it).
+  presents that project (a framework's page for a method or plugin built on it);
+- `link_entries`: the entries of an awesome or reading list (a document most of whose list
+  items open with a link to another site) describe the works they link, not this project.
 """
 
 from __future__ import annotations
@@ -50,6 +52,34 @@ def quoted(text: str, start: int, end: int) -> bool:
 def strip_shown_markdown(raw: str) -> str:
     """`raw` without inline code that shows Markdown source (its links are not links)."""
     return SHOWN_MARKDOWN.sub(" ", raw) if "`" in raw else raw
+
+
+# A list item that opens with a link to another site: the entries of awesome and reading lists.
+LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+\.)[ \t]+\S", re.M)
+LINK_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+\.)[ \t]+(?:\*\*)?\[[^\]\n]+\]\(https?://", re.M)
+LINK_LIST_ITEMS = 20  # a list of links this long, most of the document's list items, is a list
+LINK_LIST_SHARE = 0.6  # of resources, not instructions for this project
+
+
+def link_list(text: str) -> bool:
+    """True for an awesome or reading list: at least `LINK_LIST_ITEMS` list items open with a
+    link to another site, and they are most of the document's list items."""
+    links = len(LINK_ITEM.findall(text))
+    return links >= LINK_LIST_ITEMS and links >= LINK_LIST_SHARE * len(LIST_ITEM.findall(text))
+
+
+LINK_ROW = re.compile(r"^[ \t]*\|.*\]\(https?://", re.M)
+
+
+def link_entries(text: str) -> frozenset[int]:
+    """The lines (1-based) of a link list's entries, as list items or as table rows that link
+    their work: "- [MInference](https://...) - reduces latency on an A100" says what the linked
+    work does, on its hardware, with its data, framework and networks. Empty when the document
+    is no link list."""
+    if not link_list(text):
+        return frozenset()
+    starts = [m.start() for p in (LINK_ITEM, LINK_ROW) for m in p.finditer(text)]
+    return frozenset(text.count("\n", 0, at) + 1 for at in starts)
 
 
 def about_others(sentence: str) -> bool:

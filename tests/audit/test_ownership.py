@@ -12,7 +12,14 @@ from miner.audit.detect import AuditContext
 from miner.audit.detect.sources import code_index
 from miner.audit.docs import Documents, parse_markdown
 from miner.audit.files import RepoTree
-from miner.audit.ownership import about_others, copied_trees, foreign_trees, quoted
+from miner.audit.ownership import (
+    about_others,
+    copied_trees,
+    foreign_trees,
+    link_entries,
+    link_list,
+    quoted,
+)
 
 
 def _tree(root: Path, files: dict[str, str]) -> RepoTree:
@@ -280,3 +287,35 @@ def test_a_project_packaged_under_its_own_name_keeps_its_docs(tmp_path: Path) ->
     files = dict(FORK, **{"pyproject.toml": '[project]\nname = "detector10-core"\n'})
     tree = _tree(tmp_path / "lab__detector10", files)
     assert "docs/guides/pi.md" in {b.path for b in Documents(tree).blocks}
+
+
+def _awesome_list(entries: int) -> str:
+    items = "\n".join(
+        f"- [Tool{n}](https://github.com/o/tool{n}) - Serves models fast on an A100 with "
+        f"[its data](https://example.org/data{n})."
+        for n in range(entries)
+    )
+    row = "| 2017-06 | [Attention Is All You Need](https://x.org/1) |"
+    table = f"| Date | Paper |\n|---|---|\n{row}"
+    return f"# Awesome Things\n\nA curated list.\n\n## Tools\n\n{items}\n\n## Papers\n\n{table}\n"
+
+
+def test_an_awesome_list_s_entries_speak_for_the_works_they_link() -> None:
+    text = _awesome_list(25)
+    assert link_list(text)
+    entries = link_entries(text)
+    assert len(entries) == 26  # 25 list items and the table row that links its paper
+    assert 7 in entries and 2 not in entries  # the entries, not the introduction
+
+
+def test_a_document_with_a_few_links_is_no_link_list() -> None:
+    assert link_entries(_awesome_list(5)) == frozenset()
+
+
+def test_the_docs_leave_out_a_link_list_s_entries_but_keep_its_prose(tmp_path: Path) -> None:
+    tree = _tree(tmp_path / "someone__awesome-things", {"README.md": _awesome_list(25)})
+    blocks = Documents(tree).blocks
+    assert [b.text for b in blocks if b.kind in ("list_item", "table_row")] == ["Date | Paper"]
+    assert "A curated list." in {b.text for b in blocks}
+    assert _fields(_awesome_list(25)) == {"hw_gpu"}  # parsed alone, an entry would vote
+    assert not {h.field for h in find_hardware(blocks)}

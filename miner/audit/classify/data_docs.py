@@ -84,7 +84,11 @@ TRAINED_ON_LINK = re.compile(
 # A page of a model, not of data: a Hub model repository, a weights file.
 MODEL_URL = re.compile(r"huggingface\.co/(?!datasets/)|\.(?:pth?|ckpt|safetensors|bin)\b", re.I)
 NOT_DATA_SECTION = re.compile(
-    r"evaluat|benchmark|citation|acknowledg|licen[cs]e|news|updates|related", re.I
+    r"evaluat|benchmark|citation|acknowledg|licen[cs]e|news|updates|related|"
+    # the same sections of a translated README: news, changelog, citation, acknowledgements,
+    # evaluation, licence (Chinese and Japanese)
+    r"更新|新闻|动态|日志|引用|致谢|评测|评估|许可|ニュース|謝辞|評価|ライセンス",
+    re.I,
 )
 # Sections that run a trained model on an example ("Zero-Shot Prediction", "Inference", "Demo")
 # take their inputs from a dataset; they do not obtain the training data. A heading that also
@@ -273,7 +277,9 @@ def _runs_data_script(ctx: AuditContext, block: Block, raw: str = "") -> tuple[i
 def documented_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
     """The first dataset link or data download command of the documentation."""
     readable = set(ctx.tree.codebook_docs)
-    announced = ""  # "... can be downloaded as follows:": the list or table below links the data
+    # "... can be downloaded as follows:": the list or table below, in the same section, links
+    # the data (None: nothing announced; "" is the section before the first heading).
+    announced: str | None = None
     lines_of: dict[str, list[str]] = {}
     references: dict[str, dict[str, str]] = {}
     for block in ctx.docs.blocks:
@@ -293,7 +299,7 @@ def documented_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
         if block.kind == "heading":  # "Download the train set and place it in ./data:"
             heading = block.text
             says = DATA_WORDS.search(heading) and DOWNLOAD_VERB.search(heading)
-            announced = section if says else ""
+            announced = section if says else None
             continue
         if path not in lines_of:
             lines_of[path] = (ctx.tree.read_text(path) or "").splitlines()
@@ -312,7 +318,7 @@ def documented_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
         if block.kind in ("paragraph", "html"):
             text = block.text.rstrip()
             announces = text.endswith(":") and DATA_WORDS.search(text)
-            announced = section if announces and DOWNLOAD_VERB.search(text) else ""
+            announced = section if announces and DOWNLOAD_VERB.search(text) else None
         found = _runs_data_script(ctx, block, raw)
         if found and block.kind != "table_row":
             return [Evidence(path, found[0], found[1], "data_available.command")]

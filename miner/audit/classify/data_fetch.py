@@ -20,11 +20,15 @@ ANALYSIS_FOLDERS = frozenset({
     "analyze", "analyse", "analysis", "analyses", "visualization", "visualisation",
     "visualize", "vis", "plots", "plotting", "figures", "notebooks",
 })  # fmt: skip
+# Folders of evaluation and benchmarks ("eval", "eval_mm", "evaluation", "lm_eval"): the sets they
+# fetch are evaluation sets, which alone do not make the data available (codebook).
+EVAL_FOLDER = re.compile(r"^(?:evals?|evaluations?|benchmarks?)(?:[_-]\w+)?$|^\w+[_-]evals?$")
 
 
 def _analysis(path: str) -> bool:
-    """True for a file under a folder of analysis, plots or notebooks."""
-    return not ANALYSIS_FOLDERS.isdisjoint(path.lower().split("/")[:-1])
+    """True for a file under a folder of analysis, plots or notebooks, or of evaluation."""
+    folders = path.lower().split("/")[:-1]
+    return not ANALYSIS_FOLDERS.isdisjoint(folders) or any(EVAL_FOLDER.match(f) for f in folders)
 
 
 # Code that fetches a public dataset when it runs.

@@ -61,7 +61,11 @@ DEPRECATED = re.compile(
     r"superseded|moved|discontinued)|\bwe (?:are )?no longer (?:maintain|support|updat)\w*|"
     rf"\b{SUBJECT}\s+(?:has\s+)?moved\s+to\b|^\W*(?:deprecated|unmaintained)\b|"
     r"\b(?:has been|is now|was)\s+superseded by\b|\bsemi-archived\b|"
-    r"\b(?:development|we|it)\s+(?:has|have)\s+(?:now\s+)?moved\s+to\b",
+    r"\b(?:development|we|it)\s+(?:has|have)\s+(?:now\s+)?moved\s+to\b|"
+    # "## Consider using llama.cpp instead", "The changes have since been upstreamed in X": the
+    # readers are sent to the project that took the work over.
+    r"^\W*(?:please\s+)?consider\s+using\s+(?:[^.\n]|\.(?=\w)){1,60}?\binstead\b|"
+    r"\b(?:have|has)\s+(?:since\s+|now\s+)?been\s+upstreamed\b",
     re.I | re.M,
 )
 # A banner at the top of the README says it without naming the repository ("No longer
@@ -148,6 +152,11 @@ def _loads_models(ctx: AuditContext, index: CodeIndex, blocks: list[Block]) -> l
     for block in blocks:
         if PRETRAINED_DOC.search(block.text):
             return [Evidence(block.path, block.line, block.text[:200], "exclude.pretrained_docs")]
+    # A project that runs networks and trains none runs weights made elsewhere, however it
+    # reads them (its own unpickling of sharded checkpoints, a runtime's model files).
+    for sf in sorted(index.own(), key=lambda f: -f.weight):
+        if sf.read and not sf.support and uses_nn(sf):
+            return [Evidence(sf.path, 0, "runs networks, trains none", "exclude.pretrained_runs")]
     return []
 
 

@@ -69,7 +69,9 @@ OTHER_WORK = re.compile(
 FOREIGN_SECTION = re.compile(
     r"related (?:work|project)|other (?:implementation|project|repo|work|method)|third[- ]party|"
     r"see also|comparison with|alternatives|external|community|ecosystem|extensions|"
-    r"projects? (?:using|based on|built)|built (?:on|upon|with) |awesome",
+    r"projects? (?:using|based on|built)|built (?:on|upon|with) |awesome|"
+    # "Notable forks", "Ports": other repositories that carry the project to other hardware.
+    r"\bforks\b|\bports\b",
     re.IGNORECASE,
 )
 # A requirement addressed to the reader is the project's own, even beside the paper's results

@@ -18,6 +18,7 @@ from miner.audit.classify.manifests import dependency_manifests
 from miner.audit.classify.notebook_installs import notebook_findings
 from miner.audit.detect import AuditContext
 from miner.audit.docs import Block
+from miner.audit.ownership import link_list
 from miner.codebook import Evidence
 from miner.models import Label
 
@@ -25,11 +26,6 @@ MAX_EVIDENCE = 8
 MAX_DEPENDENCIES = 1000
 NAME_FIELD = re.compile(r"""^\s*name\s*[=:]\s*['"]?([A-Za-z0-9][\w.\-]*)""", re.M)
 SETUP_NAME = re.compile(r"""\bname\s*=\s*['"]([A-Za-z0-9][\w.\-]*)['"]""")
-# A list item that opens with a link to another site: the entries of awesome and reading lists.
-LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+\.)[ \t]+\S", re.M)
-LINK_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+\.)[ \t]+(?:\*\*)?\[[^\]\n]+\]\(https?://", re.M)
-LINK_LIST_ITEMS = 20  # a list of links this long, most of the document's list items, is a list
-LINK_LIST_SHARE = 0.6  # of resources, not instructions for this project
 # Operating systems and the interpreter carry versions that do not pin a library.
 PYTHON_NAMES = frozenset({"python", "python2", "python3"})
 NOT_LIBRARIES = NOT_PACKAGES | {"windows", "linux", "macos", "centos", "anaconda", "miniconda"}
@@ -57,13 +53,7 @@ def _self_names(ctx: AuditContext, blocks: list[Block]) -> frozenset[str]:
 def _link_lists(ctx: AuditContext, paths: Iterable[str]) -> set[str]:
     """Documents that are awesome or reading lists: their prose names packages the list points
     to, not software this project needs."""
-    found = set()
-    for path in paths:
-        text = ctx.tree.read_text(path) or ""
-        links = len(LINK_ITEM.findall(text))
-        if links >= LINK_LIST_ITEMS and links >= LINK_LIST_SHARE * len(LIST_ITEM.findall(text)):
-            found.add(path)
-    return found
+    return {path for path in paths if link_list(ctx.tree.read_text(path) or "")}
 
 
 def _manifest_evidence(m: Manifest) -> Evidence:

@@ -36,7 +36,7 @@ C_INCLUDES: tuple[tuple[str, str], ...] = (
     ("caffe2/", "caffe2"), ("caffe/", "caffe"), ("torch/", "pytorch"), ("ATen/", "pytorch"),
     ("tensorflow/", "tensorflow"), ("mxnet", "mxnet"), ("darknet.h", "darknet"),
     ("dynet/", "dynet"), ("onnxruntime", "onnx"), ("luaT.h", "torch7"),
-    ("tiny_dnn/", "other:tiny-dnn"), ("dlib/dnn", "other:dlib"),
+    ("tiny_dnn/", "other:tiny-dnn"), ("dlib/dnn", "other:dlib"), ("ggml", "other:ggml"),
 )  # fmt: skip
 JS_MODULES: tuple[tuple[str, str], ...] = (
     ("@tensorflow/tfjs", "tensorflowjs"), ("ml5", "tensorflowjs"), ("onnxruntime", "onnx"),

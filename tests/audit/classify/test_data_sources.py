@@ -91,6 +91,13 @@ def test_dataset_links_in_the_readme(tmp_path: Path, readme: str) -> None:
         "ImageNet by this [script](https://gist.github.com/a/8a71d2).\n",
         "# Net\n\n## Data\n\nUnzip the archive you were given with the "
         "[helper](https://example.org/unzip.sh).\n",
+        # a translated README's news: another project's release announced, not obtained
+        "# Net\n\n## 更新日志\n\n* [2025.03.01] 对齐技术 X 被接收！其[代码](https://github.com/a/x)、"
+        "[数据](https://huggingface.co/datasets/a/x)均已开源。\n",
+        # a list with links above the first heading (an HTML title): nothing announced it as
+        # the data's
+        '<div align="center"><img src="logo.png"></div>\n\nThe models of the series:\n\n'
+        "- **Net 4**: built on [its paper](https://example.org/papers/4), deployable on phones.\n",
     ],
 )
 def test_no_dataset_link_in_the_readme(tmp_path: Path, readme: str) -> None:
@@ -128,6 +135,13 @@ def test_code_that_fetches_a_dataset(tmp_path: Path, code: str, fetches: bool) -
     assert bool(found) is fetches
     if fetches:
         assert found[0].rule == "data_available.loader" and found[0].line > 2
+
+
+@pytest.mark.parametrize("folder", ["eval_mm/kit/vlmeval/dataset", "evaluation", "lm_eval/tasks"])
+def test_code_fetching_evaluation_sets_is_no_training_data(tmp_path: Path, folder: str) -> None:
+    code = "from datasets import load_dataset\nds = load_dataset('org/bench', split='test')\n"
+    assert _evidence(tmp_path / "eval", {f"{folder}/bench.py": TORCH + code}) == []
+    assert _evidence(tmp_path / "train", {"data/prepare.py": TORCH + code})
 
 
 def test_download_scripts_for_data_but_not_for_weights_or_tests(tmp_path: Path) -> None:

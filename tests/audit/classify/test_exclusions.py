@@ -118,6 +118,30 @@ def test_pretrained_only_loads_weights_and_trains_nothing(tmp_path: Path) -> Non
     assert labels["exclude"].evidence[0].rule == "exclude.pretrained_load"
 
 
+HAIKU_RUNNER = """import pickle
+import haiku as hk
+import jax
+
+
+class Decoder(hk.Module):
+    def __call__(self, x):
+        return hk.Linear(64)(jax.nn.gelu(hk.Linear(256)(x)))
+
+
+def restore(path):
+    with open(path, "rb") as f:
+        return pickle.load(f)
+"""
+
+
+def test_a_model_run_from_weights_read_its_own_way_is_pretrained_only(tmp_path: Path) -> None:
+    readme = "# Big model\n\nExample code for sampling from the model.\n"
+    labels = _project(tmp_path, {"model.py": HAIKU_RUNNER, "README.md": readme})
+    assert labels["is_dl"].value is True and labels["training_code"].value is False
+    assert _exclude(labels) == {"pretrained_only"}
+    assert labels["exclude"].evidence[0].rule == "exclude.pretrained_runs"
+
+
 def test_not_dl(tmp_path: Path) -> None:
     code = "import pandas as pd\nfrom sklearn.linear_model import LogisticRegression\n"
     labels = _project(tmp_path, {"analysis.py": code, "README.md": "# Stats\n"})
@@ -249,11 +273,19 @@ def test_a_buildable_project_calling_itself_a_framework_is_a_library(tmp_path: P
         "# Net\n\nDevelopment has moved to [the new home](https://example.org/net).\n",
         "# Net\n\n**Status:** Archive (code is provided as-is, no updates expected)\n",
         "# Net\n\nProject status: deprecated.\n",
+        "# net.cpp\n\nRun it.\n\n## Consider using llama.cpp instead\n\nMore below.\n",
+        "# net.cpp\n\nRun it.\n\nThe changes from net.cpp have since been upstreamed in X.\n",
     ],
 )
 def test_deprecation_said_today_s_way(tmp_path: Path, readme: str) -> None:
     labels = _project(tmp_path, {"README.md": readme, "train.py": TORCH_TRAIN})
     assert _exclude(labels) == {"deprecated"}
+
+
+def test_a_conditional_suggestion_of_another_tool_is_no_deprecation(tmp_path: Path) -> None:
+    readme = "# Net\n\nFor multi-node runs, consider using DeepSpeed instead.\n"
+    labels = _project(tmp_path, {"README.md": readme, "train.py": TORCH_TRAIN})
+    assert "deprecated" not in _exclude(labels)
 
 
 def test_deprecation_in_an_rst_warning(tmp_path: Path) -> None:

@@ -301,6 +301,11 @@ NEGATIVE = {
     "community section": (
         "## Community Support\n- Our model on NVIDIA Jetson Orin: https://github.com/x/jetson\n"
     ),
+    "notable forks section": (
+        "## notable forks\n\n- Habana Gaudi2\n  - llm.tpc by @someone: a Habana Gaudi2 port "
+        "of this project\n"
+    ),
+    "ports section": "## Ports\n\n- A port of this model to an Edge TPU board.\n",
     "cpus option outside a job script": "```\npython train.py --cpus-per-task=8\n```\n",
     "code not comment": "```\npython train.py --gpu 0  # 16 GB\nnvidia-smi\n```\n",
 }

@@ -359,3 +359,31 @@ def test_hugging_face_trainer_is_pytorch_and_its_tf_port_is_tensorflow(audit) ->
     )
     labels, _ = audit({"train.py": keras_port})
     assert value(labels, "primary_framework") == "tensorflow"
+
+
+GGML_MAIN = """#include "ggml.h"
+#include "utils.h"
+
+int main(int argc, char ** argv) {
+    struct ggml_init_params params = { .mem_size = 512*1024*1024 };
+    struct ggml_context * ctx = ggml_init(params);
+    struct ggml_tensor * cur = ggml_mul_mat(ctx, model.wq, inp);
+    cur = ggml_soft_max(ctx, cur);
+    return 0;
+}
+"""
+TORCH_CONVERTER = """import sys
+import torch
+
+model = torch.load(sys.argv[1], map_location="cpu")
+for name, tensor in model.items():
+    write(name, tensor.numpy())
+"""
+
+
+def test_a_ggml_inference_engine_with_a_weight_converter_is_ggml_in_cpp(audit) -> None:  # type: ignore[no-untyped-def]
+    labels, _ = audit({"main.cpp": GGML_MAIN, "convert-pth-to-ggml.py": TORCH_CONVERTER})
+    assert value(labels, "primary_framework") == "other:ggml"
+    assert value(labels, "frameworks") == ["other:ggml", "pytorch"]
+    assert value(labels, "language") == "cpp"
+    assert value(labels, "paper_framework") == "Others"
