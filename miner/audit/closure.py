@@ -143,10 +143,12 @@ def import_closure(root: Path, scripts: list[Path]) -> ImportClosure:
             if line:
                 python2 = Evidence(rel, line, _line(text, line), "repair.python2")
             tree = _parse_lines(text, exc)
-        # An import under a `try` or an `if` (`if sys.version_info[0] == 3: ... else: import
-        # urllib2`) is one branch of code written for both.
+        # An import under a `try`, its `except ImportError:` fallback or an `if` (`if
+        # sys.version_info[0] == 3: ... else: import urllib2`) is one branch of code written
+        # for both.
         guarded = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try | ast.If)
-                   for part in (*t.body, *t.orelse) for n in ast.walk(part)}  # fmt: skip
+                   for part in (*t.body, *t.orelse, *getattr(t, "handlers", ()))
+                   for n in ast.walk(part)}  # fmt: skip
         for node in ast.walk(tree):
             for module, level, names in _imports(node):
                 local = _local(root, path, module, level, names)

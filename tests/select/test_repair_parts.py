@@ -429,6 +429,11 @@ def test_an_unguarded_import_of_a_python_2_module_marks_python_2_code(tmp_path: 
               "else:\n    from urllib2 import urlopen\n")  # fmt: skip
     (tmp_path / "branch.py").write_text(branch, encoding="utf-8")
     assert import_closure(tmp_path, [tmp_path / "branch.py"]).python2 is None
+    # the Python 2 name as the fallback of an ImportError, the Python 3 one tried first
+    fallback = ("try:\n    from urllib.parse import urlparse\nexcept ImportError:\n"
+                "    from urlparse import urlparse\n")  # fmt: skip
+    (tmp_path / "fallback.py").write_text(fallback, encoding="utf-8")
+    assert import_closure(tmp_path, [tmp_path / "fallback.py"]).python2 is None
 
 
 def test_open_requirements_are_bounded_by_the_newest_release_of_the_date_for_pip() -> None:
