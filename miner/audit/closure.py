@@ -129,6 +129,7 @@ def import_closure(root: Path, scripts: list[Path]) -> ImportClosure:
     queue = [p.resolve() for p in scripts]
     python2: Evidence | None = None
     root = root.resolve()
+    added: list[Path] = []  # folders the code puts on sys.path, for every file after
     while queue and len(seen) < MAX_FILES:
         path = queue.pop(0)
         if path in seen or not path.is_file():
@@ -149,9 +150,10 @@ def import_closure(root: Path, scripts: list[Path]) -> ImportClosure:
         guarded = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try | ast.If)
                    for part in (*t.body, *t.orelse, *getattr(t, "handlers", ()))
                    for n in ast.walk(part)}  # fmt: skip
+        added += [f for f in _path_additions(tree, path, root) if f not in added]
         for node in ast.walk(tree):
             for module, level, names in _imports(node):
-                local = _local(root, path, module, level, names)
+                local = _local(root, path, module, level, names, added)
                 if local:
                     queue += [p for p in local if p not in seen]
                     continue
@@ -245,8 +247,36 @@ def _module_file(base: Path, parts: list[str]) -> Path | None:
     return None
 
 
-def _local(root: Path, path: Path, module: str, level: int, names: tuple[str, ...]) -> list[Path]:
-    """The checkout files an import resolves to (empty when it is not local)."""
+def _path_additions(tree: ast.Module, path: Path, root: Path) -> list[Path]:
+    """The checkout folders a file puts on `sys.path` (`sys.path.append(os.path.join(ROOT_DIR,
+    'utils'))`): the last string of the call's argument, from the file's folder, a folder above
+    it or the root, wherever that folder exists."""
+    found: list[Path] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("append", "insert") and node.args
+                and ast.unparse(node.func.value) == "sys.path"):  # fmt: skip
+            continue
+        strings = [n.value for n in ast.walk(node.args[-1])
+                   if isinstance(n, ast.Constant) and isinstance(n.value, str)]  # fmt: skip
+        tail = strings[-1].strip("/") if strings else ""
+        if tail in ("", "."):
+            continue
+        above = [f for f in path.parent.parents if f.is_relative_to(root)]
+        for base in (path.parent, *above):
+            folder = (base / tail).resolve()
+            if folder.is_dir() and folder.is_relative_to(root):
+                found.append(folder)
+                break
+    return found
+
+
+def _local(
+    root: Path, path: Path, module: str, level: int, names: tuple[str, ...],
+    added: list[Path] | None = None,
+) -> list[Path]:  # fmt: skip
+    """The checkout files an import resolves to (empty when it is not local); `added` are the
+    folders the code put on sys.path."""
     parts = [p for p in module.split(".") if p]
     if level:
         base = path.parent
@@ -257,7 +287,7 @@ def _local(root: Path, path: Path, module: str, level: int, names: tuple[str, ..
         # The script's folder and each folder above it (`sys.path.insert(0, "..")` is common),
         # then the root and its src/.
         above = [f for f in path.parent.parents if f.is_relative_to(root) and f != root]
-        bases = [path.parent, *above, root, root / "src"]
+        bases = [path.parent, *above, root, root / "src", *(added or ())]
     for base in bases:
         if not parts:
             found = [f for n in names if (f := _module_file(base, [n])) is not None]

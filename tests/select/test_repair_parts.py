@@ -185,6 +185,24 @@ def test_a_shell_script_that_runs_a_module_brings_that_module_into_the_closure(
     assert set(import_closure(tmp_path, scripts).names) == {"jax", "datasets"}
 
 
+def test_folders_the_code_puts_on_sys_path_hold_local_modules(tmp_path: Path) -> None:
+    files = {
+        "train.py": "import os, sys\nROOT_DIR = os.path.dirname(os.path.abspath(__file__))\n"
+        "sys.path.append(os.path.join(ROOT_DIR, 'utils'))\nsys.path.insert(0, 'models')\n"
+        "import pc_util\nfrom votenet import VoteNet\n",
+        "utils/pc_util.py": "import plyfile\nimport trimesh\n",
+        "models/votenet.py": "import torch\nimport sys\nsys.path.append('../pointnet2')\n"
+        "import pointnet2_utils\n",
+        "pointnet2/pointnet2_utils.py": "import numpy\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    closure = import_closure(tmp_path, [tmp_path / "train.py"])
+    assert set(closure.names) == {"plyfile", "trimesh", "torch", "numpy"}  # no local name
+    assert "pointnet2/pointnet2_utils.py" in closure.files
+
+
 def test_a_python_program_without_a_suffix_is_read_for_its_imports(tmp_path: Path) -> None:
     files = {"train": "#!/usr/bin/python3\nimport torchvision\nfrom models import Net\n",
              "models.py": "import torch\n", "download": "#!/bin/bash\nwget $1\n"}  # fmt: skip
