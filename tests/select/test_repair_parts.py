@@ -79,6 +79,8 @@ def test_build_failures_say_what_the_build_needs() -> None:
              ]  # fmt: skip
     found = diagnose(lines)
     assert found is not None and (found.name, found.build_missing) == ("pycocotools", "numpy")
+    lines[-1] = lines[-1].replace("'numpy'", "'cython>=0.27.3'")  # a requirement with its range
+    assert diagnose(lines).build_missing == "cython"  # type: ignore[union-attr]
     lines = ["error: Failed to build `gym==0.18.0`",
              "  error in gym setup command: 'extras_require' must be a dictionary whose values are "
              "strings or lists of strings containing valid project/version requirement "

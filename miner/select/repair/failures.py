@@ -62,7 +62,7 @@ LEGACY = re.compile(r"Cannot import 'setuptools\.build_meta'|No module named 'se
 BUILD_IMPORT = re.compile(r"No module named '([A-Za-z_][\w]*)")
 # A `setup_requires` that an old setup.py fetches through pip, which a build environment lacks:
 # `... pip wheel --no-deps -w /tmp/x --quiet numpy` failed; the package it wanted.
-SETUP_REQUIRES = re.compile(r"'--no-deps', '-w', '[^']*', '--quiet', '([A-Za-z0-9][\w.-]*)'")
+SETUP_REQUIRES = re.compile(r"'--no-deps', '-w', '[^']*', '--quiet', '([A-Za-z0-9][\w.-]*)[^']*'")
 UV_BUILD_HINT = re.compile(r"^\s*([A-Za-z0-9][\w.-]*)\s*=\s*\[\s*\"([^\"]+)\"")
 METADATA = re.compile(r"(?i)invalid metadata|failed to parse metadata|metadata mismatch|"
                       r"Failed to read metadata|invalid version")  # fmt: skip
