@@ -129,6 +129,24 @@ def test_a_nerf_scene_has_poses_that_look_at_the_origin_and_rgba_images(tmp_path
             assert picture.mode == "RGBA" and picture.size == (800, 800)
 
 
+@pytest.mark.parametrize("name", ["train-v1.1.json", "dev-v2.0.json"])
+def test_a_squad_file_has_answers_that_are_spans_of_their_context(tmp_path, name):
+    line = f"FileNotFoundError: [Errno 2] No such file or directory: 'data/{name}'"
+    assert stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report") is not None
+    document = json.loads((tmp_path / "data" / name).read_text())
+    assert document["version"] == name[-8:-5]
+    impossible = 0
+    for article in document["data"]:
+        for paragraph in article["paragraphs"]:
+            context = paragraph["context"]
+            for qa in paragraph["qas"]:
+                impossible += bool(qa.get("is_impossible"))
+                for answer in qa["answers"] + qa.get("plausible_answers", []):
+                    start = answer["answer_start"]
+                    assert context[start : start + len(answer["text"])] == answer["text"]
+    assert (impossible > 0) is name.endswith("v2.0.json")
+
+
 def test_paired_and_unpaired_layouts_for_image_translation(tmp_path):
     line = "AssertionError: ./datasets/facades/trainA is not a valid directory"
     assert stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report") is not None

@@ -1,13 +1,14 @@
 """Stand-ins for public benchmark data sets that projects read from a path of their own.
 
 Most projects that get past their imports stop at data they expect on disk: the ETT and
-Informer-family CSVs under `./data/ETT/`, a COCO root, a NeRF Blender scene, a pix2pix or
-CycleGAN image folder. No loader call names them, so the start-up hook cannot stand in; but the
-missing path does name them, and their layouts are public and fixed. When a smoke run ends for a
-missing file whose path names one of these data sets, the run writes a small synthetic copy in
-the real layout (the real file names, columns, JSON keys, image folders) at that path inside its
-throw-away copy and trains again. Nothing of the project is edited, a path outside the run's own
-folders is never written, and the outcome reads `stand-in data` with the file's shapes.
+Informer-family CSVs under `./data/ETT/`, SQuAD's JSON, a COCO root, a NeRF Blender scene, a
+pix2pix or CycleGAN image folder. No loader call names them, so the start-up hook cannot stand
+in; but the missing path does name them, and their layouts are public and fixed. When a smoke
+run ends for a missing file whose path names one of these data sets, the run writes a small
+synthetic copy in the real layout (the real file names, columns, JSON keys, image folders) at
+that path inside its throw-away copy and trains again. Nothing of the project is edited, a path
+outside the run's own folders is never written, and the outcome reads `stand-in data` with the
+file's shapes.
 
 Each data set is a plain function in `BENCHMARKS`: given the missing path it returns the root to
 write and a writer, or None when the path is not its.
@@ -25,12 +26,14 @@ from pathlib import Path, PurePosixPath
 from miner.select.standins.benchmark_layouts import (
     COCO_SPLIT,
     IMAGE_TRANSLATION,
+    SQUAD,
     TIME_SERIES,
     TRANSLATION_FOLDERS,
     WrittenFiles,
     write_coco,
     write_image_translation,
     write_nerf_scene,
+    write_squad,
     write_time_series,
 )
 
@@ -118,8 +121,15 @@ def _image_translation(path: PurePosixPath) -> BenchmarkMatch | None:
     return None
 
 
+def _squad(path: PurePosixPath) -> BenchmarkMatch | None:
+    if not SQUAD.fullmatch(path.name):
+        return None
+    return BenchmarkMatch(f"{path.name} (SQuAD)", path, write_squad)
+
+
 BENCHMARKS: tuple[Callable[[PurePosixPath], BenchmarkMatch | None], ...] = (
     _time_series,
+    _squad,
     _coco,
     _nerf_scene,
     _image_translation,

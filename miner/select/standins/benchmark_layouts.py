@@ -282,3 +282,48 @@ def write_image_translation(root: Path, seed: int, name: str) -> WrittenFiles:
     arrays = tuple((folder, (TRANSLATION_IMAGES, 256, width, 3), "uint8")
                    for folder, width in folders)  # fmt: skip
     return WrittenFiles(root, TRANSLATION_IMAGES * len(folders), arrays)
+
+
+SQUAD = re.compile(r"(train|dev)-v(1\.1|2\.0)\.json")
+SQUAD_ARTICLES, SQUAD_PARAGRAPHS, SQUAD_QUESTIONS = 8, 4, 3
+WORDS = ("model", "network", "river", "city", "music", "history", "energy", "season", "language",
+         "planet", "market", "science", "island", "theory", "engine", "garden")  # fmt: skip
+
+
+def write_squad(path: Path, seed: int) -> WrittenFiles:
+    """A SQuAD file (`train-v1.1.json`, `dev-v2.0.json`): articles of paragraphs whose questions'
+    answers are spans of the context at their `answer_start`; v2.0 adds unanswerable ones."""
+    name = SQUAD.fullmatch(path.name)
+    assert name is not None
+    split, version = name.groups()
+    state = _rng(seed, path.name)
+    articles: list[dict[str, Any]] = []
+    questions = 0
+    for a in range(SQUAD_ARTICLES):
+        paragraphs: list[dict[str, Any]] = []
+        for _ in range(SQUAD_PARAGRAPHS):
+            words = [WORDS[int(i)] for i in state.randint(len(WORDS), size=60)]
+            context = " ".join(words).capitalize() + "."
+            qas = []
+            for q in range(SQUAD_QUESTIONS):
+                start = int(state.randint(0, 55))
+                answer = " ".join(words[start : start + 3])
+                offset = len(" ".join(words[:start])) + (1 if start else 0)
+                spans = [{"text": context[offset : offset + len(answer)], "answer_start": offset}]
+                entry: dict[str, Any] = {
+                    "id": f"{split}-{a}-{len(paragraphs)}-{q}",
+                    "question": f"What about the {words[start]}?",
+                    "answers": spans if split == "train" else spans * 3,  # dev: three readers
+                }
+                if version == "2.0":
+                    impossible = q == SQUAD_QUESTIONS - 1
+                    entry["is_impossible"] = impossible
+                    if impossible:
+                        entry["plausible_answers"], entry["answers"] = entry["answers"][:1], []
+                qas.append(entry)
+                questions += 1
+            paragraphs.append({"context": context, "qas": qas})
+        articles.append({"title": f"Article_{a}", "paragraphs": paragraphs})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _dump(path, {"version": version, "data": articles})
+    return WrittenFiles(path, 1, ((path.name, (questions,), "json"),))
