@@ -47,7 +47,7 @@ from miner.select.repair.runtime import RuntimeFault, install_module, runtime_fa
 from miner.select.sandbox import scrubbed_env
 from miner.select.smoke_records import SmokeOptions, SmokeResult, SmokeTarget
 from miner.select.standins.assists import REPORT_DIR, read_assists
-from miner.select.standins.benchmark_files import stand_in_files
+from miner.select.standins.benchmark_files import missing_path, stand_in_files
 from miner.select.standins.mounts import mount_data
 from miner.select.training import Training, train_entry
 
@@ -56,6 +56,7 @@ __all__ = ["SmokeOptions", "SmokeResult", "SmokeTarget", "smoke"]
 PLACEHOLDER_OUTCOMES = ("usage", "needs_data", "data")
 MAX_RERUNS = 2  # runs again after a repair the training log called for
 DATA_RERUNS = 2  # runs again after stand-in files for a missing data set were written
+MAX_STAND_INS = 8  # data sets written before one rerun
 
 
 def _python_version(venv: Path) -> str:
@@ -254,20 +255,34 @@ def _benchmark_stand_in(
     training: Training, copy: Path, work: Path, logs: Path, options: SmokeOptions,
     notes: list[str],
 ) -> bool:  # fmt: skip
-    """Whether a stand-in was written for the public data set a failed run's missing path names
-    (inside the run's own folders only), so that the run is worth repeating."""
+    """Whether stand-ins were written for the public data sets a failed run's missing paths name
+    (inside the run's own folders only), so that the run is worth repeating. The error that
+    ended the run is read first, then the log's other missing paths: a shell script that runs
+    one training command per data set goes on past each one's error, to its time bound."""
     if training.progress or not options.stand_in_data:
         return False
-    if training.outcome not in ("needs_data", "runtime", "data"):
+    if training.outcome not in ("needs_data", "runtime", "data", "timeout"):
         return False
     writable = (work, logs / "stand-in-data")
-    written = stand_in_files(training.evidence.text, copy, writable, logs / REPORT_DIR)
-    if written is None:
-        return False
-    where = written.root.relative_to(copy) if written.root.is_relative_to(copy) else written.root
-    notes.append(f"stand-in files: {written.files} written at {where} after "
-                 f"'{training.evidence.text[:200]}'")  # fmt: skip
-    return True
+    try:
+        log = (logs / training.evidence.path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        log = ""
+    lines = [training.evidence.text, *(ln for ln in log.splitlines() if missing_path(ln))]
+    wrote = 0
+    for line in dict.fromkeys(lines):
+        written = stand_in_files(line, copy, writable, logs / REPORT_DIR)
+        if written is None:
+            continue
+        where = (
+            written.root.relative_to(copy) if written.root.is_relative_to(copy) else written.root
+        )
+        notes.append(f"stand-in files: {written.files} written at {where} after "
+                     f"'{line.strip()[:200]}'")  # fmt: skip
+        wrote += 1
+        if wrote == MAX_STAND_INS:
+            break
+    return wrote > 0
 
 
 def _required(target: SmokeTarget, training: Training) -> tuple[FilledArgument, ...]:

@@ -260,3 +260,23 @@ def test_without_stand_in_data_a_missing_public_data_set_stays_needs_data(tmp_pa
     result = run(tmp_path, wheels, files, ("{python}", "train.py"), stand_in_data=False)
     assert (result.outcome, result.stage) == ("needs_data", 3)
     assert not any("stand-in files" in n for n in result.notes)
+
+
+def test_each_data_set_a_script_missed_on_its_way_gets_stand_in_files(tmp_path, wheels):
+    # one training command per data set, each failing for its file and the script going on
+    read = "import sys\nprint(len(open('./data/ETT/' + sys.argv[1]).read()))\n"
+    check = (
+        "import os\nnames = ('ETTh1.csv', 'ETTm1.csv')\n"
+        "assert all(os.path.exists('./data/ETT/' + n) for n in names), 'a data set is missing'\n"
+    )
+    script = "python read.py ETTh1.csv\npython read.py ETTm1.csv\npython train.py\n"
+    files = {"requirements.txt": "tinyfit==0.1\n", "read.py": read, "train.py": check + LOOP,
+             "run.sh": script}  # fmt: skip
+    result = run(tmp_path, wheels, files, ("bash", "run.sh"))
+    assert (result.outcome, result.stage, result.qualifier) == ("ok", 5, "stand-in data")
+    written = [n for n in result.notes if n.startswith("stand-in files:")]
+    assert [n.split(" after ")[0] for n in written] == [
+        "stand-in files: 1 written at data/ETT/ETTh1.csv",
+        "stand-in files: 1 written at data/ETT/ETTm1.csv",
+    ]  # both in one rerun
+    assert not Path(result.log_dir, "train.2.log").exists()
