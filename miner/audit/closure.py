@@ -96,13 +96,17 @@ def entry_scripts(command: tuple[str, ...], root: Path) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
+def runs_python(first_line: str) -> bool:
+    """True for a first line that runs the file with Python (`#!/usr/bin/python3`)."""
+    return first_line.startswith("#!") and "python" in first_line
+
+
 def _python_program(path: Path) -> bool:
-    """A file whose first line runs Python (`#!/usr/bin/python3`)."""
+    """A file whose first line runs Python."""
     if not path.is_file():
         return False
     with path.open("rb") as fh:
-        first = fh.readline(200)
-    return first.startswith(b"#!") and b"python" in first
+        return runs_python(fh.readline(200).decode("utf-8", "replace"))
 
 
 def _named_by(root: Path, script: Path) -> list[Path]:

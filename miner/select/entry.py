@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from miner.audit.closure import runs_python
 from miner.select.arguments import fill_in_value
 
 # Scripts that are not training: demos, plots, servers, webcams, data preparation, evaluation.
@@ -31,7 +32,8 @@ TRAIN_THEN_TEST = re.compile(
     r"(?i)(?:^|[_\-.])train(?:[_\-.](?:and|then))?[_\-.](?:test|eval\w*|val\w*)$"
 )
 TRAINING_NAME = re.compile(r"(?i)train|main|run|fit|learn|finetune|pretrain")
-SCRIPT_IN_SHELL = re.compile(r"(?m)^[^#\n]*\bpython[0-9.]*\s+(?:-u\s+)?([\w./-]+\.py)\b")
+# A Python script a shell script runs (`python -u ./run.py ...`; not in a comment).
+SCRIPT_IN_SHELL = re.compile(r"(?m)^[^#\n]*?\bpython[0-9.]*\s+(?:-u\s+)?(?:\./)?([\w./-]+\.py)\b")
 Reader = Callable[[str], "str | None"]
 PROMPT = re.compile(r"^\s*(?:[$>#]|\w*@[\w.-]+:[^$#]*[$#]|\(\w+\)\s*\$?)\s+")
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
@@ -241,8 +243,7 @@ def _python_program(head: str, base: str, paths: frozenset[str], read: Reader | 
     script = _resolve(head, base, paths)
     if script is None or read is None or "." in PurePosixPath(script).name:
         return False
-    first = (read(script) or "").partition("\n")[0]
-    return first.startswith("#!") and "python" in first
+    return runs_python((read(script) or "").partition("\n")[0])
 
 
 def _runs_training(script: str, read: Reader | None) -> bool:

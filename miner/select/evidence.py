@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from miner.audit.detect.reproducibility import SEED_PATTERNS, THREAD_PATTERNS
 from miner.audit.files import RepoTree, is_vendored
 from miner.codebook import Evidence
-from miner.select.entry import is_training_script, readme_commands
+from miner.select.entry import SCRIPT_IN_SHELL, is_training_script, readme_commands
 from miner.select.versions import VersionSpec, version_specs
 
 MAX_LINES_PER_FILE = 5000
@@ -257,9 +257,6 @@ def _script_entry(
     return []
 
 
-RUNS_PYTHON = re.compile(r"(?m)^[^#\n]*?\bpython[0-9.]*\s+(?:-u\s+)?(?:\./)?([\w./-]+\.py)\b")
-
-
 def _run_scripts(tree: RepoTree, trainers: set[str]) -> list[EntryPoint]:
     """Shell scripts beside the code that run one of its training scripts with the arguments
     the authors used (`ele.sh`: `python main.py --data data/electricity.txt ...`), which a README
@@ -269,7 +266,7 @@ def _run_scripts(tree: RepoTree, trainers: set[str]) -> list[EntryPoint]:
         if f.depth > 2 or is_vendored(f.path) or not is_training_script(f.path):
             continue
         folder = f.path.rpartition("/")[0]
-        for match in RUNS_PYTHON.finditer(tree.read_text(f.path) or ""):
+        for match in SCRIPT_IN_SHELL.finditer(tree.read_text(f.path) or ""):
             script = match.group(1)
             local = f"{folder}/{script}" if folder else ""
             if script in trainers or local in trainers:

@@ -39,9 +39,10 @@ SETTINGS_LINE = re.compile(
 )
 
 
-def shows_step(line: str) -> bool:
-    """True for a log line that shows an optimisation step (not a traceback, not settings)."""
-    return bool(STEP.search(line)) and "Traceback" not in line and not SETTINGS_LINE.search(line)
+def shows_step(line: str, pattern: re.Pattern[str] = STEP) -> bool:
+    """True for a log line that shows an optimisation step by `pattern` (not a traceback, not
+    settings)."""
+    return bool(pattern.search(line)) and "Traceback" not in line and not SETTINGS_LINE.search(line)
 
 
 # Outcomes that end before the entry point got past its imports.

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from miner.codebook import Evidence
-from miner.select.ladder import SETTINGS_LINE
+from miner.select.ladder import shows_step
 
 CLIP = 500  # evidence is kept whole, up to a long traceback line
 
@@ -124,7 +124,7 @@ def progress_line(log: Path) -> Evidence | None:
     """The last line of the log that shows training progress, if any."""
     found = None
     for no, line in enumerate(_lines(log), start=1):
-        if PROGRESS.search(line) and "Traceback" not in line and not SETTINGS_LINE.search(line):
+        if shows_step(line, PROGRESS):
             found = Evidence(log.name, no, _clip(line), "smoke.ok.progress")
     return found
 
