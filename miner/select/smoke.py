@@ -213,10 +213,17 @@ def _train(
     """Train; where the log shows a module imported by name that nothing declared, or a feature
     this interpreter no longer has, repair the environment and train again (a few times); where
     it asks for required arguments a run can make up (an output folder, a data path), give them
-    and train again (once)."""
+    and train again (once); where a shimmed run still wants a GPU, show it the CPU as one and
+    train again (once)."""
     training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
     asked, repaired, stood_in = False, 0, 0
-    for _ in range(MAX_RERUNS + DATA_RERUNS + 3):  # each kind of rerun has its own bound
+    for _ in range(MAX_RERUNS + DATA_RERUNS + 4):  # each kind of rerun has its own bound
+        if training.outcome == "needs_gpu" and options.cpu_shim and not options.claim_gpu:
+            options = replace(options, claim_gpu=True)
+            notes.append(f"cpu shim: the CPU shown as a GPU after {training.evidence.path}:"
+                         f"{training.evidence.line}: {training.evidence.text[:200]}")  # fmt: skip
+            training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
+            continue
         if stood_in < DATA_RERUNS and _benchmark_stand_in(training, copy, work, logs, options,
                                                           notes):  # fmt: skip
             stood_in += 1

@@ -33,6 +33,8 @@ class SmokeOptions:
     fetch_blobs: bool = True  # fetch what the clone's blob filter left out into the copy
     stand_in_data: bool = True  # serve synthetic data where a known loader finds none
     cpu_shim: bool = False  # keep hard-coded CUDA on the CPU
+    # with the shim, show the CPU as a GPU (set by the rerun of a run that still asked for one)
+    claim_gpu: bool = False
     data: tuple[DataMount, ...] = ()  # the user's data, copied into the run's copy
     fetch_data: bool = False  # a data step with the network up, before training without it
     fetch_timeout: float = 300.0

@@ -91,7 +91,7 @@ def train_entry(
     }
     # The stand-in hook goes first on the path; it runs the stage hook after it.
     env.update(assist_env(env, logs / REPORT_DIR, options.stand_in_data, options.cpu_shim,
-                          work / "standin-files"))  # fmt: skip
+                          work / "standin-files", options.claim_gpu))  # fmt: skip
     prefix = network_cut_prefix() if options.cut_network else None
     argv = [*(prefix or ()), *command]
     limits = Limits(

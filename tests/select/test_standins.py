@@ -70,6 +70,73 @@ def test_the_cpu_shim_forms_a_process_group_asked_of_nccl_over_gloo(tmp_path):
     assert dict(assists.shim)["init_process_group(nccl)"] == 1
 
 
+DDP_ON_GPU = """
+import json, socket, torch, torch.distributed as dist
+probe = socket.socket(); probe.bind(("127.0.0.1", 0)); port = probe.getsockname()[1]; probe.close()
+dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+model = torch.nn.Linear(4, 2).cuda()
+model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[0], output_device=0)
+loss = model(torch.ones(3, 4).cuda()).sum()
+loss.backward()
+print("RESULT " + json.dumps({"grad": model.module.weight.grad is not None}))
+"""
+
+
+def test_the_cpu_shim_wraps_a_model_kept_on_the_cpu_without_device_ids(tmp_path):
+    need("torch")
+    result, assists, output = run_hooked(DDP_ON_GPU, tmp_path, stand_ins=False, cpu_shim=True)
+    assert result == {"grad": True, "_exit": 0}, output
+    assert dict(assists.shim)["DistributedDataParallel(device_ids) on the CPU"] == 1
+
+
+ASKS_FOR_A_GPU = """
+import json, torch
+assert torch.cuda.is_available(), "this code trains on a GPU"
+assert torch.cuda.device_count() >= 1
+props = torch.cuda.get_device_properties(0)
+model = torch.nn.DataParallel(torch.nn.Conv2d(3, 4, 3)).cuda()
+scaler = torch.cuda.amp.GradScaler()
+optimiser = torch.optim.SGD(model.parameters(), lr=0.1)
+start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+start.record()
+with torch.cuda.amp.autocast():
+    out = model(torch.randn(2, 3, 8, 8, device="cuda"))
+loss = out.float().pow(2).mean()
+scaler.scale(loss).backward()
+scaler.step(optimiser)
+scaler.update()
+end.record()
+torch.cuda.synchronize()
+torch.cuda.manual_seed_all(0)
+print("RESULT " + json.dumps({
+    "name": torch.cuda.get_device_name(0), "capability": list(torch.cuda.get_device_capability()),
+    "memory": torch.cuda.max_memory_allocated(), "total": props.total_memory > 0,
+    "dtype": str(out.dtype), "device": str(out.device), "ms": start.elapsed_time(end) >= 0,
+}))
+"""
+
+
+def test_a_run_that_insists_on_a_gpu_is_shown_the_cpu_as_one(tmp_path):
+    need("torch")
+    claim = {"MINER_CPU_SHIM_CLAIM": "1"}
+    result, assists, output = run_hooked(ASKS_FOR_A_GPU, tmp_path, stand_ins=False,
+                                         cpu_shim=True, extra_env=claim)  # fmt: skip
+    assert result["_exit"] == 0, output
+    assert result["device"] == "cpu" and result["dtype"] == "torch.float32"
+    assert result["capability"] == [0, 0] and result["memory"] == 0 and result["ms"]
+    kinds = dict(assists.shim)
+    assert kinds["torch.cuda.is_available() claimed"] >= 1
+    assert kinds["DataParallel(one CPU)"] == 1 and kinds["torch.cuda.amp.autocast(off)"] == 1
+    assert kinds["torch.cuda.amp.GradScaler(disabled)"] == 1
+    assert assists.labels == ("cpu shim",)
+
+
+def test_without_the_claim_the_same_code_still_refuses(tmp_path):
+    need("torch")
+    result, assists, output = run_hooked(ASKS_FOR_A_GPU, tmp_path, stand_ins=False, cpu_shim=True)
+    assert result["_exit"] != 0 and "this code trains on a GPU" in output
+
+
 def test_without_the_shim_the_same_script_needs_a_gpu(tmp_path):
     need("torch")
     result, assists, output = run_hooked(SHIM, tmp_path, stand_ins=False, cpu_shim=False)
@@ -120,7 +187,7 @@ for epoch in range(2):
 
 def _project(tmp_path: Path, script: str, extra: dict[str, str] | None = None) -> Path:
     checkout = tmp_path / "repo"
-    checkout.mkdir()
+    checkout.mkdir(parents=True)
     (checkout / "train.py").write_text(script, encoding="utf-8")
     for rel, text in (extra or {}).items():
         (checkout / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -150,6 +217,28 @@ def test_a_smoke_run_on_stand_in_data_says_so(tmp_path):
     row = result.as_row()
     assert row["assists"] == "stand-in data" and smoke_label(row) == "ok (stand-in data)"
     assert result.as_dict()["assist_evidence"] == list(result.assist_evidence)
+
+
+GPU_CHECKED = """import torch
+assert torch.cuda.is_available()
+model = torch.nn.Linear(2, 1).cuda()
+optimiser = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    loss = model(torch.ones(4, 2).cuda()).pow(2).mean()
+    optimiser.zero_grad(); loss.backward(); optimiser.step()
+    print(f"step {step} loss {loss.item():.4f}")
+"""
+
+
+def test_a_shimmed_run_that_asserts_a_gpu_is_run_again_with_the_cpu_shown_as_one(tmp_path):
+    need("torch")
+    result = _smoke(tmp_path, _project(tmp_path, GPU_CHECKED), cpu_shim=True)
+    assert result.outcome == "ok" and result.label == "ok (cpu shim)", result
+    note = next(n for n in result.notes if n.startswith("cpu shim: the CPU shown as a GPU"))
+    assert "assert torch.cuda.is_available()" in note
+    assert any("torch.cuda.is_available() claimed" in line for line in result.assist_evidence)
+    unshimmed = _smoke(tmp_path / "plain", _project(tmp_path / "plain", GPU_CHECKED))
+    assert unshimmed.outcome == "needs_gpu"
 
 
 def test_stand_ins_can_be_turned_off(tmp_path):

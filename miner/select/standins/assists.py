@@ -74,11 +74,13 @@ class Assists:
 
 
 def assist_env(
-    base: Mapping[str, str], report_dir: Path, stand_ins: bool, cpu_shim: bool, files: Path
-) -> dict[str, str]:
+    base: Mapping[str, str], report_dir: Path, stand_ins: bool, cpu_shim: bool, files: Path,
+    claim_gpu: bool = False,
+) -> dict[str, str]:  # fmt: skip
     """The variables that load the hook into a child (first on PYTHONPATH; it runs a
-    sitecustomize further down too): stand-ins and/or the shim, reports to `report_dir`,
-    stand-in files under `files`. Empty when neither is asked for."""
+    sitecustomize further down too): stand-ins and/or the shim (`claim_gpu`: its second level,
+    which shows the CPU as a GPU), reports to `report_dir`, stand-in files under `files`. Empty
+    when neither is asked for."""
     if not (stand_ins or cpu_shim):
         return {}
     path = base.get("PYTHONPATH", "")
@@ -86,6 +88,7 @@ def assist_env(
         "PYTHONPATH": os.pathsep.join(p for p in (str(HOOK_DIR), path) if p),
         "MINER_STANDINS": "1" if stand_ins else "0",
         "MINER_CPU_SHIM": "1" if cpu_shim else "0",
+        "MINER_CPU_SHIM_CLAIM": "1" if cpu_shim and claim_gpu else "0",
         "MINER_STANDIN_REPORT": str(report_dir),
         "MINER_STANDIN_FILES": str(files),
     }

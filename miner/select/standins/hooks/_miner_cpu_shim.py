@@ -5,12 +5,15 @@ PyTorch: `.cuda()` on tensors and modules returns them on the CPU; a CUDA device
 `map_location` (or a checkpoint saved on a GPU, loaded without one) becomes the CPU;
 `torch.cuda.FloatTensor` and its kin are the CPU types; `set_device`, `synchronize` and
 `pin_memory` do nothing; a process group asked of NCCL forms over Gloo.
-`torch.cuda.is_available()` still says False, so code that asks takes
-its own CPU path. TensorFlow: `tf.device('/gpu:0')` places on the CPU. Each kind of rewrite is
-counted in the report.
+`DistributedDataParallel` of a model kept on the CPU takes no device ids.
+`torch.cuda.is_available()` still says False, so code that asks takes its own CPU path; only a
+run that still ends for want of a GPU is run again with one claimed (`_miner_cpu_claim`).
+TensorFlow: `tf.device('/gpu:0')` places on the CPU. Each kind of rewrite is counted in the
+report.
 """
 
 import functools
+import os
 
 import _miner_standins as common
 
@@ -152,6 +155,33 @@ def patch_torch(torch):
 
         torch.set_default_tensor_type = set_default_tensor_type
     _gloo_for_nccl(getattr(torch, "distributed", None))
+    _ddp_on_cpu(torch)
+    if os.environ.get("MINER_CPU_SHIM_CLAIM") == "1":  # the run refused to start without a GPU
+        import _miner_cpu_claim
+
+        _miner_cpu_claim.claim(torch)
+
+
+def _ddp_on_cpu(torch):
+    """`DistributedDataParallel(model, device_ids=[rank])` over a model the shim kept on the CPU:
+    the device ids, which only a GPU model takes, are left out."""
+    parallel = getattr(getattr(torch, "nn", None), "parallel", None)
+    ddp = getattr(parallel, "DistributedDataParallel", None)
+    if ddp is None:
+        return
+    real = ddp.__init__
+
+    @functools.wraps(real)
+    def construct(self, module, *args, **kwargs):
+        on_cpu = all(p.device.type == "cpu" for p in module.parameters())
+        if on_cpu and (kwargs.get("device_ids") or (args and args[0])):
+            common.shim_used("DistributedDataParallel(device_ids) on the CPU")
+            kwargs.pop("device_ids", None)
+            kwargs.pop("output_device", None)
+            args = (None,) * min(len(args), 2) + tuple(args[2:])  # device_ids, output_device
+        real(self, module, *args, **kwargs)
+
+    ddp.__init__ = construct
 
 
 def _gloo_for_nccl(distributed):
