@@ -56,6 +56,7 @@ class Finished:
     seconds: float
     error: str | None = None
     stopped: bool = False  # ended by the caller's `stop_when`, not by itself nor the time limit
+    queued: float = 0.0  # seconds the bound grew by: the step was ready to run but had no CPU
 
 
 def is_secret(name: str) -> bool:
@@ -161,7 +162,11 @@ def run_bounded(
     """Run `argv` in its own session and process group with `limits`, stdout and stderr appended
     to `log`; past `timeout` seconds (or once `stop_when()`, polled twice a second, is true) the
     whole group is killed. The group is killed on return too, so nothing the step left running
-    in the background outlives it, and it dies with miner should miner die first."""
+    in the background outlives it, and it dies with miner should miner die first.
+
+    The bound counts the time the step could run: the seconds its processes waited, ready, for a
+    CPU that other work held (Linux's scheduler statistics) are added to it, up to as much again,
+    so that runs side by side on a busy machine end as they would alone."""
     with log.open("ab") as out:
         start = time.perf_counter()
         try:
@@ -175,26 +180,61 @@ def run_bounded(
             out.write(f"cannot start {argv[0]}: {exc}\n".encode())
             return Finished(None, False, 0.0, f"cannot start {argv[0]}: {exc.strerror}")
         timed_out = stopped = False
+        queue = QueueWatch(proc.pid, timeout)
         try:
-            stopped = _wait(proc, start + timeout, stop_when)
+            stopped = _wait(proc, start + timeout, stop_when, queue)
             timed_out = proc.poll() is None and not stopped
         finally:
             end_group(proc)  # the leader's pid is the group id (start_new_session)
         seconds = time.perf_counter() - start
     error = f"killed after {timeout:g} s" if timed_out else None
-    return Finished(proc.returncode, timed_out, seconds, error, stopped)
+    return Finished(proc.returncode, timed_out, seconds, error, stopped, queue.granted())
+
+
+class QueueWatch:
+    """How long the processes of one group have waited for a CPU while ready to run: the most
+    any one of them has waited (a process that ended keeps its figure), capped at `cap`."""
+
+    def __init__(self, group: int, cap: float) -> None:
+        self.group, self.cap, self.most = group, cap, 0.0
+        self.readable = Path("/proc/self/schedstat").is_file()
+
+    def granted(self) -> float:
+        """Seconds to add to the bound now."""
+        if not self.readable:
+            return 0.0
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                self.most = max(self.most, _queued_if_in(entry.name, self.group))
+        return min(self.most, self.cap)
+
+
+def _queued_if_in(pid: str, group: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            fields = fh.read().rpartition(")")[2].split()  # after the name: state, ppid, pgrp
+        if int(fields[2]) != group:
+            return 0.0
+        with open(f"/proc/{pid}/schedstat", encoding="ascii") as fh:
+            return int(fh.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def _wait(
-    proc: subprocess.Popen[bytes], deadline: float, stop_when: Callable[[], bool] | None
+    proc: subprocess.Popen[bytes],
+    deadline: float,
+    stop_when: Callable[[], bool] | None,
+    queue: QueueWatch,
 ) -> bool:
-    """Wait for the process until the deadline; True when `stop_when` asked to stop it."""
+    """Wait for the process until the deadline (moved on by the time it waited for a CPU);
+    True when `stop_when` asked to stop it."""
     while True:
-        left = deadline - time.perf_counter()
+        left = deadline + queue.granted() - time.perf_counter()
         if left <= 0:
             return False
         try:
-            proc.wait(timeout=left if stop_when is None else min(left, 0.5))
+            proc.wait(timeout=min(left, 0.5))
             return False
         except subprocess.TimeoutExpired:
             if stop_when is not None and stop_when():

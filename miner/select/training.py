@@ -7,7 +7,7 @@ import os
 import re
 import shlex
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from miner.codebook import Evidence
@@ -128,6 +128,9 @@ def train_entry(
         outcome, evidence = classify_training(
             log, done.exit_code, done.timed_out, options.timeout, wrote
         )
+        if evidence.rule == "smoke.timeout" and done.queued >= 1:
+            waited = f"{evidence.text}, and {done.queued:.0f} s more that it waited for a CPU"
+            evidence = replace(evidence, text=waited)
         if evidence.rule == "smoke.runtime.no_progress" and watch.mark is not None:
             outcome, evidence = "ok", _marked_step(marks_file, watch.mark)  # a silent step
     progress = outcome == "ok" or bool(step_at)  # a step, even if the run crashed after it
