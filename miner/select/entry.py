@@ -92,7 +92,7 @@ def joined_lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def _words(line: str) -> list[str]:
+def command_words(line: str) -> list[str]:
     """The command's words, from the first runnable word to the first shell operator."""
     line = PROMPT.sub("", line.strip().strip("`").strip())
     line = re.split(r"\s(?:\|\|?|&&|;|2?>>?|&>|&)(?:\s|$)|\s*[;|]\s*$|\s&\s*$", line)[0]
@@ -196,7 +196,7 @@ def _without_launcher(words: list[str]) -> list[str]:
 def _parse(
     segment: str, line: str, no: int, base: str, paths: frozenset[str], read: Reader | None
 ) -> ReadmeCommand | None:
-    words = _words(segment)
+    words = command_words(segment)
     if len(words) < 1:
         return None
     words = _without_launcher(words)

@@ -29,9 +29,11 @@ from miner.models import SMOKE_OUTCOMES
 from miner.select.arguments import FilledArgument, fill_required, required_arguments
 from miner.select.blobs import fetch_omitted
 from miner.select.closure import closure_note, import_closure, script_in_command
+from miner.select.data_reruns import stand_in_files_for, wants_data
 from miner.select.installs import InstallPlan, install_plan
 from miner.select.ladder import Marks, stage_name, stage_reached, stage_seconds
 from miner.select.manifest import slugify
+from miner.select.preparation import preparation_steps
 from miner.select.pythons import interpreter_version
 from miner.select.repair import (
     BuildRequest,
@@ -47,16 +49,14 @@ from miner.select.repair.runtime import RuntimeFault, install_module, runtime_fa
 from miner.select.sandbox import scrubbed_env
 from miner.select.smoke_records import SmokeOptions, SmokeResult, SmokeTarget
 from miner.select.standins.assists import REPORT_DIR, read_assists
-from miner.select.standins.benchmark_files import missing_path, stand_in_files
 from miner.select.standins.mounts import mount_data
-from miner.select.training import Training, train_entry
+from miner.select.training import Training, prepare_data, train_entry
 
 __all__ = ["SmokeOptions", "SmokeResult", "SmokeTarget", "smoke"]
 # Outcomes a README placeholder explains: the run needed data the user must name.
 PLACEHOLDER_OUTCOMES = ("usage", "needs_data", "data")
 MAX_RERUNS = 2  # runs again after a repair the training log called for
 DATA_RERUNS = 2  # runs again after stand-in files for a missing data set were written
-MAX_STAND_INS = 8  # data sets written before one rerun
 
 
 def _python_version(venv: Path) -> str:
@@ -214,17 +214,24 @@ def _train(
     this interpreter no longer has, repair the environment and train again (a few times); where
     it asks for required arguments a run can make up (an output folder, a data path), give them
     and train again (once); where a shimmed run still wants a GPU, show it the CPU as one and
-    train again (once)."""
+    train again (once); where it stopped for want of data, run the README's data-preparation
+    steps and train again (once)."""
     training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
     asked, repaired, stood_in = False, 0, 0
-    for _ in range(MAX_RERUNS + DATA_RERUNS + 4):  # each kind of rerun has its own bound
+    preparation = preparation_steps(copy, target.entry_evidence)
+    for _ in range(MAX_RERUNS + DATA_RERUNS + 5):  # each kind of rerun has its own bound
+        if preparation and wants_data(training):
+            notes += prepare_data(preparation, copy, venv, logs, work, base, options)
+            preparation = ()  # once
+            training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
+            continue
         if training.outcome == "needs_gpu" and options.cpu_shim and not options.claim_gpu:
             options = replace(options, claim_gpu=True)
             notes.append(f"cpu shim: the CPU shown as a GPU after {training.evidence.path}:"
                          f"{training.evidence.line}: {training.evidence.text[:200]}")  # fmt: skip
             training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
             continue
-        if stood_in < DATA_RERUNS and _benchmark_stand_in(training, copy, work, logs, options,
+        if stood_in < DATA_RERUNS and stand_in_files_for(training, copy, work, logs, options,
                                                           notes):  # fmt: skip
             stood_in += 1
             training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
@@ -256,40 +263,6 @@ def _train(
             break  # the rebuild did not install; the first run's outcome stands
         training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
     return training, built
-
-
-def _benchmark_stand_in(
-    training: Training, copy: Path, work: Path, logs: Path, options: SmokeOptions,
-    notes: list[str],
-) -> bool:  # fmt: skip
-    """Whether stand-ins were written for the public data sets a failed run's missing paths name
-    (inside the run's own folders only), so that the run is worth repeating. The error that
-    ended the run is read first, then the log's other missing paths: a shell script that runs
-    one training command per data set goes on past each one's error, to its time bound."""
-    if training.progress or not options.stand_in_data:
-        return False
-    if training.outcome not in ("needs_data", "runtime", "data", "timeout"):
-        return False
-    writable = (work, logs / "stand-in-data")
-    try:
-        log = (logs / training.evidence.path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        log = ""
-    lines = [training.evidence.text, *(ln for ln in log.splitlines() if missing_path(ln))]
-    wrote = 0
-    for line in dict.fromkeys(lines):
-        written = stand_in_files(line, copy, writable, logs / REPORT_DIR)
-        if written is None:
-            continue
-        where = (
-            written.root.relative_to(copy) if written.root.is_relative_to(copy) else written.root
-        )
-        notes.append(f"stand-in files: {written.files} written at {where} after "
-                     f"'{line.strip()[:200]}'")  # fmt: skip
-        wrote += 1
-        if wrote == MAX_STAND_INS:
-            break
-    return wrote > 0
 
 
 def _required(target: SmokeTarget, training: Training) -> tuple[FilledArgument, ...]:

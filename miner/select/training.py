@@ -16,6 +16,7 @@ from miner.select.ladder import Marks, ProgressWatch, hook_env
 from miner.select.launchers import launcher_folder
 from miner.select.manifest import example_dir
 from miner.select.outcomes import classify_training
+from miner.select.preparation import PreparationStep
 from miner.select.sandbox import Limits, first_new_file, network_cut_prefix, pinned, run_bounded
 from miner.select.smoke_records import SmokeOptions, SmokeTarget
 from miner.select.standins.assists import REPORT_DIR, assist_env
@@ -56,49 +57,12 @@ def train_entry(
     started_epoch: float,
 ) -> Training:
     """Run the entry point pinned, limited and offline; classify its log and its marks."""
-    cpus, thread_env = pinned(options.threads)
-    python = venv / "bin" / "python"
-    values = {
-        "python": str(python),
-        "example_dir": str(example_dir()),
-        "source": str(copy),
-        "workdir": str(copy),
-        "run_dir": str(logs),
-        "threads": str(options.threads),
-        "seed": "0",
-    }
-    command = [_expand(a, values) for a in target.command]
-    make_output_folders(command, logs)
-    home = work / "home"
-    home.mkdir(exist_ok=True)
     marks_file = logs / "stages.txt"
-    env = {
-        **base,
-        **thread_env,
-        "HOME": str(home),  # no dotfiles of the host (credentials, caches) reach the project
-        "VIRTUAL_ENV": str(venv),
-        "PATH": os.pathsep.join(
-            (str(venv / "bin"), str(launcher_folder(work)), base.get("PATH", os.defpath))
-        ),
-        "CUDA_VISIBLE_DEVICES": "",  # CPU only, even on a machine with GPUs
-        "PYTHONUNBUFFERED": "1",
-        "MPLBACKEND": "Agg",
-        # PyTorch loads every installed device back-end (torch_npu, ...) at import; a CPU run
-        # needs none, and one whose runtime is missing stops the import.
-        "TORCH_DEVICE_BACKEND_AUTOLOAD": "0",
-        "JAX_PLATFORMS": "cpu",  # JAX stops at a GPU plug-in it cannot start unless told
-        **hook_env(marks_file, base),
-    }
-    # The stand-in hook goes first on the path; it runs the stage hook after it.
-    env.update(assist_env(env, logs / REPORT_DIR, options.stand_in_data, options.cpu_shim,
-                          work / "standin-files", options.claim_gpu))  # fmt: skip
+    command, env, limits = _launch(target.command, copy, venv, logs, work, base, options,
+                                   marks_file)  # fmt: skip
+    make_output_folders(command, logs)
     prefix = network_cut_prefix() if options.cut_network else None
     argv = [*(prefix or ()), *command]
-    limits = Limits(
-        memory_bytes=options.memory_bytes,
-        cpu_seconds=int(options.timeout * len(cpus)) + 30,
-        cpus=cpus,
-    )
     if options.fetch_data:  # downloads go to a cache all candidates share, or into the copy
         env.update(cache_env(options.out_dir.resolve() / DATA_CACHE))
         fetch_env = {**env, "MINER_SMOKE_MARKS": str(logs / "fetch-stages.txt")}  # not S3/S4
@@ -149,6 +113,76 @@ def train_entry(
         ended=done.exit_code == 0 and not done.timed_out and not done.stopped,
         progress=progress,
     )
+
+
+def _launch(
+    words: tuple[str, ...], copy: Path, venv: Path, logs: Path, work: Path,
+    base: dict[str, str], options: SmokeOptions, marks_file: Path,
+) -> tuple[list[str], dict[str, str], Limits]:  # fmt: skip
+    """The command with the run's values put in, the environment a step of the run gets (the
+    project's interpreter first, CPU only, threads pinned, the hooks loaded) and its limits."""
+    cpus, thread_env = pinned(options.threads)
+    python = venv / "bin" / "python"
+    values = {
+        "python": str(python),
+        "example_dir": str(example_dir()),
+        "source": str(copy),
+        "workdir": str(copy),
+        "run_dir": str(logs),
+        "threads": str(options.threads),
+        "seed": "0",
+    }
+    command = [_expand(a, values) for a in words]
+    home = work / "home"
+    home.mkdir(exist_ok=True)
+    env = {
+        **base,
+        **thread_env,
+        "HOME": str(home),  # no dotfiles of the host (credentials, caches) reach the project
+        "VIRTUAL_ENV": str(venv),
+        "PATH": os.pathsep.join(
+            (str(venv / "bin"), str(launcher_folder(work)), base.get("PATH", os.defpath))
+        ),
+        "CUDA_VISIBLE_DEVICES": "",  # CPU only, even on a machine with GPUs
+        "PYTHONUNBUFFERED": "1",
+        "MPLBACKEND": "Agg",
+        # PyTorch loads every installed device back-end (torch_npu, ...) at import; a CPU run
+        # needs none, and one whose runtime is missing stops the import.
+        "TORCH_DEVICE_BACKEND_AUTOLOAD": "0",
+        "JAX_PLATFORMS": "cpu",  # JAX stops at a GPU plug-in it cannot start unless told
+        **hook_env(marks_file, base),
+    }
+    # The stand-in hook goes first on the path; it runs the stage hook after it.
+    env.update(assist_env(env, logs / REPORT_DIR, options.stand_in_data, options.cpu_shim,
+                          work / "standin-files", options.claim_gpu))  # fmt: skip
+    limits = Limits(
+        memory_bytes=options.memory_bytes,
+        cpu_seconds=int(options.timeout * len(cpus)) + 30,
+        cpus=cpus,
+    )
+    return command, env, limits
+
+
+def prepare_data(
+    steps: tuple[PreparationStep, ...], copy: Path, venv: Path, logs: Path, work: Path,
+    base: dict[str, str], options: SmokeOptions,
+) -> list[str]:  # fmt: skip
+    """Run the README's data-preparation steps in the copy, each bounded like training, with
+    the network cut unless the run may fetch data; one note per step saying how it ended."""
+    notes = []
+    marks_file = logs / "prepare-stages.txt"  # a preparation step is no training stage
+    for step in steps:
+        command, env, limits = _launch(step.argv, copy, venv, logs, work, base, options,
+                                       marks_file)  # fmt: skip
+        cut = options.cut_network and not options.fetch_data
+        prefix = network_cut_prefix() if cut else None
+        argv = [*(prefix or ()), *command]
+        done = run_bounded(argv, copy / step.folder, env, logs / "prepare.log",
+                           options.timeout, limits)  # fmt: skip
+        ended = ("timed out" if done.timed_out else
+                 "exit 0" if done.exit_code == 0 else f"exit {done.exit_code}")  # fmt: skip
+        notes.append(f"data preparation ({ended}, {done.seconds:.1f} s): {step.note()}")
+    return notes
 
 
 def _fresh_log(log: Path) -> Path:

@@ -1,0 +1,56 @@
+"""What a smoke run reads in a training step that stopped for want of data: whether it did, and
+the stand-in files for the public data sets its log says are missing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from miner.select.smoke_records import SmokeOptions
+from miner.select.standins.assists import REPORT_DIR
+from miner.select.standins.benchmark_files import missing_path, stand_in_files
+from miner.select.training import Training
+
+MAX_STAND_INS = 8  # data sets written before one rerun
+
+
+def stand_in_files_for(
+    training: Training, copy: Path, work: Path, logs: Path, options: SmokeOptions,
+    notes: list[str],
+) -> bool:  # fmt: skip
+    """Whether stand-ins were written for the public data sets a failed run's missing paths name
+    (inside the run's own folders only), so that the run is worth repeating. The error that
+    ended the run is read first, then the log's other missing paths: a shell script that runs
+    one training command per data set goes on past each one's error, to its time bound."""
+    if training.progress or not options.stand_in_data:
+        return False
+    if training.outcome not in ("needs_data", "runtime", "data", "timeout"):
+        return False
+    writable = (work, logs / "stand-in-data")
+    try:
+        log = (logs / training.evidence.path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        log = ""
+    lines = [training.evidence.text, *(ln for ln in log.splitlines() if missing_path(ln))]
+    wrote = 0
+    for line in dict.fromkeys(lines):
+        written = stand_in_files(line, copy, writable, logs / REPORT_DIR)
+        if written is None:
+            continue
+        where = (
+            written.root.relative_to(copy) if written.root.is_relative_to(copy) else written.root
+        )
+        notes.append(f"stand-in files: {written.files} written at {where} after "
+                     f"'{line.strip()[:200]}'")  # fmt: skip
+        wrote += 1
+        if wrote == MAX_STAND_INS:
+            break
+    return wrote > 0
+
+
+def wants_data(training: Training) -> bool:
+    """Whether the run stopped, before any step, for data it did not find."""
+    if training.progress:
+        return False
+    if training.outcome in ("needs_data", "data"):
+        return True
+    return training.outcome == "runtime" and missing_path(training.evidence.text) is not None

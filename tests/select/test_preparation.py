@@ -1,0 +1,115 @@
+"""The README's data-preparation steps: read above the training command, run only when the
+training step stopped for want of data, then training again."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from miner.codebook import Evidence
+from miner.select.preparation import preparation_steps
+from miner.select.smoke import smoke
+from miner.select.smoke_records import SmokeOptions, SmokeTarget
+
+README = """# A project
+
+## Data
+
+```bash
+unzip data/raw.zip -d data
+tar -xzf extras.tar.gz -C data
+python scripts/prepare_data.py --out data/ready
+python scripts/prepare_data.py --src /path/to/your/data
+bash tools/download_data.sh
+wget http://example.org/big.zip
+python train.py --epochs 1
+```
+
+## Afterwards
+
+```bash
+python tools/preprocess_eval.py
+```
+"""
+
+
+def _checkout(tmp_path: Path, files: dict[str, str | bytes]) -> Path:
+    root = tmp_path / "repo"
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+def test_steps_above_the_training_command_that_prepare_shipped_data(tmp_path):
+    root = _checkout(tmp_path, {
+        "README.md": README, "data/raw.zip": b"PK", "scripts/prepare_data.py": "",
+        "tools/download_data.sh": "", "tools/preprocess_eval.py": "", "train.py": "",
+    })  # fmt: skip
+    command = Evidence("README.md", 12, "python train.py --epochs 1", "readme_command")
+    steps = preparation_steps(root, command)
+    assert [s.argv for s in steps] == [
+        ("unzip", "-n", "data/raw.zip", "-d", "data"),  # never stops to ask about overwriting
+        ("{python}", "scripts/prepare_data.py", "--out", "data/ready"),
+        ("bash", "tools/download_data.sh"),
+    ]  # the archive the checkout lacks, the placeholder, the URL and what follows are left out
+    assert steps[0].evidence.line == 6 and steps[0].evidence.rule == "readme_prepare"
+    assert steps[1].note() == "README.md:8: python scripts/prepare_data.py --out data/ready"
+
+
+def test_without_a_readme_command_the_whole_root_readme_is_read(tmp_path):
+    root = _checkout(tmp_path, {"README.md": README, "tools/preprocess_eval.py": ""})
+    steps = preparation_steps(root, Evidence("train.py", 1, "def main():", "training_loop"))
+    assert [s.argv for s in steps] == [("{python}", "tools/preprocess_eval.py")]
+
+
+def test_a_training_script_is_no_preparation_step(tmp_path):
+    root = _checkout(tmp_path, {"README.md": "```\npython train.py\n./run.sh\n```\n",
+                                "train.py": "", "run.sh": ""})  # fmt: skip
+    assert preparation_steps(root, None) == ()
+
+
+TRAIN = """import pathlib
+rows = pathlib.Path("data/ready/rows.csv").read_text().split()
+print(f"epoch 1 loss {1.0 / len(rows):.3f}")
+"""
+PREPARE = """import pathlib, sys
+out = pathlib.Path(sys.argv[sys.argv.index("--out") + 1])
+out.mkdir(parents=True, exist_ok=True)
+(out / "rows.csv").write_text(pathlib.Path("data/raw.txt").read_text())
+"""
+
+
+def _smoke(tmp_path: Path, checkout: Path) -> object:
+    target = SmokeTarget("lab/prepared", 1, "0" * 40, checkout, (sys.executable, "train.py"))
+    env = {**os.environ, "UV_OFFLINE": "1", "UV_CACHE_DIR": str(tmp_path / "uv")}
+    options = SmokeOptions(out_dir=tmp_path / "smoke", timeout=60, env=env)
+    return smoke(target, options)
+
+
+def test_a_run_that_wants_its_prepared_data_prepares_it_and_trains(tmp_path):
+    readme = "```\npython prepare_data.py --out data/ready\npython train.py\n```\n"
+    checkout = _checkout(tmp_path, {
+        "README.md": readme, "train.py": TRAIN, "prepare_data.py": PREPARE,
+        "data/raw.txt": "1\n2\n3\n4\n",
+    })  # fmt: skip
+    result = _smoke(tmp_path, checkout)
+    assert result.outcome == "ok" and "epoch 1 loss 0.250" in result.evidence.text, result
+    assert any(n.startswith("data preparation (exit 0,") and "prepare_data.py --out" in n
+               for n in result.notes)  # fmt: skip
+    assert not (checkout / "data" / "ready").exists()  # the clone is untouched
+
+
+def test_a_run_that_finds_its_data_runs_no_preparation(tmp_path):
+    readme = "```\npython prepare_data.py --out data/ready\npython train.py\n```\n"
+    checkout = _checkout(tmp_path, {
+        "README.md": readme, "train.py": TRAIN, "prepare_data.py": "raise SystemExit(3)\n",
+        "data/ready/rows.csv": "1\n2\n",
+    })  # fmt: skip
+    result = _smoke(tmp_path, checkout)
+    assert result.outcome == "ok" and not any("data preparation" in n for n in result.notes)
