@@ -81,6 +81,22 @@ class _Stream:
         return True
 
 
+def _host_class(real, host):
+    """A subclass of PyTorch's own class (code checks `issubclass(torch.cuda.Event,
+    torch._EventBase)`) whose instances are the host's stand-in."""
+    try:
+
+        class HostOnly(real):
+            def __new__(cls, *args, **kwargs):
+                return host(*args, **kwargs)
+
+    except TypeError:  # a class that cannot be subclassed
+        return host
+    HostOnly.__name__ = HostOnly.__qualname__ = getattr(real, "__name__", host.__name__)
+    HostOnly.__module__ = getattr(real, "__module__", "torch.cuda")
+    return HostOnly
+
+
 def _host_memory():
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
@@ -180,7 +196,7 @@ def claim(torch):
     nvtx = getattr(cuda, "nvtx", None)
     if nvtx is not None and hasattr(nvtx, "range"):
         nvtx.range = _context("torch.cuda.nvtx.range()")
-    cuda.Event, cuda.Stream = _Event, _Stream
+    cuda.Event, cuda.Stream = _host_class(cuda.Event, _Event), _host_class(cuda.Stream, _Stream)
     amp = getattr(cuda, "amp", None)
     if amp is not None:
         if hasattr(amp, "GradScaler"):
