@@ -48,9 +48,12 @@ def stand_in_files_for(
 
 
 def wants_data(training: Training) -> bool:
-    """Whether the run stopped, before any step, for data it did not find."""
+    """Whether the run stopped, before any step, for data it did not find (or ended without a
+    step, as a script does that finds nothing prepared to train on)."""
     if training.progress:
         return False
     if training.outcome in ("needs_data", "data"):
+        return True
+    if training.evidence.rule == "smoke.runtime.no_progress":
         return True
     return training.outcome == "runtime" and missing_path(training.evidence.text) is not None

@@ -5,11 +5,11 @@ data.tar.gz -C data`, `python prepare_data.py data/in.wav data/out.wav`, `python
 data/shakespeare_char/prepare.py`. A training run that skips them stops for want of files the
 project would have had. These steps are read from the document the training command came from
 (else the root README), in the order written and above the command: a script of the checkout
-whose name or folder says it prepares, processes, generates or downloads data, or an archive of
-the checkout unpacked. A step whose arguments the README leaves to the user (placeholders) is
-not taken. The smoke run runs them in its throw-away copy, bounded and with the network cut like
-training (up with `--fetch-data`), only when the training step stopped for want of data, and then
-trains again.
+whose name or folder says it prepares, processes, generates or downloads data (or a script run
+in such a mode: `python main.py --mode=generate`), or an archive of the checkout unpacked. A
+step whose arguments the README leaves to the user (placeholders) is not taken. The smoke run runs them in its throw-away copy, bounded and with the network cut like
+training (up with `--fetch-data`), only when the training step stopped for want of data or ended
+without a step, and then trains again.
 """
 
 from __future__ import annotations
@@ -27,6 +27,11 @@ PREPARES = re.compile(
     r"(?i)(?:^|[_\-./])(?:prep\w*|pre_?process\w*|process\w*|data_?process\w*|extract\w*"
     r"|build_(?:vocab|data\w*)|make_data\w*|create_data\w*|gen(?:erate)?_data\w*|download\w*"
     r"|unpack\w*)(?:[_\-./]|$)"
+)
+# An argument that asks the training script itself for a preparation mode (`--mode=generate`).
+PREPARING_MODE = re.compile(
+    r"(?i)^(?:generate|prepare|preprocess|pre_process|download\w*|build_vocab|make_data\w*"
+    r"|gen_data\w*|create_data\w*)$"
 )
 README = re.compile(r"(?i)^readme(?:\.(?:md|rst|txt|markdown))?$")
 ARCHIVE = re.compile(r"(?i)\.(?:zip|tar|tar\.gz|tgz|tar\.bz2|tar\.xz)$")
@@ -135,6 +140,9 @@ def _script(checkout: Path, base: str, words: list[str]) -> tuple[str, ...] | No
         script, rest, runner = head, [head, *rest], "bash"
     else:
         return None
-    if not PREPARES.search(script) or not _exists(checkout, base, script):
+    if not _exists(checkout, base, script):
+        return None
+    modes = (arg.partition("=")[2] or arg for arg in rest[1:])
+    if not PREPARES.search(script) and not any(PREPARING_MODE.match(m) for m in modes):
         return None
     return (runner, *rest)

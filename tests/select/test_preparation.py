@@ -68,6 +68,14 @@ def test_without_a_readme_command_the_whole_root_readme_is_read(tmp_path):
     assert [s.argv for s in steps] == [("{python}", "tools/preprocess_eval.py")]
 
 
+def test_the_training_script_run_in_a_preparation_mode_is_a_step(tmp_path):
+    readme = "```\npython main.py --mode=generate --repeat=1\npython main.py --mode=train\n```\n"
+    root = _checkout(tmp_path, {"README.md": readme, "main.py": ""})
+    command = Evidence("README.md", 3, "python main.py --mode=train", "readme_command")
+    steps = preparation_steps(root, command)
+    assert [s.argv for s in steps] == [("{python}", "main.py", "--mode=generate", "--repeat=1")]
+
+
 def test_a_training_script_is_no_preparation_step(tmp_path):
     root = _checkout(tmp_path, {"README.md": "```\npython train.py\n./run.sh\n```\n",
                                 "train.py": "", "run.sh": ""})  # fmt: skip
@@ -113,3 +121,25 @@ def test_a_run_that_finds_its_data_runs_no_preparation(tmp_path):
     })  # fmt: skip
     result = _smoke(tmp_path, checkout)
     assert result.outcome == "ok" and not any("data preparation" in n for n in result.notes)
+
+
+def test_a_run_that_ends_without_a_step_prepares_what_it_trains_on(tmp_path):
+    readme = "```\npython main.py --mode=generate\npython main.py --mode=train\n```\n"
+    main = """import json, pathlib, sys
+tasks = pathlib.Path("train_package")
+if "--mode=generate" in sys.argv:
+    tasks.mkdir(); (tasks / "1.json").write_text(json.dumps({"steps": 2}))
+else:
+    for task in sorted(tasks.glob("*.json")) if tasks.is_dir() else ():
+        print(f"step 1 loss {json.loads(task.read_text())['steps'] / 10:.2f}")
+    print("All the tasks are over")
+"""
+    checkout = _checkout(tmp_path, {"README.md": readme, "main.py": main})
+    target = SmokeTarget("lab/generated", 1, "0" * 40, checkout,
+                         (sys.executable, "main.py", "--mode=train"),
+                         entry_evidence=Evidence("README.md", 3, "python main.py --mode=train",
+                                                 "readme_command"))  # fmt: skip
+    env = {**os.environ, "UV_OFFLINE": "1", "UV_CACHE_DIR": str(tmp_path / "uv")}
+    result = smoke(target, SmokeOptions(out_dir=tmp_path / "smoke", timeout=60, env=env))
+    assert result.outcome == "ok" and "step 1 loss 0.20" in result.evidence.text, result
+    assert any("main.py --mode=generate" in n for n in result.notes)

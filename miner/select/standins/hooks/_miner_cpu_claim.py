@@ -86,7 +86,7 @@ def _host_class(real, host):
     torch._EventBase)`) whose instances are the host's stand-in."""
     try:
 
-        class HostOnly(real):
+        class HostOnly(real):  # type: ignore[valid-type,misc]
             def __new__(cls, *args, **kwargs):
                 return host(*args, **kwargs)
 
