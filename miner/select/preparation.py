@@ -7,9 +7,10 @@ project would have had. These steps are read from the document the training comm
 (else the root README), in the order written and above the command: a script of the checkout
 whose name or folder says it prepares, processes, generates or downloads data (or a script run
 in such a mode: `python main.py --mode=generate`), or an archive of the checkout unpacked. A
-step whose arguments the README leaves to the user (placeholders) is not taken. The smoke run runs them in its throw-away copy, bounded and with the network cut like
-training (up with `--fetch-data`), only when the training step stopped for want of data or ended
-without a step, and then trains again.
+step whose arguments the README leaves to the user (placeholders) is not taken. The smoke run
+runs them in its throw-away copy, bounded and with the network cut like training (up with
+`--fetch-data`), only when the training step stopped for want of data or ended without a step,
+and then trains again.
 """
 
 from __future__ import annotations
