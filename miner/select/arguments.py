@@ -188,3 +188,34 @@ def make_output_folders(argv: list[str], run_dir: Path) -> None:
         path = Path(value)
         folder = path.parent if FILE_NAME.match(path.name) else path
         folder.mkdir(parents=True, exist_ok=True)
+
+
+# Options that say how many GPUs to use (`--gpus 8`, `-d 8`, `--nproc_per_node=8`), or which.
+DEVICE_COUNT = re.compile(
+    r"^--?(?:d|devices?|gpus?|n_?gpus?|num[_-]?gpus?|gpu[_-]?num|ngpus?|gpu[_-]?ids?|world[_-]size"
+    r"|nproc[_-]per[_-]node)$"
+)
+DEVICE_VALUE = re.compile(r"^(?:\d+)(?:,\d+)*$")
+
+
+def one_device(command: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The command asking for one device where it asks for several (`--gpus 8` -> `--gpus 1`,
+    `--gpu_ids 2,3` -> `--gpu_ids 0`), and a note for each change: a run shown the CPU as
+    its one GPU cannot start eight workers on it."""
+    words, notes = list(command), []
+    for i, word in enumerate(words):
+        option, equals, value = word.partition("=")
+        if not equals:
+            option, value = word, words[i + 1] if i + 1 < len(words) else ""
+        if not DEVICE_COUNT.match(option) or not DEVICE_VALUE.match(value):
+            continue
+        ids = "," in value or "id" in option
+        wanted = "0" if ids else "1"  # the one device there is, or a count of one
+        if value == wanted or (not ids and int(value) <= 1):
+            continue
+        if equals:
+            words[i] = f"{option}={wanted}"
+        else:
+            words[i + 1] = wanted
+        notes.append(f"{option} {value} -> {wanted}")
+    return tuple(words), tuple(notes)

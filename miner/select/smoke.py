@@ -26,7 +26,12 @@ from pathlib import Path
 from miner.codebook import Evidence
 from miner.errors import DiskFull, ExperimentError
 from miner.models import SMOKE_OUTCOMES
-from miner.select.arguments import FilledArgument, fill_required, required_arguments
+from miner.select.arguments import (
+    FilledArgument,
+    fill_required,
+    one_device,
+    required_arguments,
+)
 from miner.select.blobs import fetch_omitted
 from miner.select.closure import closure_note, import_closure, script_in_command
 from miner.select.data_reruns import stand_in_files_for, wants_data
@@ -229,6 +234,9 @@ def _train(
             options = replace(options, claim_gpu=True)
             notes.append(f"cpu shim: the CPU shown as a GPU after {training.evidence.path}:"
                          f"{training.evidence.line}: {training.evidence.text[:200]}")  # fmt: skip
+            command, fewer = one_device(target.command)
+            target = replace(target, command=command)
+            notes += [f"cpu shim: one device asked for: {change}" for change in fewer]
             training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
             continue
         if stood_in < DATA_RERUNS and stand_in_files_for(training, copy, work, logs, options,

@@ -9,6 +9,7 @@ from miner.select.arguments import (
     fill_in_value,
     fill_required,
     make_output_folders,
+    one_device,
     required_arguments,
     role_of,
 )
@@ -93,3 +94,20 @@ def test_output_folders_are_made_under_the_run_folder_only(tmp_path):
     assert (outputs / "logs").is_dir() and (outputs / "ckpt").is_dir()
     assert not (outputs / "ckpt" / "model.pt").exists()
     assert not (tmp_path / "stand-in-data").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "expected", "notes"),
+    [
+        (("train.py", "-f", "exps/yolox_s.py", "-d", "8", "-b", "64"),
+         ("train.py", "-f", "exps/yolox_s.py", "-d", "1", "-b", "64"), ("-d 8 -> 1",)),
+        (("train.py", "--gpus=0,1,2,3"), ("train.py", "--gpus=0"), ("--gpus 0,1,2,3 -> 0",)),
+        (("train.py", "--nproc_per_node=8", "--epochs", "8"),
+         ("train.py", "--nproc_per_node=1", "--epochs", "8"), ("--nproc_per_node 8 -> 1",)),
+        (("train.py", "--gpu_ids", "2,3"), ("train.py", "--gpu_ids", "0"), ("--gpu_ids 2,3 -> 0",)),
+        (("train.py", "--gpu", "0", "-b", "8"), ("train.py", "--gpu", "0", "-b", "8"), ()),
+        (("train.py", "--num_gpus", "cuda"), ("train.py", "--num_gpus", "cuda"), ()),
+    ],
+)  # fmt: skip
+def test_a_command_asking_for_several_devices_asks_for_one(command, expected, notes):
+    assert one_device(command) == (expected, notes)

@@ -197,10 +197,11 @@ def _project(tmp_path: Path, script: str, extra: dict[str, str] | None = None) -
     return checkout
 
 
-def _smoke(tmp_path: Path, checkout: Path, **options: object):
+def _smoke(tmp_path: Path, checkout: Path, args: tuple[str, ...] = (), **options: object):
     # The host interpreter runs the script (it has scikit-learn); the smoke run's own fresh
     # environment stays empty, so no index is needed.
-    target = SmokeTarget("lab/standin", 1, "0" * 40, checkout, (sys.executable, "train.py"))
+    command = (sys.executable, "train.py", *args)
+    target = SmokeTarget("lab/standin", 1, "0" * 40, checkout, command)
     env = {**os.environ, "UV_OFFLINE": "1", "UV_CACHE_DIR": str(tmp_path / "uv")}
     env.update(dict.fromkeys(("HTTP_PROXY", "HTTPS_PROXY", "https_proxy"), "http://127.0.0.1:9"))
     settings = SmokeOptions(out_dir=tmp_path / "smoke", timeout=120, env=env, **options)
@@ -221,8 +222,9 @@ def test_a_smoke_run_on_stand_in_data_says_so(tmp_path):
     assert result.as_dict()["assist_evidence"] == list(result.assist_evidence)
 
 
-GPU_CHECKED = """import torch
+GPU_CHECKED = """import sys, torch
 assert torch.cuda.is_available()
+assert int(sys.argv[sys.argv.index("--gpus") + 1]) <= torch.cuda.device_count()
 model = torch.nn.Linear(2, 1).cuda()
 optimiser = torch.optim.SGD(model.parameters(), lr=0.1)
 for step in range(3):
@@ -234,12 +236,15 @@ for step in range(3):
 
 def test_a_shimmed_run_that_asserts_a_gpu_is_run_again_with_the_cpu_shown_as_one(tmp_path):
     need("torch")
-    result = _smoke(tmp_path, _project(tmp_path, GPU_CHECKED), cpu_shim=True)
+    result = _smoke(tmp_path, _project(tmp_path, GPU_CHECKED), ("--gpus", "4"), cpu_shim=True)
     assert result.outcome == "ok" and result.label == "ok (cpu shim)", result
     note = next(n for n in result.notes if n.startswith("cpu shim: the CPU shown as a GPU"))
     assert "assert torch.cuda.is_available()" in note
     assert any("torch.cuda.is_available() claimed" in line for line in result.assist_evidence)
-    unshimmed = _smoke(tmp_path / "plain", _project(tmp_path / "plain", GPU_CHECKED))
+    assert "cpu shim: one device asked for: --gpus 4 -> 1" in result.notes
+    assert result.command.endswith("train.py --gpus 1")
+    plain = _project(tmp_path / "plain", GPU_CHECKED)
+    unshimmed = _smoke(tmp_path / "plain", plain, ("--gpus", "4"))
     assert unshimmed.outcome == "needs_gpu"
 
 
