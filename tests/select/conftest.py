@@ -93,12 +93,15 @@ PROJECTS: dict[str, dict[str, object]] = {
 }  # fmt: skip
 
 
-def write_checkout(root: Path, files: dict[str, str]) -> Path:
-    """Write a fixture checkout as plain files."""
-    for rel, text in files.items():
+def write_checkout(root: Path, files: dict[str, str] | dict[str, str | bytes]) -> Path:
+    """Write a fixture checkout as plain files (bytes as they are)."""
+    for rel, content in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
     return root
 
 

@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+from conftest import write_checkout
+
 from miner.codebook import Evidence
 from miner.select.preparation import preparation_steps
 from miner.select.smoke import smoke
@@ -35,15 +37,7 @@ python tools/preprocess_eval.py
 
 
 def _checkout(tmp_path: Path, files: dict[str, str | bytes]) -> Path:
-    root = tmp_path / "repo"
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-    return root
+    return write_checkout(tmp_path / "repo", files)
 
 
 def test_steps_above_the_training_command_that_prepare_shipped_data(tmp_path):
