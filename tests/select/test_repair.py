@@ -388,3 +388,38 @@ def test_a_sdist_still_building_when_the_install_bound_ends_gives_way_to_a_wheel
     assert (wheel.before, wheel.after) == ("slowext", "slowext==0.4.30")
     assert wheel.evidence.rule == "repair.failure.slow_build"
     assert "Building slowext==0.4.36" in wheel.evidence.text
+
+
+def test_a_module_a_python_2_run_asks_for_is_bounded_by_the_commit_date(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from miner.codebook import Evidence
+    from miner.select.repair import runtime
+    from miner.select.repair.attempt import EnvironmentBuild
+    from miner.audit.closure import ImportClosure
+    from miner.select.sandbox import Finished
+
+    installed: list[list[str]] = []
+    missing = {"lmdb"}
+
+    def install(self: Builder, lines: list[str], *args: object) -> Finished:
+        installed.append(lines)
+        missing.clear()
+        return Finished(0, False, 0.0)
+
+    monkeypatch.setattr(Builder, "install", install)
+    monkeypatch.setattr(Builder, "probe", lambda self, names, mode="find": {
+        n: "missing" for n in names if n in missing})  # fmt: skip
+    monkeypatch.setattr(runtime, "distribution_on_index", lambda *a: ("lmdb", "its own name"))
+    asked: list[tuple[str, str]] = []
+    monkeypatch.setattr(runtime, "newest_release",
+                        lambda source, date, name: asked.append((date, name)) or "0.98")  # fmt: skip
+    built = EnvironmentBuild(None, 1.0, "python2.7", (), ("numpy<=1.16.6",), ImportClosure((), ()),
+                             python2=True, as_of="2019-01-01T00:00:00Z")  # fmt: skip
+    fault = runtime.RuntimeFault("module", Evidence("train.log", 6, "No module named lmdb", ""),
+                                 module="lmdb")  # fmt: skip
+    rebuilt = runtime.install_module(built, fault, tmp_path / "env", tmp_path,
+                                     tmp_path / "install.log", {}, 60.0)  # fmt: skip
+    assert asked == [("2019-01-01T00:00:00Z", "lmdb")]
+    assert installed == [["numpy<=1.16.6", "lmdb<=0.98"]]
+    assert rebuilt is not None and rebuilt.lines[-1] == "lmdb<=0.98"

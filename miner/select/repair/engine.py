@@ -27,7 +27,7 @@ from miner.select.repair.attempt import (
     on_index,
 )
 from miner.select.repair.envs import Builder, python2_interpreters
-from miner.select.repair.index import IndexSource, releases
+from miner.select.repair.index import IndexSource, newest_release
 from miner.select.repair.interpreter import interpreters_for
 from miner.select.repair.moves import companion, jaxlib_bound, pillow_bound
 from miner.select.repair.names import canonical
@@ -96,7 +96,7 @@ def build_environment(request: BuildRequest) -> EnvironmentBuild:
         repairs.append(Repair("python2", "Python 3", f"Python 2.7 ({order[0]})",
                               "the code is Python 2", py2))  # fmt: skip
         if as_of:  # pip for 2.7 has no --exclude-newer: the date becomes a bound per line
-            lines, bounded = dated(lines, functools.partial(_newest, source, as_of))
+            lines, bounded = dated(lines, functools.partial(newest_release, source, as_of))
             repairs += bounded
     else:
         order, chosen = interpreters_for(request.interpreters, request.commit_date, lines,
@@ -155,10 +155,3 @@ def _syntax_error(built: EnvironmentBuild) -> Evidence | None:
             return Evidence("import check", 0, f"import {module}: {error}"[:200],
                             "repair.interpreter.syntax")  # fmt: skip
     return None
-
-
-def _newest(source: IndexSource, date: str, name: str) -> str | None:
-    """The newest final release of `name` uploaded by `date`, None when there is none."""
-    found = releases(source, name, date) or []
-    final = [r.version for r in found if not r.version.is_prerelease]
-    return str(max(final)) if final else None

@@ -245,3 +245,10 @@ def environment_index(env: Mapping[str, str] | None = None) -> dict[str, str]:
     env = os.environ if env is None else env
     names = ("UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_FIND_LINKS", "PIP_INDEX_URL", "UV_NO_INDEX")
     return {k: env[k] for k in names if env.get(k)}
+
+
+def newest_release(source: IndexSource, date: str, name: str) -> str | None:
+    """The newest final release of `name` uploaded by `date`, None when there is none."""
+    found = releases(source, name, date) or []
+    final = [r.version for r in found if not r.version.is_prerelease]
+    return str(max(final)) if final else None

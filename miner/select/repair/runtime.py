@@ -12,16 +12,17 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from miner.codebook import Evidence
 from miner.select.repair.attempt import EnvironmentBuild
 from miner.select.repair.envs import Builder
 from miner.select.repair.imports import distribution_on_index
-from miner.select.repair.index import IndexSource
+from miner.select.repair.index import IndexSource, newest_release
 from miner.select.repair.names import canonical
 from miner.select.repair.records import Repair
-from miner.select.repair.requirements import is_option, requirement
+from miner.select.repair.requirements import dated, is_option, requirement
 from miner.select.repair.undeclared import shipped_modules
 
 # Python 3 module names that the `future` package provides on Python 2 (`from builtins import`).
@@ -207,6 +208,9 @@ def install_module(
     if mapped is None:
         return None
     distribution, why = mapped
+    if built.python2 and built.as_of:  # pip has no date filter: bound it as the plan's lines are
+        source = IndexSource.of(options, env)
+        (distribution,), _ = dated([distribution], partial(newest_release, source, built.as_of))
     done = builder.install([*built.lines, distribution])
     if done.exit_code != 0 or builder.probe([fault.module]):
         return None
