@@ -393,10 +393,10 @@ def test_a_sdist_still_building_when_the_install_bound_ends_gives_way_to_a_wheel
 def test_a_module_a_python_2_run_asks_for_is_bounded_by_the_commit_date(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from miner.audit.closure import ImportClosure
     from miner.codebook import Evidence
     from miner.select.repair import runtime
     from miner.select.repair.attempt import EnvironmentBuild
-    from miner.audit.closure import ImportClosure
     from miner.select.sandbox import Finished
 
     installed: list[list[str]] = []
@@ -412,9 +412,14 @@ def test_a_module_a_python_2_run_asks_for_is_bounded_by_the_commit_date(
         n: "missing" for n in names if n in missing})  # fmt: skip
     monkeypatch.setattr(runtime, "distribution_on_index", lambda *a: ("lmdb", "its own name"))
     asked: list[tuple[str, str]] = []
-    monkeypatch.setattr(runtime, "newest_release",
-                        lambda source, date, name: asked.append((date, name)) or "0.98")  # fmt: skip
-    built = EnvironmentBuild(None, 1.0, "python2.7", (), ("numpy<=1.16.6",), ImportClosure((), ()),
+
+    def newest(source: object, date: str, name: str) -> str:
+        asked.append((date, name))
+        return "0.98"
+
+    monkeypatch.setattr(runtime, "newest_release", newest)
+    closure = ImportClosure((), ())
+    built = EnvironmentBuild(None, 1.0, "python2.7", (), ("numpy<=1.16.6",), closure,
                              python2=True, as_of="2019-01-01T00:00:00Z")  # fmt: skip
     fault = runtime.RuntimeFault("module", Evidence("train.log", 6, "No module named lmdb", ""),
                                  module="lmdb")  # fmt: skip
