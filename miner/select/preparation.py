@@ -25,9 +25,9 @@ from miner.select.entry import PLACEHOLDER, PYTHON, SHELLS, command_words, joine
 MAX_STEPS = 4
 # A script that makes data ready: its name, or the folder it sits in.
 PREPARES = re.compile(
-    r"(?i)(?:^|[_\-./])(?:prep\w*|pre_?process\w*|process\w*|data_?process\w*|extract\w*"
+    r"(?i)(?:^|[_\-./])(?:prep\w*|pre_?process\w*|process\w*|data_?process\w*|unpack\w*"
     r"|build_(?:vocab|data\w*)|make_data\w*|create_data\w*|gen(?:erate)?_data\w*|download\w*"
-    r"|unpack\w*)(?:[_\-./]|$)"
+    r")(?:[_\-./]|$)"
 )
 # An argument that asks the training script itself for a preparation mode (`--mode=generate`).
 PREPARING_MODE = re.compile(
