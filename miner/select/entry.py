@@ -163,15 +163,21 @@ def parse_command(
     """The training command on `line` of a document in folder `base`, if it runs a script of the
     checkout with a training name (None for help requests, demos and anything else): the line
     itself, else an inline code span of it, else the line from a runner word on."""
-    segments = [line, *CODE_SPAN.findall(line)]
-    for match in COMMAND_START.finditer(line):
-        rest, before = line[match.start(1) :], line[match.start(1) - 1 : match.start(1)]
-        segments.append(rest.split(before, 1)[0] if before in ("'", '"') else rest)
-    for segment in segments:
+    for segment in command_segments(line):
         command = _parse(segment, line, no, base, paths, read)
         if command is not None:
             return command
     return None
+
+
+def command_segments(line: str) -> list[str]:
+    """Where a command may be on a README line: the line itself, an inline code span of it, or
+    the line from a runner word on (`2. then type python main.py --mode=train`)."""
+    segments = [line, *CODE_SPAN.findall(line)]
+    for match in COMMAND_START.finditer(line):
+        rest, before = line[match.start(1) :], line[match.start(1) - 1 : match.start(1)]
+        segments.append(rest.split(before, 1)[0] if before in ("'", '"') else rest)
+    return segments
 
 
 def _without_launcher(words: list[str]) -> list[str]:

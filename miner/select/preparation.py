@@ -20,7 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from miner.codebook import Evidence
-from miner.select.entry import PLACEHOLDER, PYTHON, SHELLS, command_words, joined_lines
+from miner.select.entry import (
+    PLACEHOLDER,
+    PYTHON,
+    SHELLS,
+    command_segments,
+    command_words,
+    joined_lines,
+)
 
 MAX_STEPS = 4
 # A script that makes data ready: its name, or the folder it sits in.
@@ -87,14 +94,17 @@ def _document(checkout: Path, command: Evidence | None) -> tuple[str | None, int
 
 
 def _step(checkout: Path, base: str, doc: str, no: int, line: str) -> PreparationStep | None:
-    words = command_words(line)
-    if not words:
-        return None
-    argv = _archive(checkout, base, words) or _script(checkout, base, words)
-    if argv is None or any(_placeholder(word) for word in argv[1:]):
-        return None
-    folder = base if base not in ("", ".") else ""
-    return PreparationStep(argv, folder, Evidence(doc, no, line.strip()[:300], "readme_prepare"))
+    for segment in command_segments(line):
+        words = command_words(segment)
+        if not words:
+            continue
+        argv = _archive(checkout, base, words) or _script(checkout, base, words)
+        if argv is None or any(_placeholder(word) for word in argv[1:]):
+            continue
+        folder = base if base not in ("", ".") else ""
+        evidence = Evidence(doc, no, line.strip()[:300], "readme_prepare")
+        return PreparationStep(argv, folder, evidence)
+    return None
 
 
 def _placeholder(word: str) -> bool:

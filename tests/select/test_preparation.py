@@ -63,9 +63,10 @@ def test_without_a_readme_command_the_whole_root_readme_is_read(tmp_path):
 
 
 def test_the_training_script_run_in_a_preparation_mode_is_a_step(tmp_path):
-    readme = "```\npython main.py --mode=generate --repeat=1\npython main.py --mode=train\n```\n"
+    readme = ("2. in this folder type `python main.py --mode=generate --repeat=1`\n"
+              "3. type `python main.py --mode=train`\n")  # fmt: skip
     root = _checkout(tmp_path, {"README.md": readme, "main.py": ""})
-    command = Evidence("README.md", 3, "python main.py --mode=train", "readme_command")
+    command = Evidence("README.md", 2, "3. type `python main.py --mode=train`", "readme_command")
     steps = preparation_steps(root, command)
     assert [s.argv for s in steps] == [("{python}", "main.py", "--mode=generate", "--repeat=1")]
 
