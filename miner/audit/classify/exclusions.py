@@ -65,7 +65,18 @@ DEPRECATED = re.compile(
     # "## Consider using llama.cpp instead", "The changes have since been upstreamed in X": the
     # readers are sent to the project that took the work over.
     r"^\W*(?:please\s+)?consider\s+using\s+(?:[^.\n]|\.(?=\w)){1,60}?\binstead\b|"
-    r"\b(?:have|has)\s+(?:since\s+|now\s+)?been\s+upstreamed\b",
+    r"\b(?:have|has)\s+(?:since\s+|now\s+)?been\s+upstreamed\b|"
+    # The other ways a README says its project is over: "is no longer under active
+    # development", "will not be updated anymore", "has reached end of life", "I am no longer
+    # maintaining this repository", "our new repository, which supersedes this one".
+    rf"\b{SUBJECT}\b[^.]{{0,60}}?\b(?:is|are)\s+no\s+longer\s+(?:under|in)\s+(?:active\s+)?"
+    r"development\b|"
+    rf"\b{SUBJECT}\b[^.]{{0,60}}?\bwill\s+(?:no\s+longer|not)\s+(?:be\s+)?(?:updated|"
+    r"maintained|supported)(?:(?!\s+(?:until|unless|before|after|when|if)\b)|(?=\s+any\s*more))|"
+    rf"\b{SUBJECT}\b[^.]{{0,40}}?\bha(?:s|ve)\s+reached\s+(?:its\s+)?end[- ]of[- ]life\b|"
+    r"\b(?:i|we)\s+(?:am|are)\s+(?:no\s+longer|not)\s+(?:actively\s+)?maintaining\s+"
+    rf"{SUBJECT}\b|"
+    r"\bsupersedes\s+this\s+(?:one|repo|repository|project|code(?:base)?)\b",
     re.I | re.M,
 )
 # A banner at the top of the README says it without naming the repository ("No longer

@@ -275,11 +275,30 @@ def test_a_buildable_project_calling_itself_a_framework_is_a_library(tmp_path: P
         "# Net\n\nProject status: deprecated.\n",
         "# net.cpp\n\nRun it.\n\n## Consider using llama.cpp instead\n\nMore below.\n",
         "# net.cpp\n\nRun it.\n\nThe changes from net.cpp have since been upstreamed in X.\n",
+        "# Net\n\nNote: this project is no longer under active development.\n",
+        "# Net\n\nThis repository will not be updated anymore; see Net2.\n",
+        "# Net\n\nThis codebase has reached end-of-life.\n",
+        "# Net\n\nI am no longer maintaining this repository, sorry.\n",
+        "# Net\n\nSee [Net2](https://example.org/net2), which supersedes this repository.\n",
     ],
 )
 def test_deprecation_said_today_s_way(tmp_path: Path, readme: str) -> None:
     labels = _project(tmp_path, {"README.md": readme, "train.py": TORCH_TRAIN})
     assert _exclude(labels) == {"deprecated"}
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "This project will not be updated until the paper is accepted.",
+        "This repository will be updated with the training code soon.",
+        "We are maintaining this repository actively.",
+        "Apex is no longer under active development, so we pin its version.",
+    ],
+)
+def test_plans_and_other_tools_status_are_no_deprecation(tmp_path: Path, sentence: str) -> None:
+    labels = _project(tmp_path, {"README.md": f"# Net\n\n{sentence}\n", "train.py": TORCH_TRAIN})
+    assert "deprecated" not in _exclude(labels)
 
 
 def test_a_conditional_suggestion_of_another_tool_is_no_deprecation(tmp_path: Path) -> None:
