@@ -26,6 +26,11 @@ from miner.audit.docs import Block
 from miner.codebook import Evidence
 from miner.models import Label
 
+# A post or a video that teaches, not post-processing or a video model.
+POST = r"posts?(?![-\w]|\s+(?:training|processing|hoc|editing)\b)"
+VIDEO = (
+    r"(?:youtube\s+)?videos?\s+(?:series|tutorials?|lectures?|course)|youtube\s+(?:videos?|series)"
+)
 EDU_WORDS = re.compile(
     r"\b(?:tutorials?|(?<!of )courses?|lectures?|class notes|study notes|exercises|assignments?|"
     r"homework|lessons?|cheat ?sheets?|awesome|reading list|paper list|"
@@ -34,7 +39,17 @@ EDU_WORDS = re.compile(
     r"machine learning)|(?:for|intended for|meant for) (?:educational|teaching|learning) "
     r"purposes|(?:primarily|mostly|mainly) (?:educational|for education)|implementations? of "
     r"(?:various|many|several|popular|classic|common|different) (?:[\w-]+ ){0,3}?(?:models|"
-    r"algorithms|architectures|networks|papers))\b",
+    r"algorithms|architectures|networks|papers)|"
+    # Tutorial companions (codebook): "the code for my post on ...", "code accompanying my blog
+    # post", "the code for the article on Medium", "a step-by-step walkthrough", "written for
+    # teaching"; a paper's article in a journal is not one.
+    r"(?:code|repo|repository|notebooks?)\s+(?:for|of|to|accompanying|that accompanies|to "
+    r"accompany)\s+(?:(?:my|our|the|this|a)\s+(?:[\w'-]+\s+){0,3}?(?:blog\s*posts?|"
+    rf"{POST}|{VIDEO}|write-?up|screencast)|my\s+(?:[\w'-]+\s+){{0,3}}?articles?|(?:the|a|this)\s+"
+    r"(?:blog|medium)\s+articles?|(?:the|an?|this)\s+articles?\s+on\s+medium)|"
+    r"\baccompan(?:ies|ying)\s+(?:my|our|the|this|a)\s+(?:[\w'-]+\s+){0,3}?(?:blog\s*posts?|"
+    rf"{POST}|{VIDEO})|step[- ]by[- ]step\s+(?:walk-?through|guide)|"
+    r"(?:written|made|designed)\s+for\s+teaching)\b",
     re.I,
 )
 # Words that make a title a tutorial's: "Examples", "X Cookbook", "The Official Guide to X"

@@ -189,6 +189,36 @@ def test_educational_repositories(tmp_path: Path) -> None:
     assert "educational" in _exclude(_project(tmp_path, awesome, "t3"))
 
 
+@pytest.mark.parametrize(
+    "intro",
+    [
+        "This is the code for my blog post on variational autoencoders.",
+        "Code accompanying my post about adversarial examples.",
+        "This repo contains the code for the article on Medium.",
+        "The code for my YouTube video series on transformers.",
+        "A step-by-step walkthrough of training a small transformer.",
+        "Minimal code for byte pair encoding, written for teaching.",
+    ],
+)
+def test_tutorial_companions_are_educational(tmp_path: Path, intro: str) -> None:
+    labels = _project(tmp_path, {"README.md": f"# Net\n\n{intro}\n", "train.py": TORCH_TRAIN})
+    assert _exclude(labels) == {"educational"}
+
+
+@pytest.mark.parametrize(
+    "intro",
+    [
+        "This repository contains the code for our ICLR paper. See also our blog post.",
+        "Code for the Nature article on protein folding.",
+        "Code for the post-processing of masks, and for our post training quantization.",
+        "Code for the video diffusion model of our paper.",
+    ],
+)
+def test_a_paper_s_code_with_a_post_or_a_video_model_is_kept(tmp_path: Path, intro: str) -> None:
+    labels = _project(tmp_path, {"README.md": f"# Net\n\n{intro}\n", "train.py": TORCH_TRAIN})
+    assert _exclude(labels) == set()
+
+
 def test_papers_workshops_and_booking_words_are_not_educational(tmp_path: Path) -> None:
     readme = (
         "# FacePoseNet\n\nF. Chang et al., in IEEE International Workshop on Faces, 2017.\n\n"
