@@ -43,6 +43,12 @@ EDU_WORDS = re.compile(
     # Tutorial companions (codebook): "the code for my post on ...", "code accompanying my blog
     # post", "the code for the article on Medium", "a step-by-step walkthrough", "written for
     # teaching"; a paper's article in a journal is not one.
+    # "This repo is intended to be educational", "implementations of 30 papers", "a hands-on
+    # guide to fine-tuning": said of itself, a teaching project or a collection.
+    r"(?:intended|meant|designed)\s+(?:to\s+be|as)\s+(?:an?\s+)?(?:educational|teaching|learning\s+"
+    r"(?:resource|material|tool))|implementations?\s+of\s+(?:[5-9]|\d{2,})\+?\s+(?:[\w-]+\s+)"
+    r"{0,2}?(?:papers|models|algorithms|"
+    r"architectures|networks)|hands-on\s+(?:guide|introduction|course|tutorial)s?|"
     r"(?:code|repo|repository|notebooks?)\s+(?:for|of|to|accompanying|that accompanies|to "
     r"accompany)\s+(?:(?:my|our|the|this|a)\s+(?:[\w'-]+\s+){0,3}?(?:blog\s*posts?|"
     rf"{POST}|{VIDEO}|write-?up|screencast)|my\s+(?:[\w'-]+\s+){{0,3}}?articles?|(?:the|a|this)\s+"

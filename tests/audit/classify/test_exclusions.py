@@ -219,6 +219,32 @@ def test_a_paper_s_code_with_a_post_or_a_video_model_is_kept(tmp_path: Path, int
     assert _exclude(labels) == set()
 
 
+@pytest.mark.parametrize(
+    "intro",
+    [
+        "This repository is intended to be educational: one file, no switches.",
+        "PyTorch implementations of 30 papers with side-by-side notes.",
+        "A hands-on guide to fine-tuning language models.",
+    ],
+)
+def test_a_teaching_project_or_a_numbered_collection(tmp_path: Path, intro: str) -> None:
+    labels = _project(tmp_path, {"README.md": f"# Net\n\n{intro}\n", "train.py": TORCH_TRAIN})
+    assert _exclude(labels) == {"educational"}
+
+
+@pytest.mark.parametrize(
+    "intro",
+    [
+        "Official implementations of 2 papers on detection.",
+        "The model is designed to be a learning system for robots.",
+        "This code is intended to be run on one GPU.",
+    ],
+)
+def test_a_paper_pair_or_a_learning_system_is_kept(tmp_path: Path, intro: str) -> None:
+    labels = _project(tmp_path, {"README.md": f"# Net\n\n{intro}\n", "train.py": TORCH_TRAIN})
+    assert _exclude(labels) == set()
+
+
 def test_papers_workshops_and_booking_words_are_not_educational(tmp_path: Path) -> None:
     readme = (
         "# FacePoseNet\n\nF. Chang et al., in IEEE International Workshop on Faces, 2017.\n\n"
