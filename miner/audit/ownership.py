@@ -16,7 +16,9 @@ Every classifier that reads documentation asks this module before a sentence cou
 - `other_project_page`: a documentation page titled with the name of another repository it links
   presents that project (a framework's page for a method or plugin built on it);
 - `link_entries`: the entries of an awesome or reading list (a document most of whose list
-  items open with a link to another site) describe the works they link, not this project.
+  items open with a link to another site) describe the works they link, not this project;
+- `borrowed_folders`: folders the documentation says were copied or borrowed from another
+  repository: their downloads and training loops are that repository's, not this project's.
 """
 
 from __future__ import annotations
@@ -231,6 +233,72 @@ def other_project_page(tree: RepoTree, path: str, text: str) -> bool:
     return name in linked
 
 
+# "`configs/` and `tools/` are copied from https://github.com/x/y", "`extern/ldm` is borrowed
+# from `other/ldm`", "Part of the code is borrowed from the following repos: ...".
+BORROWED = re.compile(
+    r"\b(?:is|are|was|were|ha(?:s|ve) been)\s+(?:\w+\s+)?(?:copied|borrowed|taken|forked)\s+"
+    r"(?:directly\s+)?from\b",
+    re.I,
+)
+SENTENCE_START = re.compile(r"(?:^|[.!?]\s|\n\s*\n)(?=[^.!?]*$)")
+NAMED_FOLDER = re.compile(r"`\.?/?([\w.\-]+(?:/[\w.\-]+)*)/?`")
+NEXT_HEADING = re.compile(r"^\s{0,3}#{1,6}\s|^\S.*\n(?:=+|-+)\s*$", re.M)
+DOC_NAME = re.compile(r"^readme(?:\.\w+)?$", re.I)
+
+
+def borrowed_folders(tree: RepoTree) -> tuple[str, ...]:
+    """Folders, each ending in "/", that a README says were copied or borrowed from another
+    repository: the folders a borrowing sentence names (`configs/`, read from the README's own
+    folder or the root) and, where it links the repositories borrowed from, the sub-folders
+    named after one of them (`audioldm/clap/` under "code is borrowed from ... LAION-AI/CLAP")."""
+    known = tree.__dict__.get("_borrowed_folders")
+    if known is None:
+        known = tree.__dict__["_borrowed_folders"] = _borrowed_folders(tree)
+    return known
+
+
+def _borrowed_folders(tree: RepoTree) -> tuple[str, ...]:
+    folders = {path.rsplit("/", 1)[0] for path in tree.paths if "/" in path}
+    folders |= {f.rsplit("/", i)[0] for f in list(folders) for i in range(1, f.count("/") + 1)}
+    repo = _normal(tree.root.name.split("__")[-1])
+    found: set[str] = set()
+    for f in tree.files:
+        if not DOC_NAME.match(f.name):
+            continue
+        text = tree.read_text(f.path) or ""
+        base = f.path.rsplit("/", 1)[0] + "/" if "/" in f.path else ""
+        for m in BORROWED.finditer(text):
+            head = text[: m.start()]
+            start = max(head.rfind(". "), head.rfind("\n\n"), head.rfind("**"), 0)
+            for name in NAMED_FOLDER.findall(head[start:]):
+                for candidate in (base + name, name):
+                    if candidate in folders:
+                        found.add(candidate + "/")
+                        break
+            section = text[m.end() :]
+            end = NEXT_HEADING.search(section)
+            linked = {
+                _normal(n.removesuffix(".git"))
+                for n in GITHUB_REPOSITORY.findall(section[: end.start() if end else 2000])
+            } - {repo, ""}
+            # A component inside the project's package (`audioldm/clap/`); a top-level folder
+            # named for the repository borrowed from is the code base the project builds on.
+            found.update(
+                folder + "/"
+                for folder in folders
+                if "/" in folder and _normal(folder.rsplit("/", 1)[-1]) in linked
+            )
+    return tuple(sorted(f for f in found if not any(f.startswith(o) and f != o for o in found)))
+
+
 def in_foreign_tree(tree: RepoTree, path: str) -> bool:
-    """True when `path` lies in a folder that holds another project whole."""
-    return any(path.startswith(folder + "/") for folder in foreign_trees(tree))
+    """True when `path` lies in a folder that holds another project whole, or in one the
+    documentation says was copied from another repository."""
+    return any(path.startswith(folder + "/") for folder in foreign_trees(tree)) or in_borrowed(
+        tree, path
+    )
+
+
+def in_borrowed(tree: RepoTree, path: str) -> bool:
+    """True when `path` lies in a folder the documentation says was copied from elsewhere."""
+    return any(path.startswith(folder) for folder in borrowed_folders(tree))

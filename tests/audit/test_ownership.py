@@ -14,6 +14,7 @@ from miner.audit.docs import Documents, parse_markdown
 from miner.audit.files import RepoTree
 from miner.audit.ownership import (
     about_others,
+    borrowed_folders,
     copied_trees,
     foreign_trees,
     link_entries,
@@ -319,3 +320,34 @@ def test_the_docs_leave_out_a_link_list_s_entries_but_keep_its_prose(tmp_path: P
     assert "A curated list." in {b.text for b in blocks}
     assert _fields(_awesome_list(25)) == {"hw_gpu"}  # parsed alone, an entry would vote
     assert not {h.field for h in find_hardware(blocks)}
+
+
+BORROWED = {
+    "README.md": "# Mamba Vision\n\nOur backbone.\n",
+    "classify/train.py": "import torch\n",
+    "detect/readme.md": (
+        "## Origins\n\n`configs/` and `tools/` are copied from "
+        "https://github.com/lab/detlib: version 3.3.0\n"
+    ),
+    "detect/configs/base.py": "model = dict(type='Det')\n",
+    "detect/tools/misc/download_dataset.py": 'import os\nos.system("wget URL")\n',
+}
+
+
+def test_folders_a_readme_says_were_copied_are_another_repository_s(tmp_path: Path) -> None:
+    tree = _tree(tmp_path / "a" / "owner__vision", BORROWED)
+    assert borrowed_folders(tree) == ("detect/configs/", "detect/tools/")
+    assert _data(tmp_path / "a" / "owner__vision", BORROWED) == []
+    own = {**BORROWED, "detect/readme.md": "## Detection\n\nOur `tools/` train it.\n"}
+    assert borrowed_folders(_tree(tmp_path / "b" / "owner__vision", own)) == ()
+    assert _data(tmp_path / "b" / "owner__vision", own) == ["data_available.download_script"]
+
+
+def test_a_component_named_for_a_repository_borrowed_from(tmp_path: Path) -> None:
+    readme = (
+        "# Sound Gen\n\n## Reference\n\nPart of the code is borrowed from the following repos.\n"
+        "\n> https://github.com/lab/Encoder\n\n> https://github.com/lab/basenet\n"
+    )
+    files = {"README.md": readme, "soundgen/encoder/train.py": "", "basenet/x.py": ""}
+    # A top-level folder named for one is the code base the project builds on and trains.
+    assert borrowed_folders(_tree(tmp_path / "owner__sound-gen", files)) == ("soundgen/encoder/",)

@@ -26,6 +26,11 @@ from miner.audit.docs import Block
 from miner.codebook import Evidence
 from miner.models import Label
 
+# A post or a video that teaches, not post-processing or a video model.
+POST = r"posts?(?![-\w]|\s+(?:training|processing|hoc|editing)\b)"
+VIDEO = (
+    r"(?:youtube\s+)?videos?\s+(?:series|tutorials?|lectures?|course)|youtube\s+(?:videos?|series)"
+)
 EDU_WORDS = re.compile(
     r"\b(?:tutorials?|(?<!of )courses?|lectures?|class notes|study notes|exercises|assignments?|"
     r"homework|lessons?|cheat ?sheets?|awesome|reading list|paper list|"
@@ -34,7 +39,23 @@ EDU_WORDS = re.compile(
     r"machine learning)|(?:for|intended for|meant for) (?:educational|teaching|learning) "
     r"purposes|(?:primarily|mostly|mainly) (?:educational|for education)|implementations? of "
     r"(?:various|many|several|popular|classic|common|different) (?:[\w-]+ ){0,3}?(?:models|"
-    r"algorithms|architectures|networks|papers))\b",
+    r"algorithms|architectures|networks|papers)|"
+    # Tutorial companions (codebook): "the code for my post on ...", "code accompanying my blog
+    # post", "the code for the article on Medium", "a step-by-step walkthrough", "written for
+    # teaching"; a paper's article in a journal is not one.
+    # "This repo is intended to be educational", "implementations of 30 papers", "a hands-on
+    # guide to fine-tuning": said of itself, a teaching project or a collection.
+    r"(?:intended|meant|designed)\s+(?:to\s+be|as)\s+(?:an?\s+)?(?:educational|teaching|learning\s+"
+    r"(?:resource|material|tool))|implementations?\s+of\s+(?:[5-9]|\d{2,})\+?\s+(?:[\w-]+\s+)"
+    r"{0,2}?(?:papers|models|algorithms|"
+    r"architectures|networks)|hands-on\s+(?:guide|introduction|course|tutorial)s?|"
+    r"(?:code|repo|repository|notebooks?)\s+(?:for|of|to|accompanying|that accompanies|to "
+    r"accompany)\s+(?:(?:my|our|the|this|a)\s+(?:[\w'-]+\s+){0,3}?(?:blog\s*posts?|"
+    rf"{POST}|{VIDEO}|write-?up|screencast)|my\s+(?:[\w'-]+\s+){{0,3}}?articles?|(?:the|a|this)\s+"
+    r"(?:blog|medium)\s+articles?|(?:the|an?|this)\s+articles?\s+on\s+medium)|"
+    r"\baccompan(?:ies|ying)\s+(?:my|our|the|this|a)\s+(?:[\w'-]+\s+){0,3}?(?:blog\s*posts?|"
+    rf"{POST}|{VIDEO})|step[- ]by[- ]step\s+(?:walk-?through|guide)|"
+    r"(?:written|made|designed)\s+for\s+teaching)\b",
     re.I,
 )
 # Words that make a title a tutorial's: "Examples", "X Cookbook", "The Official Guide to X"
@@ -65,7 +86,18 @@ DEPRECATED = re.compile(
     # "## Consider using llama.cpp instead", "The changes have since been upstreamed in X": the
     # readers are sent to the project that took the work over.
     r"^\W*(?:please\s+)?consider\s+using\s+(?:[^.\n]|\.(?=\w)){1,60}?\binstead\b|"
-    r"\b(?:have|has)\s+(?:since\s+|now\s+)?been\s+upstreamed\b",
+    r"\b(?:have|has)\s+(?:since\s+|now\s+)?been\s+upstreamed\b|"
+    # The other ways a README says its project is over: "is no longer under active
+    # development", "will not be updated anymore", "has reached end of life", "I am no longer
+    # maintaining this repository", "our new repository, which supersedes this one".
+    rf"\b{SUBJECT}\b[^.]{{0,60}}?\b(?:is|are)\s+no\s+longer\s+(?:under|in)\s+(?:active\s+)?"
+    r"development\b|"
+    rf"\b{SUBJECT}\b[^.]{{0,60}}?\bwill\s+(?:no\s+longer|not)\s+(?:be\s+)?(?:updated|"
+    r"maintained|supported)(?:(?!\s+(?:until|unless|before|after|when|if)\b)|(?=\s+any\s*more))|"
+    rf"\b{SUBJECT}\b[^.]{{0,40}}?\bha(?:s|ve)\s+reached\s+(?:its\s+)?end[- ]of[- ]life\b|"
+    r"\b(?:i|we)\s+(?:am|are)\s+(?:no\s+longer|not)\s+(?:actively\s+)?maintaining\s+"
+    rf"{SUBJECT}\b|"
+    r"\bsupersedes\s+this\s+(?:one|repo|repository|project|code(?:base)?)\b",
     re.I | re.M,
 )
 # A banner at the top of the README says it without naming the repository ("No longer

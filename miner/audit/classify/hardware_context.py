@@ -13,6 +13,11 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from miner.audit.classify.gazetteer import MEMORY_UNITS, WORD_NUMBERS
+from miner.audit.classify.hardware_tables import (
+    MEMORY_COLUMN,
+    NOT_MEMORY_COLUMN,
+    system_memory_column,
+)
 
 
 class Where(Protocol):
@@ -132,16 +137,6 @@ GPU_MEMORY_TALK = re.compile(
     r"(?:gpu|card|graphics)|\boom\b|out of memory|cuda memory|graphics memory|video memory",
     re.IGNORECASE,
 )
-# Table columns whose sizes are not memory at all, and memory columns said to be system RAM.
-NOT_MEMORY_COLUMN = re.compile(
-    r"flop|\bmacs?\b|mult-?adds|param|size|disk|storage|download|checkpoint|weights|\bfile|"
-    r"token|data|\bvocab",
-    re.IGNORECASE,
-)
-MEMORY_COLUMN = re.compile(r"mem|\bram\b|vram", re.IGNORECASE)
-SYSTEM_COLUMN = re.compile(r"\b(?:cpu|host|system|main)\b|(?<!v)\bram\b", re.IGNORECASE)
-
-
 # A CUDA out-of-memory error quoted in the docs: its sizes are the reader's failed run.
 OOM_ERROR = re.compile(
     r"tried to allocate|total capacity|already allocated|reserved in total", re.IGNORECASE
@@ -375,7 +370,7 @@ def memory_kind(
             return None  # "#FLOPs | 850.6G", "Model size | 1.2GB"
         if MEMORY_COLUMN.search(column):
             # A results table's "Testing memory" / "Training Mem" is the GPU's unless it says RAM.
-            return "system" if SYSTEM_COLUMN.search(column) else "gpu"
+            return "system" if system_memory_column(seg.header, seg.text, column) else "gpu"
     if _nearest(DISK, span.sent.text, span.start_char - span.sent.start_char) < 60:
         return None  # "enough disk space on your server (120GB recommended)"
     if _on_gpu_after(doc, span):

@@ -12,6 +12,7 @@ from collections import defaultdict
 from miner.audit.detect import AuditContext
 from miner.audit.detect.framework_map import module_framework
 from miner.audit.detect.sources import CodeIndex, SourceFile
+from miner.audit.ownership import in_borrowed
 from miner.codebook import Evidence
 
 TRAINING_SIGNALS = ("proj.train", "lua.backward", "fw.caffe_pytrain", "caffe.cli_train",
@@ -102,11 +103,14 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
     (a training script importing its model from the project), except `.fit(` calls of classical
     learners (scikit-learn and the like) and files that optimise an input (an image, a latent)
     rather than a model's parameters. Scripts named like tests that train (`copymem_test.py`)
-    count unless they are unit tests.
+    count unless they are unit tests. A training loop in a folder the documentation says was
+    copied from another repository trains that repository's model.
     """
     found: list[tuple[float, Evidence]] = []
     for sf in index.own():
         if not sf.read or sf.role == "doc" or (sf.role == "test" and _unit_test(sf)):
+            continue
+        if in_borrowed(index.tree, sf.path):
             continue
         nn = uses_nn(sf)
         if not nn and not dl:

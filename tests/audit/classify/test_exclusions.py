@@ -189,6 +189,62 @@ def test_educational_repositories(tmp_path: Path) -> None:
     assert "educational" in _exclude(_project(tmp_path, awesome, "t3"))
 
 
+@pytest.mark.parametrize(
+    "intro",
+    [
+        "This is the code for my blog post on variational autoencoders.",
+        "Code accompanying my post about adversarial examples.",
+        "This repo contains the code for the article on Medium.",
+        "The code for my YouTube video series on transformers.",
+        "A step-by-step walkthrough of training a small transformer.",
+        "Minimal code for byte pair encoding, written for teaching.",
+    ],
+)
+def test_tutorial_companions_are_educational(tmp_path: Path, intro: str) -> None:
+    labels = _project(tmp_path, {"README.md": f"# Net\n\n{intro}\n", "train.py": TORCH_TRAIN})
+    assert _exclude(labels) == {"educational"}
+
+
+@pytest.mark.parametrize(
+    "intro",
+    [
+        "This repository contains the code for our ICLR paper. See also our blog post.",
+        "Code for the Nature article on protein folding.",
+        "Code for the post-processing of masks, and for our post training quantization.",
+        "Code for the video diffusion model of our paper.",
+    ],
+)
+def test_a_paper_s_code_with_a_post_or_a_video_model_is_kept(tmp_path: Path, intro: str) -> None:
+    labels = _project(tmp_path, {"README.md": f"# Net\n\n{intro}\n", "train.py": TORCH_TRAIN})
+    assert _exclude(labels) == set()
+
+
+@pytest.mark.parametrize(
+    "intro",
+    [
+        "This repository is intended to be educational: one file, no switches.",
+        "PyTorch implementations of 30 papers with side-by-side notes.",
+        "A hands-on guide to fine-tuning language models.",
+    ],
+)
+def test_a_teaching_project_or_a_numbered_collection(tmp_path: Path, intro: str) -> None:
+    labels = _project(tmp_path, {"README.md": f"# Net\n\n{intro}\n", "train.py": TORCH_TRAIN})
+    assert _exclude(labels) == {"educational"}
+
+
+@pytest.mark.parametrize(
+    "intro",
+    [
+        "Official implementations of 2 papers on detection.",
+        "The model is designed to be a learning system for robots.",
+        "This code is intended to be run on one GPU.",
+    ],
+)
+def test_a_paper_pair_or_a_learning_system_is_kept(tmp_path: Path, intro: str) -> None:
+    labels = _project(tmp_path, {"README.md": f"# Net\n\n{intro}\n", "train.py": TORCH_TRAIN})
+    assert _exclude(labels) == set()
+
+
 def test_papers_workshops_and_booking_words_are_not_educational(tmp_path: Path) -> None:
     readme = (
         "# FacePoseNet\n\nF. Chang et al., in IEEE International Workshop on Faces, 2017.\n\n"
@@ -275,11 +331,30 @@ def test_a_buildable_project_calling_itself_a_framework_is_a_library(tmp_path: P
         "# Net\n\nProject status: deprecated.\n",
         "# net.cpp\n\nRun it.\n\n## Consider using llama.cpp instead\n\nMore below.\n",
         "# net.cpp\n\nRun it.\n\nThe changes from net.cpp have since been upstreamed in X.\n",
+        "# Net\n\nNote: this project is no longer under active development.\n",
+        "# Net\n\nThis repository will not be updated anymore; see Net2.\n",
+        "# Net\n\nThis codebase has reached end-of-life.\n",
+        "# Net\n\nI am no longer maintaining this repository, sorry.\n",
+        "# Net\n\nSee [Net2](https://example.org/net2), which supersedes this repository.\n",
     ],
 )
 def test_deprecation_said_today_s_way(tmp_path: Path, readme: str) -> None:
     labels = _project(tmp_path, {"README.md": readme, "train.py": TORCH_TRAIN})
     assert _exclude(labels) == {"deprecated"}
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "This project will not be updated until the paper is accepted.",
+        "This repository will be updated with the training code soon.",
+        "We are maintaining this repository actively.",
+        "Apex is no longer under active development, so we pin its version.",
+    ],
+)
+def test_plans_and_other_tools_status_are_no_deprecation(tmp_path: Path, sentence: str) -> None:
+    labels = _project(tmp_path, {"README.md": f"# Net\n\n{sentence}\n", "train.py": TORCH_TRAIN})
+    assert "deprecated" not in _exclude(labels)
 
 
 def test_a_conditional_suggestion_of_another_tool_is_no_deprecation(tmp_path: Path) -> None:

@@ -13,6 +13,12 @@ READ = {
     "unit in header": ("Model | Train Mem (GB) | Speed", "A | 12.3 | 30", ("hw_gpu", None, 12.3)),
     "megabytes": ("Method | Testing memory", "Ours | 593.1M", ("hw_gpu", None, 0.58)),
     "ram column": ("Model | RAM (GB)", "A | 16", ("hw_memory", None, 16.0)),
+    "row on the cpu": ("Model | Device | Memory (GB)", "A | CPU | 2", ("hw_memory", None, 2.0)),
+    "row on the gpu": ("Model | Device | Memory (GB)", "A | GPU | 4", ("hw_gpu", None, 4.0)),
+    "disk and memory": ("Model | Disk | Mem", "large | 2.9 GiB | ~3900 MB",
+                        ("hw_memory", None, 3.81)),
+    "disk and gpu memory": ("Model | Disk | GPU Mem", "large | 2.9 GiB | ~3900 MB",
+                            ("hw_gpu", None, 3.81)),
 }  # fmt: skip
 
 IGNORED = {
@@ -38,3 +44,15 @@ def test_a_column_names_what_its_cells_are(case: str) -> None:
 def test_other_columns_give_nothing(case: str) -> None:
     header, row = IGNORED[case]
     assert list(table_cells(header, row)) == []
+
+
+def test_a_footprint_table_s_memory_is_the_machine_s_in_prose_cells_too() -> None:
+    from miner.audit.classify.hardware import find_hardware
+    from miner.audit.docs import parse_markdown
+
+    table = "| Model | Disk | Mem |\n| --- | --- | --- |\n| large | 2.9 GiB | ~3.9 GB |\n"
+    found = {h.field for h in find_hardware(parse_markdown("README.md", f"# T\n\n{table}"))}
+    assert found == {"hw_memory"}
+    results = "| Method | Training Mem | Speed |\n| --- | --- | --- |\n| Ours | 12.3 GB | 5 |\n"
+    found = {h.field for h in find_hardware(parse_markdown("README.md", f"# T\n\n{results}"))}
+    assert found == {"hw_gpu"}

@@ -94,3 +94,15 @@ def test_a_trainer_step_in_cuda_code_trains(tmp_path: Path) -> None:
     assert label.value is True and label.evidence[0].path == "src/testbed.cu"
     infer = CUDA_TRAINER.replace("m_trainer->training_step", "m_network->inference")
     assert _training(tmp_path / "b", {"model.py": NET, "src/testbed.cu": infer}).value is False
+
+
+def test_a_training_loop_in_a_borrowed_component_trains_another_s_model(tmp_path: Path) -> None:
+    loop = NET + "optimizer.zero_grad()\nloss.backward()\noptimizer.step()\n"
+    readme = (
+        "# Sound Gen\n\nRuns our released model.\n\n## Reference\n\n"
+        "Part of the code is borrowed from [Encoder](https://github.com/lab/Encoder).\n"
+    )
+    files = {"README.md": readme, "soundgen/pipeline.py": NET, "soundgen/encoder/train.py": loop}
+    assert not _training(tmp_path / "a", files).value
+    own = {**files, "README.md": "# Sound Gen\n\nOur model and its encoder.\n"}
+    assert _training(tmp_path / "b", own).value
