@@ -1,0 +1,30 @@
+"""More wordings and structures lint once misread: each fires only where it should."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lint_projects import COMPLETE_README, TRAIN, write_project
+
+from miner.lint import lint
+
+NO_GPU_README = COMPLETE_README.replace(
+    "Trained on one NVIDIA RTX 3090 (24 GB) in about ten minutes.", ""
+)
+CPU_TRAIN = TRAIN.replace('"cuda" if torch.cuda.is_available() else "cpu"', '"cpu"')
+
+
+def codes(root: Path) -> list[str]:
+    return [f.code for f in lint(root).findings]
+
+
+def test_a_launcher_that_starts_its_workers_with_every_gpu_hidden(tmp_path: Path) -> None:
+    launcher = (
+        "import sys\n\n\ndef worker_command(task):\n"
+        "    return ['CUDA_VISIBLE_DEVICES=', sys.executable, 'train.py', '--task', str(task)]\n"
+    )
+    files = {"README.md": NO_GPU_README, "train.py": CPU_TRAIN, "launch.py": launcher}
+    assert "MNR101" not in codes(write_project(tmp_path / "p", files))
+    chosen = launcher.replace("'CUDA_VISIBLE_DEVICES=', ", "'CUDA_VISIBLE_DEVICES=' + gpu, ")
+    chosen = chosen.replace("(task)", "(task, gpu)")
+    assert "MNR101" in codes(write_project(tmp_path / "q", {**files, "launch.py": chosen}))
