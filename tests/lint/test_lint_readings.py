@@ -28,3 +28,22 @@ def test_a_launcher_that_starts_its_workers_with_every_gpu_hidden(tmp_path: Path
     chosen = launcher.replace("'CUDA_VISIBLE_DEVICES=', ", "'CUDA_VISIBLE_DEVICES=' + gpu, ")
     chosen = chosen.replace("(task)", "(task, gpu)")
     assert "MNR101" in codes(write_project(tmp_path / "q", {**files, "launch.py": chosen}))
+
+
+def test_data_a_framework_loader_downloads_in_a_helper_module(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace(
+        "Download MNIST with `python prepare_data.py`, which fetches it from\n"
+        "http://yann.lecun.com/exdb/mnist/ into data/.\n",
+        "We train a GAN on Cifar-10.\n",
+    )
+    helper = (
+        "import chainer\n\n\nclass Cifar10Dataset(chainer.dataset.DatasetMixin):\n"
+        "    def __init__(self):\n"
+        "        self.ims, _ = chainer.datasets.get_cifar10(ndim=3, withlabel=False)\n"
+    )
+    train = "from common.dataset import Cifar10Dataset\n" + TRAIN
+    files = {"README.md": readme, "prepare_data.py": None, "train.py": train}
+    own = "import numpy\n\n\nclass Cifar10Dataset:\n    def __init__(self):\n        pass\n"
+    assert "MNR301" in codes(write_project(tmp_path / "p", {**files, "common/dataset.py": own}))
+    fetched = {**files, "common/dataset.py": helper}
+    assert "MNR301" not in codes(write_project(tmp_path / "q", fetched))
