@@ -25,6 +25,9 @@ class Rule:
     name: str
     summary: str
     kinds: tuple[str, ...] = ("training",)
+    # A retired code raises nothing; its advice lives on in the code named here, and configs
+    # that select or ignore it still parse.
+    folded_into: str | None = None
 
 
 @dataclass(frozen=True)
