@@ -47,3 +47,15 @@ def test_data_a_framework_loader_downloads_in_a_helper_module(tmp_path: Path) ->
     assert "MNR301" in codes(write_project(tmp_path / "p", {**files, "common/dataset.py": own}))
     fetched = {**files, "common/dataset.py": helper}
     assert "MNR301" not in codes(write_project(tmp_path / "q", fetched))
+
+
+def test_a_python_version_in_the_package_folder_a_linked_step_writes_to(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace("- Python 3.10\n", "").replace(
+        "## Training\n", "## Training\n\nThen follow the commands in scenarios/README.md.\n\n"
+    )
+    step = "```Shell\ncp maps/*.wad ../venv/lib/python2.7/site-packages/doom_py/scenarios/\n```\n"
+    files = {"README.md": readme, "scenarios/README.md": "# Scenarios\n\n" + step}
+    assert "MNR204" not in codes(write_project(tmp_path / "p", files))
+    log = '```\n  File "/venv/lib/python2.7/site-packages/doom_py/__init__.py", line 3\n```\n'
+    quoted = {**files, "scenarios/README.md": "# Scenarios\n\nIf you see\n\n" + log}
+    assert "MNR204" in codes(write_project(tmp_path / "q", quoted))
