@@ -59,3 +59,31 @@ def test_a_python_version_in_the_package_folder_a_linked_step_writes_to(tmp_path
     log = '```\n  File "/venv/lib/python2.7/site-packages/doom_py/__init__.py", line 3\n```\n'
     quoted = {**files, "scenarios/README.md": "# Scenarios\n\nIf you see\n\n" + log}
     assert "MNR204" in codes(write_project(tmp_path / "q", quoted))
+
+
+LUA_TRAIN = (
+    "require 'torch'\nrequire 'nn'\nrequire 'optim'\n\n"
+    "local model = nn.Sequential():add(nn.Linear(10, 2))\n"
+    "local criterion = nn.ClassNLLCriterion()\nlocal params, grads = model:getParameters()\n"
+    "local function feval(x)\n  grads:zero()\n  local loss = criterion:forward(model:forward(x), 1)"
+    "\n  model:backward(x, criterion:backward(model.output, 1))\n  return loss, grads\nend\n"
+    "for i = 1, 10 do\n  optim.sgd(feval, params, {learningRate = 0.1})\nend\n"
+)
+
+
+def test_the_unpackaged_framework_named_in_the_docs_is_said_to_lack_a_version(
+    tmp_path: Path,
+) -> None:
+    readme = (
+        "# s2s\n\n{intro} of a sequence-to-sequence model.\n\n## Training\n\n    th train.lua\n"
+    )
+    files = {
+        "train.py": None, "prepare_data.py": None, "requirements.txt": None,
+        "train.lua": LUA_TRAIN, "README.md": readme.format(intro="[Torch](http://torch.ch) code"),
+    }  # fmt: skip
+    found = [f for f in lint(write_project(tmp_path / "p", files)).findings if f.code == "MNR207"]
+    assert [(f.path, f.line) for f in found] == [("README.md", 3)]
+    assert "named without a version" in found[0].message
+    unnamed = {**files, "README.md": readme.format(intro="A PyTorch-free implementation")}
+    found = [f for f in lint(write_project(tmp_path / "q", unnamed)).findings if f.code == "MNR207"]
+    assert len(found) == 1 and "no dependency file or document names it" in found[0].message
