@@ -14,7 +14,7 @@ from collections.abc import Callable
 from miner.codebook import Evidence
 from miner.lint.context import Finding, LintContext, Rule
 from miner.lint.framework_use import framework_deps, training_closure
-from miner.lint.scope import EDUCATIONAL, INFERENCE, LIBRARY, TRAINING, is_own, training_entry
+from miner.lint.scope import EDUCATIONAL, INFERENCE, LIBRARY, TRAINING, training_entry
 from miner.lint.software_checks import SOFTWARE_CHECKS
 from miner.lint.statements import (
     CPU_CLAIM,
@@ -62,20 +62,10 @@ RULES = (
 RULE_BY_CODE = {rule.code: rule for rule in RULES}
 
 
-def _other_pages(ctx: LintContext) -> list[str]:
-    """Markdown pages of the project's own folders that the codebook's reading leaves out."""
-    read = set(ctx.docs)
-    return [
-        f.path for f in ctx.tree.files
-        if f.suffix in (".md", ".markdown") and f.path not in read
-        and is_own(f.path, ctx.facts.bundled)
-    ]  # fmt: skip
-
-
 def _gpu_unstated(ctx: LintContext) -> list[Finding]:
     if not ctx.facts.gpu or ctx.label("hw_gpu"):
         return []
-    if gpu_in_pages(ctx.tree, _other_pages(ctx)):
+    if gpu_in_pages(ctx.tree, ctx.other_pages):
         return []  # stated in a page the root README does not link (a config folder's README)
     implied = []
     if ctx.facts.gpus:

@@ -87,3 +87,17 @@ def test_the_unpackaged_framework_named_in_the_docs_is_said_to_lack_a_version(
     unnamed = {**files, "README.md": readme.format(intro="A PyTorch-free implementation")}
     found = [f for f in lint(write_project(tmp_path / "q", unnamed)).findings if f.code == "MNR207"]
     assert len(found) == 1 and "no dependency file or document names it" in found[0].message
+
+
+def test_a_python_version_in_a_sub_projects_readme_the_root_does_not_link(
+    tmp_path: Path,
+) -> None:
+    readme = COMPLETE_README.replace("- Python 3.10\n", "")
+    files = {"README.md": readme, "vision/README.md": "# Vision\n\nSee the sub-folders.\n"}
+    assert "MNR204" in codes(write_project(tmp_path / "p", files))
+    setup = "# Tools\n\n```bash\nuv venv --python 3.11\nsource .venv/bin/activate\n```\n"
+    stated = {**files, "tools/chat/README.md": setup}
+    assert "MNR204" not in codes(write_project(tmp_path / "q", stated))
+    # a run's printed log in another page states nothing
+    log = "# Tools\n\n```\nPython version: 3.11.4\n```\n"
+    assert "MNR204" in codes(write_project(tmp_path / "r", {**files, "tools/chat/README.md": log}))

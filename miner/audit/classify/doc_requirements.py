@@ -183,6 +183,14 @@ def version_spec(match: re.Match[str]) -> str:
 
 # An image tagged with its Python: `nvcr.io/nvidia/pytorch:21.11-py3`, `tensorflow:1.12-py3`.
 IMAGE_PYTHON = re.compile(r"[\w./-]+:[\w.]*-py(3\d*)\b")
+# The Python an environment is made with, given as an option or argument of the tool
+# (`uv venv --python 3.11`, `virtualenv -p python3.8`, `pyenv install 3.10.4`, `poetry env use
+# 3.11`): `python=3.10` in `conda create` is read as a statement already.
+ENV_PYTHON = re.compile(
+    r"(?i)(?:\s--python[ =]\s*|\s-p\s*python)([23]\.\d{1,2})\b"
+    r"|\b(?:pyenv\s+(?:install|local|global|shell)|poetry\s+env\s+use|uv\s+python\s+(?:install|pin))"
+    r"\s+(?:python)?([23]\.\d{1,2})\b"
+)
 # An environment's package folder in a step the reader runs (`cp doom*.py
 # ../env/lib/python2.7/site-packages/gym_doom/`, `export LD_LIBRARY_PATH=.../python3.8/
 # site-packages/nvidia/lib`): the instructions assume that Python.
@@ -211,6 +219,10 @@ def python_statements(blocks: Iterable[Block]) -> list[Dependency]:
             spec = image.group(1) if len(image.group(1)) == 1 else f"3.{image.group(1)[1:]}"
             line = _line_in(block, image.start())
             found.append(Dependency("python", spec, block.path, line, image.group(0)[:160]))
+        for env in ENV_PYTHON.finditer(block.text):
+            line = _line_in(block, env.start())
+            text = _snippet(block.text, env.start(), env.end())
+            found.append(Dependency("python", env.group(1) or env.group(2), block.path, line, text))
         for folder in SITE_PACKAGES.finditer(block.text):
             start = block.text.rfind("\n", 0, folder.start()) + 1
             end = block.text.find("\n", folder.end())
