@@ -101,3 +101,13 @@ def test_a_python_version_in_a_sub_projects_readme_the_root_does_not_link(
     # a run's printed log in another page states nothing
     log = "# Tools\n\n```\nPython version: 3.11.4\n```\n"
     assert "MNR204" in codes(write_project(tmp_path / "r", {**files, "tools/chat/README.md": log}))
+
+
+def test_the_gpu_a_comment_after_the_training_command_names(tmp_path: Path) -> None:
+    gpu = NO_GPU_README.replace(
+        "    python train.py --seed 1 --threads 4\n", "```bash\npython train.py --seed 1{}\n```\n"
+    )
+    files = {"README.md": gpu.format("")}
+    assert "MNR101" in codes(write_project(tmp_path / "p", files))
+    named = {"README.md": gpu.format("  # 4xA100 80G")}
+    assert "MNR101" not in codes(write_project(tmp_path / "q", named))
