@@ -111,3 +111,23 @@ def test_the_gpu_a_comment_after_the_training_command_names(tmp_path: Path) -> N
     assert "MNR101" in codes(write_project(tmp_path / "p", files))
     named = {"README.md": gpu.format("  # 4xA100 80G")}
     assert "MNR101" not in codes(write_project(tmp_path / "q", named))
+
+
+def test_a_framework_only_files_under_another_holders_copyright_import(tmp_path: Path) -> None:
+    model = "import jax\nimport jax.numpy as jnp\n\n\ndef forecast(x):\n    return jnp.asarray(x)\n"
+    train = "from baselines.timesfm.jax_model import forecast\n" + TRAIN
+    files = {
+        "train.py": train, "baselines/timesfm/__init__.py": "",
+        "baselines/timesfm/jax_model.py": model, "requirements.txt": "torch==2.1.0\njax\n",
+    }  # fmt: skip
+
+    def jax_unpinned(root: Path) -> bool:
+        return any(f.code == "MNR202" and "jax" in f.message for f in lint(root).findings)
+
+    assert jax_unpinned(write_project(tmp_path / "p", files))
+    header = "# Copyright 2024 Other Lab LLC\n#\n# Licensed under the Apache License.\n"
+    copied = {**files, "baselines/timesfm/jax_model.py": header + model}
+    assert not jax_unpinned(write_project(tmp_path / "q", copied))
+    # the project's own files carry the same notice: the code is its own
+    own = {**copied, "train.py": header + train}
+    assert jax_unpinned(write_project(tmp_path / "r", own))
