@@ -47,8 +47,8 @@ PADDLE_DATASET = (
 FETCH_CALL = re.compile(
     r"\bdownload\s*=\s*True\b|"  # torchvision, torchaudio, PyG, ESM dataset classes
     r"\btfds\.(?:load|builder)\(|"
-    r"\bdatasets\.(?:mnist|cifar10|cifar100|fashion_mnist|imdb|reuters|boston_housing)"
-    r"\.load_data\(|"
+    r"\bdatasets\.(?:mnist|cifar10|cifar100|fashion_mnist|imdb|reuters|boston_housing"
+    r"|california_housing)\.load_data\(|"
     r"\bload_dataset\(\s*['\"](?!json['\"]|csv['\"]|text['\"]|parquet['\"]|imagefolder['\"]|"
     r"audiofolder['\"]|arrow['\"]|pandas['\"])[\w.\-/]+['\"]|"
     r"\bfetch_openml\(|\binput_data\.read_data_sets\(|\bPygNodePropPredDataset\(|"
