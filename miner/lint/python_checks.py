@@ -18,6 +18,9 @@ ENV_COMMAND = re.compile(
     r"|pyenv|poetry\s+env|pipenv)\b"
 )
 MAX_PAGES = 60
+# A web demo's page speaks for the demo ("* Python>=3.8" in `chat_gradio/README.md`), as its
+# imports do for MNR202, not for the training code.
+DEMO_FOLDER = re.compile(r"(?i)(?:^|[/_-])(?:demos?|gradio|streamlit|webui|apps?)[/_-]")
 README_NAMES = ("readme.md", "readme.markdown")
 
 
@@ -60,7 +63,7 @@ def python_unstated(ctx: LintContext) -> list[Finding]:
         return []
     if python_version_stated(ctx.tree, ctx.audit.details) or _python_beside_training(ctx):
         return []
-    if _python_in(ctx, ctx.other_pages):
+    if _python_in(ctx, [p for p in ctx.other_pages if not DEMO_FOLDER.search(p)]):
         return []  # stated in a page the root README does not link (a sub-project's README)
     return [
         Finding(

@@ -98,6 +98,9 @@ def test_a_python_version_in_a_sub_projects_readme_the_root_does_not_link(
     setup = "# Tools\n\n```bash\nuv venv --python 3.11\nsource .venv/bin/activate\n```\n"
     stated = {**files, "tools/chat/README.md": setup}
     assert "MNR204" not in codes(write_project(tmp_path / "q", stated))
+    # a web demo's page speaks for the demo
+    demo = {**files, "chat_gradio/README.md": "# Chat\n\n* Python>=3.8\n"}
+    assert "MNR204" in codes(write_project(tmp_path / "d", demo))
     # a run's printed log in another page states nothing
     log = "# Tools\n\n```\nPython version: 3.11.4\n```\n"
     assert "MNR204" in codes(write_project(tmp_path / "r", {**files, "tools/chat/README.md": log}))
