@@ -34,10 +34,13 @@ GPU = re.compile(
     # JAX finds the GPU by itself: its CUDA build in an environment file or script is the sign
     r"|\bjax\[cuda"
 )
-# A line that hides every GPU (`os.environ["CUDA_VISIBLE_DEVICES"] = ""`, `=-1`): the code
-# runs on CPUs there (A3C's worker processes), which is no sign of GPU training.
+# A line that hides every GPU (`os.environ["CUDA_VISIBLE_DEVICES"] = ""`, `=-1`, a launcher's
+# command list that starts with `'CUDA_VISIBLE_DEVICES=',`): the code runs on CPUs there (A3C's
+# worker processes), which is no sign of GPU training. `"CUDA_VISIBLE_DEVICES=" + gpu` and
+# `"CUDA_VISIBLE_DEVICES=%s" % gpu` give a value.
 HIDES_GPUS = re.compile(
-    r"CUDA_VISIBLE_DEVICES['\"]?\s*\]?\s*=\s*(?:\"\"|''|['\"]?-1\b|\s*$|\s+\S*python)"
+    r"CUDA_VISIBLE_DEVICES['\"]?\s*\]?\s*=\s*(?:\"\"|''|['\"]?-1\b|\s*$|\s+\S*python"
+    r"|['\"]\s*(?:[,)\]]|$))"
 )
 HARD_CUDA = re.compile(r"\.cuda\(\)|torch\.device\(\s*['\"]cuda(?::\d)?['\"]\s*\)")
 CPU_FALLBACK = re.compile(

@@ -8,7 +8,7 @@ from typing import Any
 from miner.audit.files import RepoTree
 from miner.codebook import Evidence
 from miner.lint.code_facts import CodeFacts
-from miner.lint.scope import OwnCode
+from miner.lint.scope import OwnCode, is_own
 from miner.models import AuditResult
 
 SHOWN_FILES = 6
@@ -25,6 +25,9 @@ class Rule:
     name: str
     summary: str
     kinds: tuple[str, ...] = ("training",)
+    # A retired code raises nothing; its advice lives on in the code named here, and configs
+    # that select or ignore it still parse.
+    folded_into: str | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,17 @@ class LintContext:
             )
         own: OwnCode = self.cache["own_code"]
         return own
+
+    @property
+    def other_pages(self) -> list[str]:
+        """Markdown pages of the project's own folders that the codebook's reading leaves out
+        (a config folder's README, a sub-project's README two links from the root)."""
+        read = set(self.docs)
+        return [
+            f.path for f in self.tree.files
+            if f.suffix in (".md", ".markdown") and f.path not in read
+            and is_own(f.path, self.facts.bundled)
+        ]  # fmt: skip
 
     @property
     def dependency_files(self) -> dict[str, str]:

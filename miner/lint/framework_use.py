@@ -94,7 +94,7 @@ def frameworks_used(ctx: LintContext) -> list[str]:
     return ordered + sorted(
         f for f in ctx.facts.framework_sites
         if f in found and f not in ordered and required_site(ctx, f) is not None
-        and not commented_out(ctx, f) and not _backend_only(ctx, f)
+        and not commented_out(ctx, f) and not _backend_only(ctx, f) and not _copied_only(ctx, f)
         and (not training or any(
             s.path in training and not OPTIONAL_USE.search(s.path)
             for s in ctx.facts.framework_sites[f]
@@ -124,6 +124,34 @@ def _backend_only(ctx: LintContext, framework: str) -> bool:
     return all(
         any(f"{parent}/{other}".lstrip("/") in folders for other in others) for parent in parents
     )
+
+
+# A copyright notice in a file's header: "# Copyright 2024 Google LLC", "Copyright (c) 2019, X".
+COPYRIGHT = re.compile(
+    r"^\W*copyright\s+(?:\(c\)\s*|©\s*)?(?:\d{4}(?:\s*[-–]\s*\d{4})?[\s,]*)+(\w[^\n]*)", re.I | re.M
+)
+HEADER_LINES = 20
+
+
+def _holder(ctx: LintContext, path: str) -> str | None:
+    """The copyright holder a file's header names, if any ("Google LLC")."""
+    lines = ctx.facts.code_lines.get(path) or (ctx.tree.read_text(path) or "").splitlines()
+    found = COPYRIGHT.search("\n".join(lines[:HEADER_LINES]))
+    return normal(found.group(1).rstrip(" .*")) if found else None
+
+
+def _copied_only(ctx: LintContext, framework: str) -> bool:
+    """True when every file that imports a second framework carries a copyright notice of a
+    holder no file of the training code outside their folders names (TimesFM's JAX files,
+    "Copyright 2024 Google LLC", copied in as a baseline): another project's code, which its
+    framework serves."""
+    sites = ctx.facts.framework_sites.get(framework, [])
+    holders = {_holder(ctx, s.path) for s in sites}
+    if not sites or None in holders:
+        return False
+    folders = {s.path.rpartition("/")[0] + "/" for s in sites}
+    others = [p for p in training_closure(ctx) if not p.startswith(tuple(folders))]
+    return bool(others) and not holders & {_holder(ctx, path) for path in others}
 
 
 def training_closure(ctx: LintContext) -> frozenset[str]:

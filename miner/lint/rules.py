@@ -14,13 +14,13 @@ from collections.abc import Callable
 from miner.codebook import Evidence
 from miner.lint.context import Finding, LintContext, Rule
 from miner.lint.framework_use import framework_deps, training_closure
-from miner.lint.scope import EDUCATIONAL, INFERENCE, LIBRARY, TRAINING, is_own, training_entry
+from miner.lint.scope import EDUCATIONAL, INFERENCE, LIBRARY, TRAINING, training_entry
 from miner.lint.software_checks import SOFTWARE_CHECKS
 from miner.lint.statements import (
     CPU_CLAIM,
+    CPU_OPTION,
     CPU_TRAINED,
     OWN_DATA,
-    REPRODUCIBLE,
     claims,
     data_folder_statement,
     data_in_code,
@@ -53,27 +53,19 @@ RULES = (
          "version of it is stated.", RUNS),
     Rule("MNR301", "data-unstated", "Training code, but no stated way to obtain the data."),
     Rule("MNR401", "seed-unset", "Training code that never sets a random seed."),
+    # Retired: results stated as trained on CPUs and reproducible were too rare for a code of
+    # their own; MNR401's fix asks for the thread count where training runs on CPUs.
     Rule("MNR402", "threads-unset",
-         "Results trained on CPU are stated as reproducible, but thread counts are left to the "
-         "default."),
+         "Retired: the thread count for results trained on CPU is part of MNR401's fix.",
+         folded_into="MNR401"),
 )  # fmt: skip
 RULE_BY_CODE = {rule.code: rule for rule in RULES}
-
-
-def _other_pages(ctx: LintContext) -> list[str]:
-    """Markdown pages of the project's own folders that the codebook's reading leaves out."""
-    read = set(ctx.docs)
-    return [
-        f.path for f in ctx.tree.files
-        if f.suffix in (".md", ".markdown") and f.path not in read
-        and is_own(f.path, ctx.facts.bundled)
-    ]  # fmt: skip
 
 
 def _gpu_unstated(ctx: LintContext) -> list[Finding]:
     if not ctx.facts.gpu or ctx.label("hw_gpu"):
         return []
-    if gpu_in_pages(ctx.tree, _other_pages(ctx)):
+    if gpu_in_pages(ctx.tree, ctx.other_pages):
         return []  # stated in a page the root README does not link (a config folder's README)
     implied = []
     if ctx.facts.gpus:
@@ -171,7 +163,28 @@ def _code_read(ctx: LintContext, what: str) -> Evidence:
     return Evidence("", 0, f"{shown or 'no code files'}: {what}", "lint.absent")
 
 
-THREADS = "; for results on CPU, also set the thread count (torch.set_num_threads, OMP_NUM_THREADS)"
+# How each framework fixes its CPU thread count: on CPUs the count changes the results.
+THREAD_CALLS = {
+    "pytorch": "torch.set_num_threads",
+    "tensorflow": "tf.config.threading, or ConfigProto's intra_op_parallelism_threads in "
+    "TensorFlow 1",
+    "keras": "tf.config.threading",
+    "torch7": "torch.setnumthreads",
+    "mxnet": "MXNET_CPU_WORKER_NTHREADS",
+    "paddlepaddle": "CPU_NUM",
+}
+
+
+def _thread_advice(ctx: LintContext, framework: str) -> str:
+    """MNR401's advice for training on CPUs (the code shows no GPU, or the docs say the model
+    was trained on CPUs), where the thread count is left to the default."""
+    if ctx.facts.threads:
+        return ""
+    if ctx.facts.gpu and claims(ctx.tree, ctx.docs, CPU_TRAINED, CPU_OPTION) is None:
+        return ""
+    call = THREAD_CALLS.get(framework)
+    how = f"{call} and OMP_NUM_THREADS" if call else "OMP_NUM_THREADS"
+    return f"; for results on CPU, also state and set the thread count ({how})"
 
 
 def _seeded_where_training_leads(ctx: LintContext) -> bool:
@@ -216,39 +229,14 @@ def _seed_unset(ctx: LintContext) -> list[Finding]:
     fix = f"add a --seed option and call {call}, {where} with it"
     if framework == "caffe":
         fix = "set random_seed in the solver (and seed any Python data layers)"
-    cpu = not ctx.facts.gpu and not ctx.facts.threads
     return [
         Finding(
             "MNR401",
             entry[0].path if entry else ctx.readme,
             entry[0].line if entry else 1,
             "training code that never sets a random seed",
-            fix + (THREADS if cpu else ""),
+            fix + _thread_advice(ctx, framework),
             (*entry, _code_read(ctx, "no seed call")),
-        )
-    ]
-
-
-def _threads_unset(ctx: LintContext) -> list[Finding]:
-    """Only where the docs say the reported numbers were trained on CPUs and claim them as
-    reproducible: elsewhere a thread setting changes nothing the docs report (GPU or TPU
-    training), and CPU code without a seed gets the thread count in MNR401's fix."""
-    if ctx.facts.threads:
-        return []
-    trained_on_cpu = claims(ctx.tree, ctx.docs, CPU_TRAINED)
-    claim = claims(ctx.tree, ctx.docs, REPRODUCIBLE) if trained_on_cpu else None
-    if trained_on_cpu is None or claim is None:
-        return []
-    return [
-        Finding(
-            "MNR402",
-            claim.path,
-            claim.line,
-            "results trained on CPU are stated as reproducible, but CPU thread counts are left "
-            "to the default, which changes results",
-            "state the thread count you used and set it (torch.set_num_threads, "
-            "OMP_NUM_THREADS or tf.config.threading)",
-            (claim, trained_on_cpu),
         )
     ]
 
@@ -260,5 +248,4 @@ CHECKS: tuple[Check, ...] = (
     *SOFTWARE_CHECKS,
     _data_unstated,
     _seed_unset,
-    _threads_unset,
 )

@@ -106,7 +106,9 @@ def lint(path: Path | str, options: LintOptions | None = None) -> LintReport:
             if kind in RULE_BY_CODE[f.code].kinds and selected(f.code, merged)
         )  # fmt: skip
     checked = tuple(
-        code for code, rule in RULE_BY_CODE.items() if kind in rule.kinds and selected(code, merged)
+        code
+        for code, rule in RULE_BY_CODE.items()
+        if kind in rule.kinds and not rule.folded_into and selected(code, merged)
     )
     return LintReport(
         root=root,

@@ -22,7 +22,8 @@ from miner.lint.framework_use import (
     required_site,
     source,
 )
-from miner.lint.scope import BUNDLED, training_entry
+from miner.lint.python_checks import python_unstated
+from miner.lint.scope import BUNDLED
 from miner.lint.statements import (
     API_VERSIONS,
     FRAMEWORK_TITLES,
@@ -279,45 +280,6 @@ def _range_too_open(ctx: LintContext) -> list[Finding]:
     return []
 
 
-def _python_beside_training(ctx: LintContext) -> Evidence | None:
-    """A Python version in the README of a folder that holds the training code (an experiment
-    folder's `carracing/README.md` with "Python 3"), which the root README need not link."""
-    from miner.audit.classify.doc_requirements import python_statements
-    from miner.audit.docs import parse_markdown
-
-    folders: set[str] = set()
-    for entry in training_entry(ctx.audit, ctx.own_code):
-        parts = entry.path.split("/")[:-1]
-        folders.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
-    for f in ctx.tree.files:
-        folder = f.path.rpartition("/")[0]
-        if folder in folders and f.name.lower() in ("readme.md", "readme.markdown"):
-            blocks = parse_markdown(f.path, ctx.tree.read_text(f.path) or "")
-            # prose only: a code block there is often a run's printed log ("Python version: ...")
-            found = python_statements(b for b in blocks if b.kind != "code")
-            if found:
-                return Evidence(f.path, found[0].line, found[0].text, "lint.stated")
-    return None
-
-
-def _python_unstated(ctx: LintContext) -> list[Finding]:
-    if ctx.label("language") not in ("python", None):
-        return []
-    if python_version_stated(ctx.tree, ctx.audit.details) or _python_beside_training(ctx):
-        return []
-    return [
-        Finding(
-            "MNR204",
-            ctx.readme,
-            1,
-            "no Python version is stated",
-            "state the Python version you used, e.g. 'Python 3.10' in the README or "
-            "requires-python in pyproject.toml",
-            (ctx.absent("no Python version"),),
-        )
-    ]
-
-
 REQUIREMENT_OPTION = re.compile(r"^\s*(?:-|#|$)|://|^\s*(?:\.|/|~|git\+)")
 # A relative path to a local project (`compression/dependencies/AutoGPTQ`): pip installs it.
 LOCAL_FOLDER = re.compile(r"^\s*[\w.\-]+(?:/[\w.\-]+)+/?\s*$")
@@ -386,7 +348,7 @@ SOFTWARE_CHECKS = (
     _requirements_unstated,
     _framework_unpinned,
     _framework_version_contradicted,
-    _python_unstated,
+    python_unstated,
     _unparseable,
     _range_too_open,
     framework_unknown,

@@ -31,7 +31,12 @@ PIP_PACKAGED = frozenset({"onnx", "cntk", "dynet"})
 # How the docs name a framework pip cannot install, and a version or commit given for it.
 DOC_NAMES = {
     "caffe": re.compile(r"(?i)\b(?:py|bvlc[/ -]?)?caffe(?!2)"),
-    "torch7": re.compile(r"(?i)\btorch7\b|\blua[ -]?torch\b|\btorch \(lua\)"),
+    # in a project whose code is Lua, "[Torch](http://torch.ch)" and a capitalised "Torch" name
+    # it too ("Torch implementation of ..."); "PyTorch" and `torch.nn` do not
+    "torch7": re.compile(
+        r"(?i:\btorch7\b|\blua[ -]?torch\b|\btorch \(lua\)|\btorch\.ch\b)"
+        r"|(?<![\w.-])Torch\b(?![\w-]|\.\w)"
+    ),
     "darknet": re.compile(r"(?i)\bdarknet\b"),
 }
 TO_INSTALL = re.compile(
@@ -97,6 +102,20 @@ def framework_versioned(ctx: LintContext, framework: str) -> Evidence | None:
     return None
 
 
+def _mentioned(ctx: LintContext, framework: str) -> tuple[Evidence, bool] | None:
+    """The first docs line that names a framework lint has no doc pattern for (Caffe2,
+    TensorFlow.js, `other:` ones) by its title or package name: the message then says that
+    its version is missing, not that nothing names it."""
+    if framework in DOC_NAMES:
+        return None
+    name = _doc_name(framework)
+    for doc in ctx.docs:
+        for number, line in enumerate((ctx.tree.read_text(doc) or "").splitlines(), 1):
+            if name.search(line):
+                return Evidence(doc, number, " ".join(line.split())[:160], "lint.stated"), False
+    return None
+
+
 def _submodule_of(ctx: LintContext, framework: str) -> bool:
     """True when `.gitmodules` pins a copy of `framework` (`caffe-fast-rcnn`, a Caffe fork)."""
     text = (ctx.tree.read_text(".gitmodules") or "").lower()
@@ -125,7 +144,11 @@ def framework_unknown(ctx: LintContext) -> list[Finding]:
             continue
         if stated and framework in UNRELEASED:
             continue  # Lua Torch and Darknet never had releases: naming them is all one can do
-        named = framework_named(ctx, framework) or framework_named(ctx, framework, anyhow=True)
+        named = (
+            framework_named(ctx, framework)
+            or framework_named(ctx, framework, anyhow=True)
+            or _mentioned(ctx, framework)
+        )
         if named and named[1]:
             continue  # "compatible with BVLC/caffe:master ... since master@8c66fa5"
         if stated:

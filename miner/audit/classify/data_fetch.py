@@ -1,7 +1,8 @@
 """Code and scripts that fetch a project's data (codebook field `data_available`).
 
 Code that fetches a public dataset (`torchvision.datasets.X(download=True)`, `tfds.load`,
-`load_dataset("org/name")`, Keras `datasets.*.load_data()`), a download script for data and the
+`load_dataset("org/name")`, Keras `datasets.*.load_data()`, Chainer's and MXNet's `get_mnist()`,
+Gluon's and PaddlePaddle's data set classes), a download script for data and the
 environments an RL agent is trained in. A line that fetches model weights or a tool is no data.
 """
 
@@ -31,24 +32,51 @@ def _analysis(path: str) -> bool:
     return not ANALYSIS_FOLDERS.isdisjoint(folders) or any(EVAL_FOLDER.match(f) for f in folders)
 
 
+# The data set loaders of Chainer (`chainer.datasets`) and MXNet (`mxnet.test_utils`) that
+# download, Gluon's and PaddlePaddle's data set classes that download when built (their folder
+# readers, `ImageFolderDataset`, `DatasetFolder`, read the user's files).
+DOWNLOADING_GETTER = (
+    r"get_(?:mnist|fashion_mnist|kuzushiji_mnist|cifar10|cifar100|svhn|ptb_words)\w*"
+)
+GLUON_DATASET = r"(?:MNIST|FashionMNIST|CIFAR10|CIFAR100)"
+PADDLE_DATASET = (
+    r"(?:MNIST|FashionMNIST|Cifar10|Cifar100|Flowers|VOC2012|Imdb|Imikolov|Movielens|UCIHousing|"
+    r"WMT14|WMT16|Conll05st|ESC50|TESS)"
+)
 # Code that fetches a public dataset when it runs.
 FETCH_CALL = re.compile(
     r"\bdownload\s*=\s*True\b|"  # torchvision, torchaudio, PyG, ESM dataset classes
     r"\btfds\.(?:load|builder)\(|"
-    r"\bdatasets\.(?:mnist|cifar10|cifar100|fashion_mnist|imdb|reuters|boston_housing)"
-    r"\.load_data\(|"
+    r"\bdatasets\.(?:mnist|cifar10|cifar100|fashion_mnist|imdb|reuters|boston_housing"
+    r"|california_housing)\.load_data\(|"
     r"\bload_dataset\(\s*['\"](?!json['\"]|csv['\"]|text['\"]|parquet['\"]|imagefolder['\"]|"
     r"audiofolder['\"]|arrow['\"]|pandas['\"])[\w.\-/]+['\"]|"
     r"\bfetch_openml\(|\binput_data\.read_data_sets\(|\bPygNodePropPredDataset\(|"
     r"\bPygGraphPropPredDataset\(|\bPlanetoid\(|"
     # torchtext's data sets download when built: `torchtext.datasets.Multi30k.splits(...)`
     r"\btorchtext\.datasets\.\w+(?:\.splits|\.iters)?\(|"
+    # the loaders of Chainer and MXNet download when called (`chainer.datasets.get_cifar10()`,
+    # `mx.test_utils.get_mnist()`), Gluon's and PaddlePaddle's data sets when built
+    # (`gluon.data.vision.MNIST(train=True)`, `paddle.vision.datasets.Cifar10(mode="train")`)
+    rf"\b(?:datasets|test_utils)\.{DOWNLOADING_GETTER}\(|"
+    rf"\bvision\.(?:datasets\.)?{GLUON_DATASET}\(|\bpaddle\.(?:vision|text|audio)\.datasets\."
+    rf"{PADDLE_DATASET}\(|\bpaddle\.dataset\.\w+\.(?:train|test)\w*\(|"
     # a table read straight from the network: `pd.read_parquet("https://host/train.parquet")`
     r"\b(?:pd|pandas)\.read_(?:csv|parquet|json|table|excel|feather)\((?=\s*[rbuf]?[\"']https?://)",
 )
-# Keras data sets imported by name (`from keras.datasets import mnist`, then `mnist.load_data()`).
-KERAS_DATASETS_IMPORT = re.compile(
-    r"^\s*from\s+(?:tensorflow\.)?(?:python\.)?keras\.datasets\s+import[ \t]+\(?([\w \t,]+)", re.M
+# Data set loaders imported by name, and how each is called: a Keras data set module (`from
+# keras.datasets import mnist`, then `mnist.load_data()`), a Chainer or MXNet getter (`from
+# chainer.datasets import get_cifar10`, then `get_cifar10()`), a Gluon or PaddlePaddle data set
+# class or their `datasets` module (`from mxnet.gluon.data.vision import datasets`, then
+# `datasets.MNIST(train=True)`).
+FROM_IMPORT = re.compile(r"^\s*from\s+([\w.]+)\s+import[ \t]+\(?([\w \t,]+)", re.M)
+LOADER_IMPORTS = (
+    (re.compile(r"(?:tensorflow\.)?(?:python\.)?keras\.datasets"), r"\w+", r"\.load_data\("),
+    (re.compile(r"chainer\.datasets|mxnet\.test_utils"), DOWNLOADING_GETTER, r"\("),
+    (re.compile(r"mxnet\.gluon\.data\.vision(?:\.datasets)?"), GLUON_DATASET, r"\("),
+    (re.compile(r"mxnet\.gluon\.data\.vision"), "datasets", rf"\.{GLUON_DATASET}\("),
+    (re.compile(r"paddle\.(?:vision|text|audio)\.datasets"), PADDLE_DATASET, r"\("),
+    (re.compile(r"paddle\.(?:vision|text|audio)"), "datasets", rf"\.{PADDLE_DATASET}\("),
 )
 # Fetchers the token signals do not see (a cheap filter before FETCH_CALL).
 FETCH_HINTS = (
@@ -60,6 +88,14 @@ FETCH_HINTS = (
     "Pyg",
     ".read_",
     "torchtext.datasets",
+    "get_mnist",
+    "get_fashion",
+    "get_kuzushiji",
+    "get_cifar",
+    "get_svhn",
+    "get_ptb",
+    "vision",
+    "paddle",
 )
 # Environments stand in for a dataset when an agent is trained by interacting with them.
 ENVIRONMENT = re.compile(
@@ -145,16 +181,21 @@ def _is_command_string(views: CodeViews | None, pos: int) -> bool:
     return views.text[: span[0]].rstrip().endswith(("[", "("))
 
 
-def _keras_dataset_call(text: str, views: CodeViews | None) -> re.Match[str] | None:
-    """`mnist.load_data()` on a data set module imported from `keras.datasets`."""
-    names = [
-        n.split(" as ")[-1].strip()
-        for m in KERAS_DATASETS_IMPORT.finditer(text) for n in m.group(1).split(",")
-        if n.strip()
-    ]  # fmt: skip
-    if not names:
+def _imported_loader_call(text: str, views: CodeViews | None) -> re.Match[str] | None:
+    """A call of a data set loader imported by name (`mnist.load_data()` on a module of
+    `keras.datasets`, `get_cifar10()` from `chainer.datasets`)."""
+    calls = []
+    for found in FROM_IMPORT.finditer(text):
+        for module, name, suffix in LOADER_IMPORTS:
+            if not module.fullmatch(found.group(1)):
+                continue
+            for item in found.group(2).split(","):
+                original, _, alias = item.strip().partition(" as ")
+                if original and re.fullmatch(name, original.strip()):
+                    calls.append(rf"\b{re.escape((alias or original).strip())}{suffix}")
+    if not calls:
         return None
-    call = re.compile(rf"\b(?:{'|'.join(map(re.escape, names))})\.load_data\(")
+    call = re.compile("|".join(calls))
     return next((m for m in call.finditer(text) if _is_code(views, m.start())), None)
 
 
@@ -170,7 +211,7 @@ def fetching_code(index: CodeIndex) -> list[Evidence]:
             continue
         views = index.views.get(sf.path)
         m = next((m for m in FETCH_CALL.finditer(text) if _is_code(views, m.start())), None)
-        m = m or _keras_dataset_call(text, views)
+        m = m or _imported_loader_call(text, views)
         if m:
             line, code = index.where(sf.path, m.group(0))
             return [Evidence(sf.path, line, code or m.group(0), "data_available.loader")]

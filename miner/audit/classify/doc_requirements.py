@@ -183,6 +183,23 @@ def version_spec(match: re.Match[str]) -> str:
 
 # An image tagged with its Python: `nvcr.io/nvidia/pytorch:21.11-py3`, `tensorflow:1.12-py3`.
 IMAGE_PYTHON = re.compile(r"[\w./-]+:[\w.]*-py(3\d*)\b")
+# The Python an environment is made with, given as an option or argument of the tool
+# (`uv venv --python 3.11`, `virtualenv -p python3.8`, `pyenv install 3.10.4`, `poetry env use
+# 3.11`): `python=3.10` in `conda create` is read as a statement already.
+ENV_PYTHON = re.compile(
+    r"(?i)(?:\s--python[ =]\s*|\s-p\s*python)([23]\.\d{1,2})\b"
+    r"|\b(?:pyenv\s+(?:install|local|global|shell)|poetry\s+env\s+use|uv\s+python\s+(?:install|pin))"
+    r"\s+(?:python)?([23]\.\d{1,2})\b"
+)
+# An environment's package folder in a step the reader runs (`cp doom*.py
+# ../env/lib/python2.7/site-packages/gym_doom/`, `export LD_LIBRARY_PATH=.../python3.8/
+# site-packages/nvidia/lib`): the instructions assume that Python.
+SITE_PACKAGES = re.compile(r"/lib/python([23]\.\d{1,2})/(?:site|dist)-packages\b")
+# A run's output quoted in the docs names the Python of whoever ran it: a traceback, a warning,
+# pip's "Requirement already satisfied".
+OUTPUT_LINE = re.compile(
+    r"(?i)^\W*(?:File\s+\"|Traceback\b|Requirement already)|\w\.py:\d+:|\b\w*(?:Warning|Error)\b"
+)
 
 
 def _in_comment(text: str, pos: int) -> bool:
@@ -202,6 +219,18 @@ def python_statements(blocks: Iterable[Block]) -> list[Dependency]:
             spec = image.group(1) if len(image.group(1)) == 1 else f"3.{image.group(1)[1:]}"
             line = _line_in(block, image.start())
             found.append(Dependency("python", spec, block.path, line, image.group(0)[:160]))
+        for env in ENV_PYTHON.finditer(block.text):
+            line = _line_in(block, env.start())
+            text = _snippet(block.text, env.start(), env.end())
+            found.append(Dependency("python", env.group(1) or env.group(2), block.path, line, text))
+        for folder in SITE_PACKAGES.finditer(block.text):
+            start = block.text.rfind("\n", 0, folder.start()) + 1
+            end = block.text.find("\n", folder.end())
+            step = block.text[start : len(block.text) if end < 0 else end]
+            if not OUTPUT_LINE.search(step):
+                line = _line_in(block, folder.start())
+                text = " ".join(step.split())[:160]
+                found.append(Dependency("python", folder.group(1), block.path, line, text))
         for m in PYTHON_VERSION.finditer(block.text):
             bare = "." not in m.group(2) and not (m.group(1) or m.group(3))
             in_code = block.kind == "code" and not _in_comment(block.text, m.start())

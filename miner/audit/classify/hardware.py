@@ -82,6 +82,8 @@ CAPTURE = re.compile(
     re.I,
 )
 CODE_COMMENT = re.compile(r"^\s*#+\s*(?![!]|include|define|if|endif|pragma|import)(\S.*)$")
+# A comment after a command says what the command runs on (`bash train.sh  # 4xA100 80G`).
+TRAILING_COMMENT = re.compile(r"^\s*[^#\s][^#]*?\s#+\s+(\S.*)$")
 LEADING_WORDS = {"gpu", "gpus", "card", "cards", "(", *BARE_CARD}
 GENERIC_DEVICE_WORDS = {"gpu", "gpus", "card", "cards", "graphics", "chip", "cpu", "processor",
                         "soc", "mac", "macbook"}  # fmt: skip
@@ -149,7 +151,8 @@ def _pipeline() -> tuple[Any, dict[str, Any]]:
 
 
 def _segments(blocks: Iterable[Block]) -> Iterator[Segment]:
-    """Prose blocks as they are; from code blocks only comment lines (job scripts aside).
+    """Prose blocks as they are; from code blocks only comments, whole lines or after a
+    command (job scripts aside).
 
     Each knows whether its section's prose talks about GPU memory, which decides bare sizes.
     """
@@ -179,7 +182,7 @@ def _segments(blocks: Iterable[Block]) -> Iterator[Segment]:
             yield Segment(b.path, b.line, b.text, where, b.header, b.kind, talk)
             continue
         for n, raw in enumerate(b.text.splitlines()):
-            comment = CODE_COMMENT.match(raw)
+            comment = CODE_COMMENT.match(raw) or TRAILING_COMMENT.match(raw)
             if comment and not SCHEDULER.match(raw):
                 yield Segment(b.path, b.line + n, comment.group(1), where, "", "code", talk)
 

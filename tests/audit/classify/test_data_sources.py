@@ -239,6 +239,33 @@ def test_a_keras_data_set_imported_by_name_is_fetched(tmp_path: Path) -> None:
     assert not _evidence(tmp_path / "b", {"train.py": own})
 
 
+def test_the_data_set_loaders_of_chainer_mxnet_and_paddle_download(tmp_path: Path) -> None:
+    chainer = (
+        "import chainer\n\n\nclass Cifar(object):\n    def __init__(self):\n"
+        "        self.train, _ = chainer.datasets.get_cifar10(ndim=3, withlabel=False)\n"
+    )
+    assert _evidence(tmp_path / "a", {"common/dataset.py": chainer})
+    by_name = "from chainer.datasets import get_mnist as mnist\n\ntrain, test = mnist()\n"
+    assert _evidence(tmp_path / "b", {"train.py": by_name})
+    mxnet = "import mxnet as mx\n\nmnist = mx.test_utils.get_mnist()\n"
+    assert _evidence(tmp_path / "c", {"train.py": mxnet})
+    gluon = (
+        "from mxnet.gluon.data.vision import datasets\n\nds = datasets.FashionMNIST(train=True)\n"
+    )
+    assert _evidence(tmp_path / "d", {"train.py": gluon})
+    paddle = "import paddle\n\nds = paddle.vision.datasets.Cifar10(mode='train')\n"
+    assert _evidence(tmp_path / "e", {"train.py": paddle})
+    # the user's own files: a folder reader, a split helper, torchvision without download=True
+    local = (
+        "from mxnet.gluon.data.vision import ImageFolderDataset\n"
+        "from chainer.datasets import split_dataset_random, get_cross_validation_datasets\n"
+        "import torchvision\n\nds = ImageFolderDataset('data/train')\n"
+        "a, b = split_dataset_random(ds, 100)\n"
+        "m = torchvision.datasets.MNIST('data', train=True)\n"
+    )
+    assert not _evidence(tmp_path / "f", {"train.py": local})
+
+
 def test_a_link_whose_own_text_names_the_data_set(tmp_path: Path) -> None:
     readme = (
         "# Net\n\n## Prepare a dataset\n\nAll models in this\nrepository were trained using the "

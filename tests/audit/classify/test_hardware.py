@@ -74,6 +74,7 @@ POSITIVE = {
     "html caption": ('<p align="center">Left: CPU. Right: run on a GTX1080Ti.</p>\n', {"hw_gpu"}),
     "chinese text": ("单模型仅 956 KB，GTX1080上运行为6ms左右。", {"hw_gpu"}),
     "code comment": ("```bash\n# tested on a Tesla K80\npython train.py\n```\n", {"hw_gpu"}),
+    "comment after a command": ("```bash\nbash main_grpo.sh  # 4\u00d7A100 80G\n```\n", {"hw_gpu"}),
     "gpu memory": ("Needs 12 GB of GPU memory.", {"hw_gpu"}),
     "card size": ("The model fits on a 24GB card.", {"hw_gpu"}),
     "vram": ("I use a batch of 15 with 8GB VRAM.", {"hw_gpu"}),

@@ -529,6 +529,22 @@ def test_a_list_after_a_test_environment_lead_in(tmp_path: Path) -> None:
         ("```bash\n# Works only wih Python 3.\npython3 main.py --env-name Pong\n```", "3"),
         ("```bash\npython3 main.py --env-name Pong\n```", None),
         ("```bash\n#!/usr/bin/env python3\n# run: python3 main.py\n```", None),
+        # the Python an environment is made with, as the tool's option or argument
+        ("```bash\nuv venv smol_venv --python 3.11\n```", "3.11"),
+        ("```bash\nvirtualenv -p python3.8 env\n```", "3.8"),
+        ("```bash\npyenv install 3.10.4\n```", "3.10"),
+        # a step into an environment's package folder assumes its Python; a quoted run does not
+        ("```Shell\ncp wads/*.wad ../venv/lib/python2.7/site-packages/doom_py/\n```", "2.7"),
+        (
+            "```bash\nexport LD_LIBRARY_PATH=/opt/conda/lib/python3.8/site-packages/nvidia\n```",
+            "3.8",
+        ),
+        ('```\n  File "/env/lib/python3.8/site-packages/mmengine/config.py", line 18\n```', None),
+        (
+            "```\n/env/lib/python3.10/site-packages/x/flash.py:211: FutureWarning: renamed\n```",
+            None,
+        ),
+        ("    Requirement already satisfied: numpy in /usr/lib/python3.6/dist-packages", None),
     ],
 )
 def test_python_versions_stated(tmp_path: Path, text: str, spec: str | None) -> None:
