@@ -214,9 +214,7 @@ def _drop_opt_in_gpu(facts: CodeFacts, tree: RepoTree, paths: list[str]) -> None
     for flag, sites in facts.optional_gpu.items():
         on = re.compile(rf"\b{flag}\s*=\s*True\b|--{flag}\b")
         passed = re.compile(rf"--{flag}\b")
-        if any(
-            (passed if p == tree.readme else on).search(tree.read_text(p) or "") for p in paths
-        ):
+        if any((passed if p == tree.readme else on).search(tree.read_text(p) or "") for p in paths):
             continue
         facts.gpu = [e for e in facts.gpu if e not in sites]
 
