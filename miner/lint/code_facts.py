@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from miner.audit.detect.framework_map import module_framework
-from miner.audit.detect.reproducibility import sets_seed, sets_threads
+from miner.audit.detect.reproducibility import seeded_aliases, sets_seed, sets_threads
 from miner.audit.files import RepoTree
 from miner.codebook import Evidence
 from miner.lint.scope import bundled_folders, is_own
@@ -180,6 +180,9 @@ def scan_code(tree: RepoTree) -> CodeFacts:
         if is_python:
             facts.code_lines[path] = lines[:MAX_LINES]
         _scan_lines(facts, path, lines[:MAX_LINES], is_python)
+        if is_python and ".seed" in text:
+            for number in seeded_aliases("\n".join(lines[:MAX_LINES])):
+                facts.seed.append(_ev(path, number, lines[number - 1], "lint.seed"))
     _drop_opt_in_gpu(facts, tree, [p for p, _ in sources])
     return facts
 

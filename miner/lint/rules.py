@@ -190,11 +190,13 @@ def _thread_advice(ctx: LintContext, framework: str) -> str:
 def _seeded_where_training_leads(ctx: LintContext) -> bool:
     """True when a module the training code imports seeds an RNG, wherever it lies (a
     `setup_seed` helper under `src/misc/` is still what training runs)."""
-    from miner.audit.detect.reproducibility import sets_seed
+    from miner.audit.detect.reproducibility import seeded_aliases, sets_seed
 
     for path in training_closure(ctx) - set(ctx.facts.scanned):
         text = ctx.tree.read_text(path) or ""
         if any(sets_seed(line) for line in text.splitlines() if "seed" in line):
+            return True
+        if ".seed" in text and seeded_aliases(text):
             return True
     return False
 
