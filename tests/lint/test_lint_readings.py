@@ -153,7 +153,8 @@ def test_the_seed_fix_names_the_framework_training_runs_on(tmp_path: Path) -> No
     assert "torch.manualSeed(seed)" in lua.fix and "numpy" not in lua.fix
     # training runs the Lasagne network (a TensorFlow one sits beside it)
     tf_net = "import tensorflow as tf\n\n\nclass ValueNet:\n    pass\n"
-    trainer = "from value_net import ValueNet\n\nif __name__ == '__main__':\n    ValueNet().build_step()\n"
+    trainer = "from value_net import ValueNet\n\nif __name__ == '__main__':\n"
+    trainer += "    ValueNet().build_step()\n"
     readme = "# Go\n\nA TensorFlow and Theano agent.\n\n    python train.py\n"
     files = {
         "train.py": trainer, "prepare_data.py": None, "value_net.py": LASAGNE_NET,
