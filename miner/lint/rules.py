@@ -231,15 +231,15 @@ def _seeded_pipeline(ctx: LintContext) -> bool:
 
 def _training_framework(ctx: LintContext, entry: tuple[Evidence, ...]) -> str:
     """The framework the cited training code runs on: Lua Torch in a Lua file, else the one
-    that file imports (the primary framework when it imports it, or none), Theano under Keras
-    when the audit found Keras on a Theano backend."""
+    with a seed call that file imports (the primary framework when it imports it, or none),
+    Theano under Keras when the audit found Keras on a Theano backend."""
     framework = ctx.label("primary_framework") or ""
     if entry and entry[0].path.endswith(".lua"):
         return "torch7"
     if entry:
         here = [
             f for f, sites in ctx.facts.framework_sites.items()
-            if any(s.path == entry[0].path for s in sites)
+            if (f in SEED_CALLS or f in SEED_FIXES) and any(s.path == entry[0].path for s in sites)
         ]  # fmt: skip
         if here and framework not in here:
             framework = here[0]
