@@ -349,3 +349,7 @@ def test_a_vendored_package_s_requirements_are_not_the_project_s(tmp_path: Path)
         files = {f"{folder}/requirements.txt": old_pin, f"{folder}/setup.py": setup}
         assert "MNR205" not in codes(write_project(tmp_path / f"p{n}", files))
     assert "MNR205" in codes(write_project(tmp_path / "q", {"env/requirements.txt": old_pin}))
+    # the project's own pinned environment kept in a folder named `dependencies/` is still read
+    frozen = "numpy==1.26\ncertifi @ file:///croot/certifi_1671487769961/work/certifi\n"
+    own = {"bench/dependencies/previous/requirements.txt": frozen}
+    assert "MNR205" in codes(write_project(tmp_path / "r", own))
