@@ -21,11 +21,14 @@ FRAMEWORK = (
     r"theano|chainer|mindspore)"
 )
 VERSION = r"v?(\d+\.\d+(?:\.\d+)*)(?![\w.])"
-# "PyTorch=2.8.0", "torch==2.1.0"; "+PyTorch 2.1", "torch2.1+cu118 " (a `+` on either side)
+# "PyTorch=2.8.0", "torch==2.1.0"; "False+PyTorch=2.8.0", "cuda11.3+pytorch1.12", "torch2.1+cu118"
+# (a `+` on either side). "PyTorch 1.12+ and torchvision" and "Python 3.8+ PyTorch 1.12" are
+# open ranges, not joins: a `+` right after a version and followed by a space.
+OPEN_PLUS = r"(?!\+(?![A-Za-z]))"
 JOINED = re.compile(
-    rf"{FRAMEWORK}\s*==?\s*{VERSION}|"
-    rf"\+\s*{FRAMEWORK}[\s-]*{VERSION}|"
-    rf"{FRAMEWORK}[\s-]*{VERSION}\s*\+\s*(?=[A-Za-z])",
+    rf"{FRAMEWORK}\s*==?\s*{VERSION}{OPEN_PLUS}|"
+    rf"(?:(?<=[A-Za-z)\]])\s*\+\s*|\s\+\s*|(?<=\d)\+){FRAMEWORK}[\s-]*{VERSION}{OPEN_PLUS}|"
+    rf"{FRAMEWORK}[\s-]*{VERSION}(?:\+|\s+\+\s*)(?=[A-Za-z])",
     re.I,
 )
 PROSE = ("paragraph", "list_item", "table_row", "heading", "html")
