@@ -233,14 +233,6 @@ def _third_party(ctx: LintContext, path: str) -> bool:
     )
 
 
-def _foreign(ctx: LintContext, path: str) -> bool:
-    """True for a file in a folder with its own packaging under another name (a copied
-    package), as the audit's model of ownership knows it."""
-    from miner.audit.ownership import foreign_trees
-
-    return any(path.startswith(folder + "/") for folder in foreign_trees(ctx.tree))
-
-
 def open_range_site(ctx: LintContext, dep: dict[str, Any]) -> tuple[Evidence, str, Any] | None:
     """A call the code makes that some release `dep`'s range admits lacks, with what it needs."""
     family = PACKAGE_FAMILY.get(str(dep.get("name", "")).lower())
@@ -322,8 +314,8 @@ def _unparseable(ctx: LintContext) -> list[Finding]:
     for path, kind in ctx.tree.dependency_files:
         if kind != "requirements_file" or not path.endswith((".txt", ".in", ".pip")):
             continue
-        if is_vendored(path) or path.startswith(ctx.facts.bundled) or _foreign(ctx, path):
-            continue  # a copied package's own file (`third_party/gym-0.21.0/requirements.txt`)
+        if is_vendored(path):
+            continue  # a vendored package's own file (`third_party/gym-0.21.0/requirements.txt`)
         text = ctx.tree.read_text(path) or ""
         bad = _unreadable_lines(text)
         if not bad:

@@ -21,14 +21,15 @@ FRAMEWORK = (
     r"theano|chainer|mindspore)"
 )
 VERSION = r"v?(\d+\.\d+(?:\.\d+)*)(?![\w.])"
-# "PyTorch=2.8.0", "torch==2.1.0"; "False+PyTorch=2.8.0", "cuda11.3+pytorch1.12", "torch2.1+cu118"
-# (a `+` on either side). "PyTorch 1.12+ and torchvision" and "Python 3.8+ PyTorch 1.12" are
-# open ranges, not joins: a `+` right after a version and followed by a space.
+# "PyTorch=2.8.0", "torch==2.1.0"; "False+PyTorch=2.8.0", "cuda11.3+pytorch1.12", "torch 2.1 +
+# CUDA 12.1" (a `+` on either side; a wheel's local tag, `1.12.0+cu113`, joins no setting).
+# "PyTorch 1.12+ and torchvision" and "Python 3.8+ PyTorch 1.12" are open ranges, not joins:
+# a `+` right after a version and followed by a space.
 OPEN_PLUS = r"(?!\+(?![A-Za-z]))"
 JOINED = re.compile(
     rf"{FRAMEWORK}\s*==?\s*{VERSION}{OPEN_PLUS}|"
     rf"(?:(?<=[A-Za-z)\]])\s*\+\s*|\s\+\s*|(?<=\d)\+){FRAMEWORK}[\s-]*{VERSION}{OPEN_PLUS}|"
-    rf"{FRAMEWORK}[\s-]*{VERSION}(?:\+|\s+\+\s*)(?=[A-Za-z])",
+    rf"{FRAMEWORK}[\s-]*{VERSION}(?:\+|\s+\+\s*)(?=[A-Za-z])(?!cu\d|cpu\b|rocm)",
     re.I,
 )
 PROSE = ("paragraph", "list_item", "table_row", "heading", "html")

@@ -41,7 +41,7 @@ def _specs(root: Path, readme: str) -> dict[str, str]:
             "==2.12",
         ),
         ("Environment: cuda11.3+pytorch1.12.1\n", "pytorch", "==1.12.1"),
-        ("The baseline (torch1.13+cu117 wheels) is slower.\n", "torch", "==1.13"),
+        ("Benchmarks: pytorch 2.1 + CUDA 12.1, one node.\n", "pytorch", "==2.1"),
     ],
 )
 def test_a_version_joined_to_the_framework_name_is_stated(
