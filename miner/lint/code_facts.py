@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from miner.audit.detect.framework_map import module_framework
-from miner.audit.detect.reproducibility import sets_seed, sets_threads
+from miner.audit.detect.reproducibility import seeded_aliases, sets_seed, sets_threads
 from miner.audit.files import RepoTree
 from miner.codebook import Evidence
 from miner.lint.scope import bundled_folders, is_own
@@ -73,6 +73,11 @@ CONFIG_SEED = re.compile(
 )
 # Library helpers that seed every RNG under other names (detectron2's `seed_all_rng(1234)`).
 SEED_ALL = re.compile(r"\b(?:seed_all_rng|seed_all|set_global_seeds?|set_all_seeds?)\s*\(")
+# An opt-in GPU backend: `if self.use_gpu:` (or `x.cuda() if use_gpu else x`) where the flag
+# defaults to False (`def __init__(self, ..., use_gpu=False)`) and nothing turns it on.
+GPU_FLAG = r"(?:use_|on_|with_)?(?:gpus?|cuda)"
+GATE = re.compile(rf"^(\s*)(?:el)?if\s+(?:(?:self|args|opt|cfg|config)\.)?({GPU_FLAG})\s*:")
+INLINE_GATE = re.compile(rf"\bif\s+(?:(?:self|args|opt|cfg|config)\.)?({GPU_FLAG})\s+else\b")
 BATCH_SIZE = re.compile(
     r"['\"]--batch[_-]size['\"][^)\n]*default\s*=\s*(\d+)|^\s*batch_size\s*[:=]\s*(\d+)\s*(?:#.*)?$"
 )
@@ -97,6 +102,8 @@ class CodeFacts:
     frameworks: dict[str, Evidence] = field(default_factory=dict)  # imported at module level
     framework_sites: dict[str, list[Evidence]] = field(default_factory=dict)  # every such import
     local_modules: frozenset[str] = frozenset()  # the checkout's own module names (darknet.py)
+    # GPU sites behind an opt-in flag, by flag, dropped from `gpu` unless something turns it on
+    optional_gpu: dict[str, list[Evidence]] = field(default_factory=dict)
 
     @property
     def gpus(self) -> int | None:
@@ -173,11 +180,51 @@ def scan_code(tree: RepoTree) -> CodeFacts:
         if is_python:
             facts.code_lines[path] = lines[:MAX_LINES]
         _scan_lines(facts, path, lines[:MAX_LINES], is_python)
+        if is_python and ".seed" in text:
+            for number in seeded_aliases("\n".join(lines[:MAX_LINES])):
+                facts.seed.append(_ev(path, number, lines[number - 1], "lint.seed"))
+    _drop_opt_in_gpu(facts, tree, [p for p, _ in sources])
     return facts
+
+
+def _gated_lines(lines: list[str]) -> dict[int, str]:
+    """Line number -> GPU flag, for the lines a GPU flag that defaults to False guards in this
+    file (`use_gpu=False` in a signature or an assignment)."""
+    text = "\n".join(lines)
+    gated: dict[int, str] = {}
+    gate: tuple[int, str] | None = None  # (indentation of the `if`, flag)
+    for number, raw in enumerate(lines, 1):
+        if raw.strip() and gate and len(raw) - len(raw.lstrip()) <= gate[0]:
+            gate = None
+        m = GATE.match(raw)
+        if m and re.search(rf"\b{m.group(2)}\s*(?::\s*bool\s*)?=\s*False\b", text):
+            gate = (len(m.group(1)), m.group(2))
+            continue
+        inline = INLINE_GATE.search(raw)
+        if gate or inline:
+            flag = gate[1] if gate else inline.group(1) if inline else ""
+            if gate or re.search(rf"\b{flag}\s*(?::\s*bool\s*)?=\s*False\b", text):
+                gated[number] = flag
+    return gated
+
+
+def _drop_opt_in_gpu(facts: CodeFacts, tree: RepoTree, paths: list[str]) -> None:
+    """Drop GPU sites behind a flag that defaults to False when no code or script turns it on
+    (`use_gpu=True`, `--use_gpu`) and no command in the README passes it: the default training
+    path runs on CPUs ("to use the GPU, set use_gpu=True" is an option, not the path)."""
+    if not facts.optional_gpu:
+        return
+    for flag, sites in facts.optional_gpu.items():
+        on = re.compile(rf"\b{flag}\s*=\s*True\b|--{flag}\b")
+        passed = re.compile(rf"--{flag}\b")
+        if any((passed if p == tree.readme else on).search(tree.read_text(p) or "") for p in paths):
+            continue
+        facts.gpu = [e for e in facts.gpu if e not in sites]
 
 
 def _scan_lines(facts: CodeFacts, path: str, lines: list[str], is_python: bool) -> None:
     is_readme = path == path.split("/")[-1] and path.lower().startswith("readme")
+    gated = _gated_lines(lines) if is_python and "False" in "".join(lines) else {}
     for number, raw in enumerate(lines, 1):
         line = raw.strip()
         if not line or (is_python and line.startswith("#")):
@@ -197,6 +244,8 @@ def _scan_lines(facts: CodeFacts, path: str, lines: list[str], is_python: bool) 
         if not is_readme:
             if GPU.search(line) and not HIDES_GPUS.search(line):
                 facts.gpu.append(_ev(*where, "lint.gpu_code"))
+                if number in gated:
+                    facts.optional_gpu.setdefault(gated[number], []).append(facts.gpu[-1])
             if is_python and HARD_CUDA.search(line):
                 facts.hard_cuda.append(_ev(*where, "lint.hard_coded_cuda"))
             if CPU_FALLBACK.search(line):

@@ -151,6 +151,14 @@ SEED_CALLS = {
     "torch7": "torch.manualSeed(seed)",
     "caffe": "random_seed in the solver",
 }
+# Fixes that are no `--seed` wired to a framework call plus Python's and NumPy's RNGs.
+SEED_FIXES = {
+    "caffe": "set random_seed in the solver (and seed any Python data layers)",
+    "torch7": "add a -seed option and call torch.manualSeed(seed) with it (and "
+    "cutorch.manualSeedAll(seed) when training on GPUs)",
+    "theano": "add a --seed option and call numpy.random.seed(seed) and random.seed(seed) with "
+    "it (Theano and Lasagne draw initial weights from NumPy), and pass it to any RandomStreams",
+}
 
 
 CODE_FIRST = (".py", ".ipynb", ".lua", ".prototxt")
@@ -190,11 +198,13 @@ def _thread_advice(ctx: LintContext, framework: str) -> str:
 def _seeded_where_training_leads(ctx: LintContext) -> bool:
     """True when a module the training code imports seeds an RNG, wherever it lies (a
     `setup_seed` helper under `src/misc/` is still what training runs)."""
-    from miner.audit.detect.reproducibility import sets_seed
+    from miner.audit.detect.reproducibility import seeded_aliases, sets_seed
 
     for path in training_closure(ctx) - set(ctx.facts.scanned):
         text = ctx.tree.read_text(path) or ""
         if any(sets_seed(line) for line in text.splitlines() if "seed" in line):
+            return True
+        if ".seed" in text and seeded_aliases(text):
             return True
     return False
 
@@ -219,16 +229,34 @@ def _seeded_pipeline(ctx: LintContext) -> bool:
     return False
 
 
+def _training_framework(ctx: LintContext, entry: tuple[Evidence, ...]) -> str:
+    """The framework the cited training code runs on: Lua Torch in a Lua file, else the one
+    with a seed call that file imports (the primary framework when it imports it, or none),
+    Theano under Keras when the audit found Keras on a Theano backend."""
+    framework = ctx.label("primary_framework") or ""
+    if entry and entry[0].path.endswith(".lua"):
+        return "torch7"
+    if entry:
+        here = [
+            f for f, sites in ctx.facts.framework_sites.items()
+            if (f in SEED_CALLS or f in SEED_FIXES) and any(s.path == entry[0].path for s in sites)
+        ]  # fmt: skip
+        if here and framework not in here:
+            framework = here[0]
+    if framework == "keras" and ctx.audit.details.get("keras_backend") == "theano":
+        return "theano"
+    return framework
+
+
 def _seed_unset(ctx: LintContext) -> list[Finding]:
     if ctx.facts.seed or _seeded_where_training_leads(ctx) or _seeded_pipeline(ctx):
         return []
-    framework = ctx.label("primary_framework") or ""
-    call = SEED_CALLS.get(framework, "every framework RNG's seed function")
     entry = training_entry(ctx.audit, ctx.own_code)[:1]
-    where = "the solver" if framework == "caffe" else "random.seed and numpy.random.seed"
-    fix = f"add a --seed option and call {call}, {where} with it"
-    if framework == "caffe":
-        fix = "set random_seed in the solver (and seed any Python data layers)"
+    framework = _training_framework(ctx, entry)
+    call = SEED_CALLS.get(framework, "every framework RNG's seed function")
+    fix = SEED_FIXES.get(
+        framework, f"add a --seed option and call {call}, random.seed and numpy.random.seed with it"
+    )
     return [
         Finding(
             "MNR401",

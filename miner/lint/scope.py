@@ -64,6 +64,8 @@ ENTRY = re.compile(
 INFERENCE_CODE = re.compile(
     r"(^|/)(?:inference|infer|predict\w*|sampl\w*|demo\w*)(?:/|\.py$)", re.I
 )
+# Module names of scripts a user runs, even when other modules import them.
+SCRIPT_NAME = re.compile(r"train|main|run|fit|finetune|launch", re.I)
 IMPORT_LINE = re.compile(r"^\s*(?:from\s+\S+\s+)?import\s")
 DEF_LINE = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)")
 # Methods a framework calls itself (Lightning, Keras, a Trainer): no call in the project's code.
@@ -99,6 +101,8 @@ class OwnCode:
             return True  # the training step runs at module level: the file is a script
         if not self.used(path, imported):
             return False
+        if in_main_guard(lines, line) and self.imported_helper(path, imported):
+            return False  # a helper module's self-test: training imports it, never runs it
         if any(ENTRY.search(text) for text in lines):
             return True
         name = enclosing_function(lines, line)
@@ -115,6 +119,13 @@ class OwnCode:
             for lines in self.lines.values() for text in lines if name in text
         )  # fmt: skip
 
+    def imported_helper(self, path: str, imported: frozenset[str]) -> bool:
+        """True for a module the own code imports that the README never names and whose name
+        is no script's (`utils/lr_helper.py`, not `train.py`)."""
+        stem = PurePosixPath(path).stem
+        name = PurePosixPath(path).name
+        return stem in imported and name not in self.readme and not SCRIPT_NAME.search(stem)
+
     def used(self, path: str, imported: frozenset[str]) -> bool:
         """True when the file is a script, a notebook, imported by the project's code or named
         in the README; a helper module nothing imports (a copied landmark detector) is not."""
@@ -127,6 +138,17 @@ class OwnCode:
             parts[-2] if parts[-1] == "__init__.py" and len(parts) > 1 else PurePosixPath(path).stem
         )
         return stem in imported or PurePosixPath(path).name in self.readme
+
+
+MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:")
+
+
+def in_main_guard(lines: list[str], line: int) -> bool:
+    """True when `lines[line - 1]` lies in the module's `if __name__ == '__main__':` block."""
+    for text in reversed(lines[: line - 1] if 0 < line <= len(lines) else []):
+        if text.strip() and text[:1] not in " \t#":
+            return bool(MAIN_GUARD.match(text))
+    return False
 
 
 def enclosing_function(lines: list[str], line: int) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from miner.audit.files import is_vendored
 from miner.codebook import Evidence
 from miner.lint.context import Finding, LintContext
 from miner.lint.framework_use import (
@@ -313,6 +314,8 @@ def _unparseable(ctx: LintContext) -> list[Finding]:
     for path, kind in ctx.tree.dependency_files:
         if kind != "requirements_file" or not path.endswith((".txt", ".in", ".pip")):
             continue
+        if is_vendored(path):
+            continue  # a vendored package's own file (`third_party/gym-0.21.0/requirements.txt`)
         text = ctx.tree.read_text(path) or ""
         bad = _unreadable_lines(text)
         if not bad:

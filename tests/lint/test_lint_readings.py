@@ -134,3 +134,39 @@ def test_a_framework_only_files_under_another_holders_copyright_import(tmp_path:
     # the project's own files carry the same notice: the code is its own
     own = {**copied, "train.py": header + train}
     assert jax_unpinned(write_project(tmp_path / "r", own))
+
+
+LASAGNE_NET = (
+    "import numpy as np\nimport theano\nimport theano.tensor as T\nimport lasagne\n\n\n"
+    "class ValueNet:\n    def build_step(self):\n        x = T.matrix('x')\n"
+    "        self.net = lasagne.layers.DenseLayer(lasagne.layers.InputLayer((None, 4), x), 1)\n"
+    "        loss = lasagne.layers.get_output(self.net).mean()\n"
+    "        params = lasagne.layers.get_all_params(self.net)\n"
+    "        updates = lasagne.updates.adam(loss, params)\n"
+    "        self.train = theano.function([x], loss, updates=updates)\n"
+)
+
+
+def test_the_seed_fix_names_the_framework_training_runs_on(tmp_path: Path) -> None:
+    files = {
+        "train.py": None, "prepare_data.py": None, "requirements.txt": None,
+        "train.lua": LUA_TRAIN, "README.md": "# s2s\n\nTorch7 code.\n\n    th train.lua\n",
+    }  # fmt: skip
+    (lua,) = [f for f in lint(write_project(tmp_path / "p", files)).findings if f.code == "MNR401"]
+    assert "torch.manualSeed(seed)" in lua.fix and "numpy" not in lua.fix
+    # training runs the Lasagne network (a TensorFlow one sits beside it)
+    tf_net = "import tensorflow as tf\n\n\nclass ValueNet:\n    pass\n"
+    trainer = "from value_net import ValueNet\n\nif __name__ == '__main__':\n"
+    trainer += "    ValueNet().build_step()\n"
+    readme = "# Go\n\nA TensorFlow and Theano agent.\n\n    python train.py\n"
+    files = {
+        "train.py": trainer, "prepare_data.py": None, "value_net.py": LASAGNE_NET,
+        "value_net_tensorflow.py": tf_net, "README.md": readme,
+        "requirements.txt": "theano==1.0.4\nlasagne==0.1\ntensorflow==1.15\n",
+    }  # fmt: skip
+    (theano,) = [
+        f for f in lint(write_project(tmp_path / "q", files)).findings if f.code == "MNR401"
+    ]
+    assert theano.path == "value_net.py"
+    assert "numpy.random.seed(seed)" in theano.fix and "RandomStreams" in theano.fix
+    assert "tf." not in theano.fix

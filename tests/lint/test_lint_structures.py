@@ -340,3 +340,16 @@ def test_a_nested_extensions_setup_speaks_after_the_projects_file(tmp_path: Path
               "metric/requirements.txt": "torch\n"}  # fmt: skip
     first = [f for f in lint(write_project(tmp_path / "q", nested)).findings if f.code == "MNR202"]
     assert len(first) == 1
+
+
+def test_a_vendored_package_s_requirements_are_not_the_project_s(tmp_path: Path) -> None:
+    old_pin = "opencv-python>=3.\nnumpy==1.26\n"
+    setup = "from setuptools import setup\n\nsetup(name='simenv', install_requires=['numpy'])\n"
+    for n, folder in enumerate(("third_party/simenv-0.2.1", "external/simenv")):
+        files = {f"{folder}/requirements.txt": old_pin, f"{folder}/setup.py": setup}
+        assert "MNR205" not in codes(write_project(tmp_path / f"p{n}", files))
+    assert "MNR205" in codes(write_project(tmp_path / "q", {"env/requirements.txt": old_pin}))
+    # the project's own pinned environment kept in a folder named `dependencies/` is still read
+    frozen = "numpy==1.26\ncertifi @ file:///croot/certifi_1671487769961/work/certifi\n"
+    own = {"bench/dependencies/previous/requirements.txt": frozen}
+    assert "MNR205" in codes(write_project(tmp_path / "r", own))

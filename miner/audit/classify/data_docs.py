@@ -122,6 +122,7 @@ UNPACKING_LINK = re.compile(
 )
 MODEL_CARD = re.compile(r"model[-_ ]?card", re.I)
 TAGS = re.compile(r"<[^>]+>")
+HEADING_MARK = re.compile(r"^\s{0,3}#{1,6}\s*|\s#+\s*$", re.M)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
@@ -296,11 +297,6 @@ def documented_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
             if found:
                 return [Evidence(path, found[0], found[1], "data_available.command")]
             continue
-        if block.kind == "heading":  # "Download the train set and place it in ./data:"
-            heading = block.text
-            says = DATA_WORDS.search(heading) and DOWNLOAD_VERB.search(heading)
-            announced = section if says else None
-            continue
         if path not in lines_of:
             lines_of[path] = (ctx.tree.read_text(path) or "").splitlines()
             references[path] = _references(lines_of[path])
@@ -308,6 +304,17 @@ def documented_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
             _with_references(_raw_lines(lines_of[path], block), references[path])
         )
         models_only = bool(MODEL_SECTION.search(section)) and "data" not in section
+        if block.kind == "heading":  # "Download the train set and place it in ./data:"
+            heading = block.text
+            says = DATA_WORDS.search(heading) and DOWNLOAD_VERB.search(heading)
+            announced = section if says else None
+            # "### Step 1: Download METR-LA data from [Google Drive](url)": a heading that
+            # links the data is read as the sentence it is.
+            if ("http" in raw or "www." in raw) and _data_link(
+                HEADING_MARK.sub("", raw), _under_data_heading(block), models_only
+            ):
+                return [Evidence(path, block.line, heading[:200], "data_available.link")]
+            continue
         linked = "http" in raw or "www." in raw
         if linked and block.kind in ("list_item", "table_row") and announced == section:
             return [Evidence(path, block.line, block.text[:200], "data_available.link")]

@@ -100,8 +100,14 @@ FETCH_HINTS = (
 # Environments stand in for a dataset when an agent is trained by interacting with them.
 ENVIRONMENT = re.compile(
     r"\b(?:gym|gymnasium)\.make\(|\bfrom\s+dm_control\s+import\b|\benvpool\.make\w*\(|"
-    r"\bprocgen\b|\bAtariEnv\(|\bimport\s+(?:gym|gymnasium)\b"
+    r"\bprocgen\b|\bAtariEnv\(|\bimport\s+(?:gym|gymnasium)\b|"
+    # a physics or game simulator the agent acts in
+    r"\b(?:import|from)\s+(?:mujoco_py|mujoco|pybullet\w*|carla|isaacgym|vizdoom|habitat_sim|"
+    r"airsim|ale_py)\b"
 )
+# An agent that plays against itself makes its own training data ("pure self-play training",
+# `game.start_self_play(player)`, `collect_selfplay_data()`): there is none to obtain.
+SELF_PLAY = re.compile(r"\b(?:def\s+)?\w*self_?play\w*\s*\(", re.I)
 # A command or call that fetches files from the network.
 DOWNLOAD_COMMAND = re.compile(
     r"\b(?:wget|curl|gdown|axel|aria2c|azcopy)\b|\bgsutil\s+(?:-m\s+)?(?:cp|rsync)\b|"
@@ -259,11 +265,15 @@ def scripts_fetching_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]
 
 
 def environments(index: CodeIndex) -> list[Evidence]:
-    """An environment an agent is trained in (`gym.make`, dm_control): its data."""
+    """An environment an agent is trained in (`gym.make`, dm_control, a simulator), or the
+    games an agent plays against itself: its data."""
     for sf in index.own():
-        if not sf.read or sf.support or not ("rl.gym" in sf.hits or "net.rl" in sf.hits):
+        if not sf.read or sf.support:
             continue
-        m = ENVIRONMENT.search(index.text(sf))
+        text = index.text(sf)
+        m = SELF_PLAY.search(text)
+        if m is None and ("rl.gym" in sf.hits or "net.rl" in sf.hits):
+            m = ENVIRONMENT.search(text)
         if m:
             line, code = index.where(sf.path, m.group(0).rstrip("("))
             return [Evidence(sf.path, line, code or m.group(0), "data_available.environment")]

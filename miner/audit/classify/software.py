@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 
 from miner.audit.classify.dependency import NOT_PACKAGES, Dependency, Manifest
 from miner.audit.classify.doc_requirements import DocFinding, doc_requirements, python_statements
+from miner.audit.classify.doc_versions import configured_versions
 from miner.audit.classify.manifests import dependency_manifests
 from miner.audit.classify.notebook_installs import notebook_findings
 from miner.audit.detect import AuditContext
@@ -100,7 +101,8 @@ def classify_software(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterabl
             if b.path in wanted and (b.kind == "code" or b.path not in lists)
         ]  # fmt: skip
         self_names = _self_names(ctx, blocks)
-        findings = doc_requirements(blocks, self_names) + notebook_findings(ctx, self_names)
+        findings = doc_requirements(blocks, self_names) + configured_versions(blocks)
+        findings += notebook_findings(ctx, self_names)
         pythons += python_statements(blocks)
     except Exception as exc:
         ctx.warnings.append(f"documentation requirements: {type(exc).__name__}: {exc}")

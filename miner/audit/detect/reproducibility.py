@@ -40,6 +40,13 @@ SEED_HELPERS = re.compile(
     # Hugging Face's Trainer seeds every RNG from TrainingArguments.seed (default 42)
     r"|\b(?:Seq2Seq)?TrainingArguments\s*\("
 )
+# A random module or generator bound to another name, then seeded under it: `import random as
+# rng`, `sample_random = random.Random()` ... `sample_random.seed(123456)`.
+RNG_BINDING = re.compile(
+    r"^\s*(?:import\s+(?:numpy\.)?random\s+as\s+(\w+)|from\s+numpy\s+import\s+random\s+as\s+(\w+)"
+    r"|((?:self\.)?\w+)\s*=\s*(?:random\.Random|(?:np|numpy)\.random\.RandomState)\s*\(\s*\))",
+    re.M,
+)
 # (framework, pattern) for thread settings.
 THREAD_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("pytorch", re.compile(r"\btorch\.set_num(?:_interop)?_threads\s*\(")),
@@ -54,6 +61,16 @@ def sets_seed(line: str) -> bool:
     if SEED_HELPERS.search(line) or OTHER_SEEDS.search(line):
         return True
     return any(p.search(line) for _, p in SEED_PATTERNS if p is not DETERMINISM)
+
+
+def seeded_aliases(text: str) -> list[int]:
+    """The lines (1-based) of a module's text that seed a random module or generator bound to
+    another name (`sample_random.seed(123456)` after `sample_random = random.Random()`)."""
+    names = {name for m in RNG_BINDING.finditer(text) for name in m.groups() if name}
+    if not names:
+        return []
+    call = re.compile(rf"(?<![\w.])(?:{'|'.join(map(re.escape, names))})\.seed\s*\(\s*[\w.\[]")
+    return [n for n, line in enumerate(text.splitlines(), 1) if call.search(line)]
 
 
 def sets_threads(line: str) -> bool:

@@ -162,3 +162,28 @@ def test_a_link_the_sentence_calls_a_dataset(
 ) -> None:
     readme = f"# Net\n\nOur model.\n\n## Results\n\n{sentence}\n"
     assert _rules(tmp_path, {"README.md": readme, "train.py": TORCH}) == rules
+
+
+@pytest.mark.parametrize(
+    ("heading", "rules"),
+    [
+        (
+            "### Step 1: Download TRAFFIC-A data from [a drive](https://drive.example.com/f?id=1)",
+            ["data_available.link"],
+        ),
+        (
+            "## Get the corpus from [our mirror](https://files.example.org/corpus/) ##",
+            ["data_available.link"],
+        ),
+        (
+            "### Step 1: Download the pretrained weights from [a drive](https://drive.example.com/w)",
+            [],
+        ),
+        ("## Paper [arXiv](https://arxiv.org/abs/1234.5678)", []),
+    ],
+)
+def test_a_heading_that_links_the_data_is_read(
+    tmp_path: Path, heading: str, rules: list[str]
+) -> None:
+    readme = f"# Net\n\nOur model.\n\n## Data Preparation\n\n{heading}\n\nThen process it.\n"
+    assert _rules(tmp_path, {"README.md": readme, "train.py": TORCH}) == rules

@@ -202,6 +202,20 @@ def test_an_agent_s_environment_stands_in_for_data(tmp_path: Path) -> None:
     assert _evidence(tmp_path / "b", {"net.py": TORCH + "x = torch.zeros(3)\n"}) == []
 
 
+def test_self_play_and_simulators_make_an_agent_s_data(tmp_path: Path) -> None:
+    board = "class Board:\n    def play_against_itself(self, player):\n        return []\n"
+    games = "def collect_selfplay_data(n):\n    return board.start_self_play(player)\n"
+    found = _evidence(tmp_path / "a", {"train.py": TORCH + games, "board.py": board})
+    assert found and found[0].rule == "data_available.environment"
+    assert found[0].path == "train.py" and found[0].line == 3
+    sim = TORCH + "import pybullet as pb\nreplay_buffer = ReplayBuffer()\n"
+    assert _evidence(tmp_path / "b", {"agent.py": sim})[0].rule == "data_available.environment"
+    # a comment about self-play, or a simulator without an agent, makes no data
+    remark = TORCH + "# unlike self-play (AlphaZero), we learn from recorded games\n"
+    assert _evidence(tmp_path / "c", {"train.py": remark}) == []
+    assert _evidence(tmp_path / "d", {"render.py": TORCH + "import pybullet as pb\n"}) == []
+
+
 def test_data_scripts_that_fetch_with_python_calls(tmp_path: Path) -> None:
     api = "import urllib.request\nresponse = urllib.request.urlopen(req)\n"
     tube = "import youtube_dl\nydl.download(valid_urls)\n"
