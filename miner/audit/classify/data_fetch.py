@@ -107,7 +107,8 @@ ENVIRONMENT = re.compile(
 )
 # An agent that plays against itself makes its own training data ("pure self-play training",
 # `game.start_self_play(player)`, `collect_selfplay_data()`): there is none to obtain.
-SELF_PLAY = re.compile(r"\b(?:def\s+)?\w*self_?play\w*\s*\(", re.I)
+# A call in code, not in a comment: nothing but code before it on its line.
+SELF_PLAY = re.compile(r"^[^#\n]*?\b((?:def\s+)?\w*self_?play\w*\s*\()", re.I | re.M)
 # A command or call that fetches files from the network.
 DOWNLOAD_COMMAND = re.compile(
     r"\b(?:wget|curl|gdown|axel|aria2c|azcopy)\b|\bgsutil\s+(?:-m\s+)?(?:cp|rsync)\b|"
@@ -275,8 +276,9 @@ def environments(index: CodeIndex) -> list[Evidence]:
         if m is None and ("rl.gym" in sf.hits or "net.rl" in sf.hits):
             m = ENVIRONMENT.search(text)
         if m:
-            line, code = index.where(sf.path, m.group(0).rstrip("("))
-            return [Evidence(sf.path, line, code or m.group(0), "data_available.environment")]
+            found = m.group(m.lastindex or 0)
+            line, code = index.where(sf.path, found.rstrip("("))
+            return [Evidence(sf.path, line, code or found, "data_available.environment")]
     return []
 
 

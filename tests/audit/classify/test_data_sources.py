@@ -213,6 +213,8 @@ def test_self_play_and_simulators_make_an_agent_s_data(tmp_path: Path) -> None:
     # a comment about self-play, or a simulator without an agent, makes no data
     remark = TORCH + "# unlike self-play (AlphaZero), we learn from recorded games\n"
     assert _evidence(tmp_path / "c", {"train.py": remark}) == []
+    quoted = TORCH + "x = 1  # as in `game.start_self_play(player)`, there is none\n"
+    assert _evidence(tmp_path / "e", {"train.py": quoted}) == []
     assert _evidence(tmp_path / "d", {"render.py": TORCH + "import pybullet as pb\n"}) == []
 
 
