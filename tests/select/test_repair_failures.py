@@ -291,3 +291,46 @@ def test_a_pin_only_the_frameworks_own_index_had_moves_to_the_first_release_afte
     assert (repair.kind, repair.before, repair.after) == ("pin", "torch==0.3.1", "torch==1.0.0")
     assert "1.0.0 is the first after" in repair.reason
     assert not attempt._repair(failure)  # tried once
+
+
+def _bz2_sdist(folder: Path, name: str, version: str) -> None:
+    """A release whose only file is a `.tar.bz2` sdist (Twisted before 21 published no other)."""
+    import io
+    import tarfile
+
+    base = f"{name}-{version}"
+    setup = f"from setuptools import setup\nsetup(name={name!r}, version={version!r})\n".encode()
+    folder.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(folder / f"{base}.tar.bz2", "w:bz2") as archive:
+        info = tarfile.TarInfo(f"{base}/setup.py")
+        info.size = len(setup)
+        archive.addfile(info, io.BytesIO(setup))
+
+
+def test_a_release_uv_cannot_read_moves_to_one_it_can_and_an_unneeded_one_is_dropped(
+    tmp_path: Path,
+) -> None:
+    pythons = _pythons()
+    if len(pythons) < 2:
+        pytest.skip("needs Python 3.11 and 3.12 under ~/.pyenv/versions")
+    index = tmp_path / "index"
+    _bz2_sdist(index, "oldtwist", "17.5.0")
+    build_wheel(index, "oldtwist", "17.9.0", {"oldtwist.py": "READY = True\n"})
+    _bz2_sdist(index, "unused", "1.0")  # nothing imports it, and no release of it can be read
+    root = tmp_path / "repo"
+    root.mkdir()
+    lines = ["--no-index", f"--find-links {index}", "oldtwist==17.5.0", "unused==1.0"]
+    (root / "requirements.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (root / "train.py").write_text("import oldtwist\nassert oldtwist.READY\n", encoding="utf-8")
+    env = {"PATH": "/usr/bin:/bin", "UV_OFFLINE": "1", "UV_PYTHON_DOWNLOADS": "never",
+           "UV_CACHE_DIR": str(tmp_path / "uv-cache")}  # fmt: skip
+    target = SmokeTarget("lab/twist", None, None, root, ("{python}", "train.py"),
+                         (("requirements.txt", "requirements_file"),))  # fmt: skip
+    result = smoke(target, SmokeOptions(out_dir=tmp_path / "smoke", timeout=60, env=env,
+                                        pythons=pythons))  # fmt: skip
+    kinds = {r.kind: r for r in result.repairs}
+    assert kinds["pin"].after == "oldtwist==17.9.0", [r.summary for r in result.repairs]
+    assert "kind uv no longer reads" in kinds["pin"].reason
+    assert kinds["drop"].before == "unused==1.0"
+    assert "interpreter" not in kinds  # every interpreter reads the same archives
+    assert result.stage >= 2, result.evidence

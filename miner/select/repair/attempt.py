@@ -252,7 +252,7 @@ class Attempt(RepairSteps):
                 )
         if failure.dependent and self._dependent(failure):
             return True
-        if failure.kind == "missing_pin" and line:
+        if failure.kind in ("missing_pin", "sdist_format") and line:
             moved = self._moved(line, failure)
             if moved:
                 return True

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from miner.codebook import Evidence
 from miner.select.repair.requirements import name_of
 
-KINDS = ("missing_pin", "no_wheel", "not_found", "build", "url", "index", "metadata", "python",
-         "unsatisfiable", "unreadable", "other")  # fmt: skip
+KINDS = ("missing_pin", "sdist_format", "no_wheel", "not_found", "build", "url", "index",
+         "metadata", "python", "unsatisfiable", "unreadable", "other")  # fmt: skip
 # Failures that no other interpreter changes: the same index answers the same way for each.
-INTERPRETER_INDEPENDENT = frozenset({"missing_pin", "not_found", "url", "index", "metadata",
-                                     "unreadable"})  # fmt: skip
+INTERPRETER_INDEPENDENT = frozenset({"missing_pin", "sdist_format", "not_found", "url", "index",
+                                     "metadata", "unreadable"})  # fmt: skip
 NAME = r"`?([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?"
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # uv reads every candidate's metadata strictly; an old release may not parse (`pytz>=2011k`).
@@ -33,6 +33,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("missing_pin", re.compile(rf"only the following versions of {NAME} are available")),
     # pip's words, for Python 2 environments.
     ("missing_pin", re.compile(rf"No matching distribution found for {NAME}\s*(==)\s*([^\s,()]+)")),
+    # A release whose only sdist is a `.tar.bz2` (Twisted before 21): uv no longer reads them.
+    ("sdist_format", re.compile(rf"{NAME}==([^\s,`]+) has a non-PEP 625-compliant source")),
     ("no_wheel", re.compile(rf"Because {NAME}(?:==([^\s,`]+))? has no (?:wheels|usable wheels)")),
     ("no_wheel", re.compile(rf"{NAME}(?:==([^\s,`]+))? has no wheels with a matching")),
     ("python", re.compile(rf"(?:Because )?{NAME}(?:==([^\s,`]+))? (?:depends on|requires) Python")),

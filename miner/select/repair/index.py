@@ -34,6 +34,7 @@ from miner.select.repair.names import canonical
 PYPI = "https://pypi.org/simple/"
 JSON_ACCEPT = "application/vnd.pypi.simple.v1+json"
 TIMEOUT = 30.0
+READABLE_SDISTS = (".tar.gz", ".zip")
 
 
 @dataclass(frozen=True)
@@ -107,8 +108,9 @@ class Release:
 
     @property
     def has_sdist(self) -> bool:
-        """True when it ships a source distribution."""
-        return any(not f.endswith(".whl") for f in self.files)
+        """True when it ships a source distribution the installer reads: uv no longer reads the
+        `.tar.bz2` (and other) archives that PEP 625 ruled out, only `.tar.gz` and `.zip`."""
+        return any(f.endswith(READABLE_SDISTS) for f in self.files)
 
 
 def releases(source: IndexSource, name: str, as_of: str | None = None) -> list[Release] | None:

@@ -65,7 +65,10 @@ class RepairSteps:
     def _moved(self, line: str, failure: Failure) -> bool:
         found = releases(self.source, failure.name, self.as_of) or []
         move = pin_move(line, found, self.version)
-        if ever_released(self.source, failure.name, failure.version):
+        if failure.kind == "sdist_format":
+            why = (f"{failure.version} has only a source archive of a kind uv no longer reads "
+                   "(not .tar.gz or .zip)")  # fmt: skip
+        elif ever_released(self.source, failure.name, failure.version):
             why = f"{failure.version} is not on the index as of {self.as_of}"
         else:
             why = f"{failure.version} was never on the index"
