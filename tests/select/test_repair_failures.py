@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import glob
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from packaging.version import Version
 from smoke_projects import build_wheel
 
+from miner.codebook import Evidence
 from miner.select.repair.failures import diagnose
 from miner.select.repair.imports import distribution_on_index, pigar_candidates
 from miner.select.repair.index import PYPI, IndexSource, Release
@@ -334,3 +336,45 @@ def test_a_release_uv_cannot_read_moves_to_one_it_can_and_an_unneeded_one_is_dro
     assert kinds["drop"].before == "unused==1.0"
     assert "interpreter" not in kinds  # every interpreter reads the same archives
     assert result.stage >= 2, result.evidence
+
+
+def test_a_name_an_installed_package_imports_moves_its_provider_to_the_importers_era(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # diffusers 0.21.4 imports `cached_download`, which huggingface-hub 0.26 removed: the hub as
+    # of diffusers 0.21.4's release, in one step rather than a release line a run.
+    from datetime import datetime, timezone
+
+    from miner.select.repair import runtime
+    from miner.select.repair.envs import Builder
+
+    day = datetime(2023, 10, 5, tzinfo=timezone.utc)
+    monkeypatch.setattr(
+        runtime,
+        "releases",
+        lambda source, name, as_of=None: [
+            Release(Version("0.21.4"), ("diffusers-0.21.4-py3-none-any.whl",), day)
+        ],
+    )
+    seen: list[str] = []
+
+    def newest(source: IndexSource, date: str, name: str) -> str:
+        seen.append(date)
+        return "0.17.3"
+
+    monkeypatch.setattr(runtime, "newest_release", newest)
+    monkeypatch.setattr(Builder, "freeze",
+                        lambda self: ["diffusers==0.21.4", "huggingface-hub==0.35.1"])  # fmt: skip
+    builder = Builder(tmp_path / "venv", tmp_path, tmp_path / "install.log", {}, 60.0)
+    fault = runtime.RuntimeFault("older", Evidence("train.log", 12, "ImportError", "r"),
+                                 module="huggingface_hub",
+                                 feature="huggingface_hub.cached_download",
+                                 importer="diffusers")  # fmt: skip
+    era = runtime._importer_era(fault, "huggingface-hub", "0.35.1", builder, IndexSource())
+    assert era is not None and era[0] == "huggingface-hub<=0.17.3"
+    assert seen == ["2023-10-05T00:00:00Z"] and "diffusers 0.21.4 imports" in era[1]
+    # No importer, or one whose era is no older than what is installed: the release line step.
+    assert runtime._importer_era(replace(fault, importer=""), "huggingface-hub", "0.35.1",
+                                 builder, IndexSource()) is None  # fmt: skip
+    assert runtime._importer_era(fault, "huggingface-hub", "0.17.3", builder,
+                                 IndexSource()) is None  # fmt: skip

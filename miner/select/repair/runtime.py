@@ -15,11 +15,13 @@ from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
+from packaging.version import InvalidVersion, Version
+
 from miner.codebook import Evidence
 from miner.select.repair.attempt import EnvironmentBuild
 from miner.select.repair.envs import Builder
 from miner.select.repair.imports import distribution_on_index
-from miner.select.repair.index import IndexSource, newest_release
+from miner.select.repair.index import IndexSource, newest_release, releases
 from miner.select.repair.names import canonical
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import dated, is_option, requirement
@@ -259,11 +261,15 @@ def _older(
             importer = replace(fault, module=fault.importer, importer="", feature="")
             return _older(built, importer, builder, env, why)
         return None  # the project asked for this release: the fault lies elsewhere
-    parts = version.split(".")
-    if not parts[0].isdigit() or (len(parts) > 1 and not parts[1].isdigit()):
-        return None
-    line = f"{parts[0]}.{parts[1]}" if len(parts) > 1 and parts[1] != "0" else parts[0]
-    bound = f"{dist}<{line}"
+    era = _importer_era(fault, dist, version, builder, IndexSource.of(options, env))
+    if era is not None:
+        bound, why = era
+    else:
+        parts = version.split(".")
+        if not parts[0].isdigit() or (len(parts) > 1 and not parts[1].isdigit()):
+            return None
+        line = f"{parts[0]}.{parts[1]}" if len(parts) > 1 and parts[1] != "0" else parts[0]
+        bound = f"{dist}<{line}"
     if bound in built.lines or builder.install([*built.lines, bound]).exit_code != 0:
         return None
     why = why or (f"{fault.feature} is not in {dist} {version}, the release installed; the "
@@ -274,6 +280,40 @@ def _older(
     repair = Repair("older", f"{dist}=={version}", bound, why,
                     replace(fault.evidence, rule="repair.older.runtime"))  # fmt: skip
     return replace(built, repairs=(*built.repairs, repair), lines=(*built.lines, bound))
+
+
+def _importer_era(
+    fault: RuntimeFault, dist: str, version: str, builder: Builder, source: IndexSource
+) -> tuple[str, str] | None:
+    """`dist<=N` and why, where N is the newest release of `dist` when the installed package
+    that makes the failing import was released (diffusers 0.21 imports `cached_download`, which
+    huggingface-hub 0.26 removed): one step to the importer's era instead of a release line a
+    run; None when the importer or its release date is not known, or that is no older."""
+    if not fault.importer:
+        return None
+    installed = [
+        ln
+        for ln in builder.freeze()
+        if "==" in ln and canonical(ln.split("==")[0]) == canonical(fault.importer)
+    ]
+    if len(installed) != 1:
+        return None
+    importer, importer_version = installed[0].split("==", 1)
+    found = releases(source, importer) or []
+    release = next((r for r in found if str(r.version) == importer_version), None)
+    if release is None or release.uploaded is None:
+        return None
+    when = release.uploaded.strftime("%Y-%m-%dT%H:%M:%SZ")
+    newest = newest_release(source, when, dist)
+    try:
+        if newest is None or Version(newest) >= Version(version):
+            return None
+    except InvalidVersion:
+        return None
+    why = (f"{importer} {importer_version} imports {fault.feature}, which {dist} {version} does "
+           f"not have; {newest} is the newest {dist} when {importer} {importer_version} was "
+           f"released ({when[:10]})")  # fmt: skip
+    return f"{dist}<={newest}", why
 
 
 def _pins(line: str, dist: str) -> bool:
