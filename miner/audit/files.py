@@ -19,7 +19,7 @@ SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", "__pycache__", ".ipynb_checkpoints", ".venv", "venv",
      "site-packages", ".tox", ".mypy_cache", ".pytest_cache", ".idea", ".vscode"}
 )  # fmt: skip
-DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".mdown", ".rest")
+DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".mdown", ".rest", ".qmd", ".mdx")
 NOT_DOCS = re.compile(
     r"(^|/)(licen[cs]e|copying|notice|changelog|changes|history|news|code_of_conduct|authors|"
     r"contributors|citation|patents|code_?owners)[^/]*$|(^|/)requi?r[a-z]{0,3}ments?[^/]*\.txt$|(^|/)[^/]*cmakelists\.txt$",

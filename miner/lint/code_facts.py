@@ -183,8 +183,40 @@ def scan_code(tree: RepoTree) -> CodeFacts:
         if is_python and ".seed" in text:
             for number in seeded_aliases("\n".join(lines[:MAX_LINES])):
                 facts.seed.append(_ev(path, number, lines[number - 1], "lint.seed"))
+        if is_python and "Trainer" in text:
+            number = hub_trainer_line(lines[:MAX_LINES])
+            if number:
+                facts.seed.append(_ev(path, number, lines[number - 1], "lint.seed.hub_trainer"))
     _drop_opt_in_gpu(facts, tree, [p for p, _ in sources])
     return facts
+
+
+# Hugging Face's `Trainer` seeds every RNG when it is built (`set_seed(args.seed)`, 42 unless
+# the arguments say otherwise), and so do the trainers built on it (TRL's `SFTTrainer`, ...).
+HUB_TRAINER_IMPORT = re.compile(
+    r"^\s*from\s+(?:transformers|trl)(?:\.[\w.]+)?\s+import\s+(\([^)]*\)|[^\n]*)", re.M
+)
+TRAINER_NAME = re.compile(r"\b(\w*Trainer)\b")
+
+
+def hub_trainer_line(lines: list[str]) -> int:
+    """The line (1-based) that builds or subclasses a trainer imported from `transformers` or
+    `trl` (or `transformers.Trainer(` itself); 0 when none does."""
+    text = "\n".join(lines)
+    names = {n for m in HUB_TRAINER_IMPORT.finditer(text) for n in TRAINER_NAME.findall(m.group(1))}
+    names.discard("TrainerCallback")
+    uses = [r"\btransformers\.\w*Trainer\s*\("]
+    if names:
+        alternatives = "|".join(sorted(map(re.escape, names)))
+        uses += [
+            rf"(?<![\w.])(?:{alternatives})\s*\(",
+            rf"^\s*class\s+\w+\s*\([^)]*\b(?:{alternatives})\b",
+        ]
+    use = re.compile("|".join(uses))
+    for number, line in enumerate(lines, 1):
+        if use.search(line) and not line.lstrip().startswith(("#", "from ", "import ")):
+            return number
+    return 0
 
 
 def _gated_lines(lines: list[str]) -> dict[int, str]:

@@ -82,10 +82,24 @@ CONSTRAINTS_FILE = re.compile(r"(^|/)constraints?[\w.-]*\.txt$", re.I)
 PINNED_LINE = re.compile(r"^\s*([A-Za-z0-9][\w.\-\[\],]*?)\s*===?\s*\d", re.M)
 
 
+# Lock files an installer reads (`uv sync`, `poetry install`, `pdm install`): each package with
+# its exact version, `name = "torch"` then `version = "2.9.1"`.
+LOCK_FILE = re.compile(r"(^|/)(?:uv|poetry|pdm)\.lock$")
+LOCKED_PACKAGE = re.compile(r'^name\s*=\s*"([^"]+)"\s*\n\s*version\s*=\s*"[^"]+"', re.M)
+
+
 def _constrained(ctx: LintContext, names: tuple[str, ...]) -> Evidence | None:
     """A pin of one of `names` in a pip constraints file (`constraints_gpu.txt`, read with
-    `pip install -c`): the installed version is fixed there, whatever range the requirements
-    give."""
+    `pip install -c`) or a lock file: the installed version is fixed there, whatever range the
+    requirements give."""
+    for f in ctx.tree.files:
+        if f.depth > 1 or not LOCK_FILE.search(f.path):
+            continue
+        text = ctx.tree.read_text(f.path) or ""
+        for m in LOCKED_PACKAGE.finditer(text):
+            if normal(m.group(1)) in names:
+                line = text.count("\n", 0, m.start()) + 1
+                return Evidence(f.path, line, m.group(0).replace("\n", " ")[:120], "lint.stated")
     for f in ctx.tree.files:
         if f.depth > 2 or not CONSTRAINTS_FILE.search(f.path):
             continue
@@ -147,8 +161,8 @@ def _framework_unpinned(ctx: LintContext) -> list[Finding]:
         listed.sort(key=lambda d: _extension_build(ctx, source(d)[0]))
         fix = f"pin {names[0]} to the version you trained with, e.g. {names[0]}==<version>"
         if not listed:
-            if any(_pins(str(d.get("spec", ""))) for d in deps):
-                continue  # the docs state the version ("tested with PyTorch 1.4")
+            if any(_pins(str(d.get("spec", ""))) for d in deps) or _constrained(ctx, names):
+                continue  # the docs or a lock file state the version ("tested with PyTorch 1.4")
             governing = _governing(files, required_site(ctx, framework))
             if not governing:
                 continue  # a monorepo: no dependency file speaks for the code that imports it

@@ -11,6 +11,8 @@ smoke run is one bounded process, never a cluster job.
 
 from __future__ import annotations
 
+import re
+import socket
 import stat
 from pathlib import Path
 
@@ -60,3 +62,28 @@ def launcher_folder(work: Path) -> Path:
         path.write_text(text, encoding="utf-8")
         path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return folder
+
+
+# A README command that starts Python through a distributed launcher: the smoke run drops the
+# launcher (miner.select.entry) and runs the script once, so it gets what the launcher would
+# have given one worker (`init_process_group(init_method="env://")` reads RANK, WORLD_SIZE,
+# MASTER_ADDR and MASTER_PORT; `os.environ["LOCAL_RANK"]` is read directly).
+DISTRIBUTED_LAUNCHER = re.compile(
+    r"(?:^|[\s;&|(])(?:torchrun|deepspeed|accelerate\s+launch|"
+    r"python[\d.]*\s+-m\s+torch\.distributed\.(?:launch|run))(?=\s)"
+)
+
+
+def launch_env(command_text: str) -> dict[str, str]:
+    """The variables a distributed launcher gives its only worker, when `command_text` (the
+    README's command as written) starts through one; empty otherwise."""
+    match = DISTRIBUTED_LAUNCHER.search(command_text)
+    if match is None:
+        return {}
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return {
+        "RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "LOCAL_WORLD_SIZE": "1",
+        "GROUP_RANK": "0", "NODE_RANK": "0", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port),
+    }  # fmt: skip

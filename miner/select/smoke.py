@@ -37,6 +37,7 @@ from miner.select.closure import closure_note, import_closure, script_in_command
 from miner.select.data_reruns import stand_in_files_for, wants_data
 from miner.select.installs import InstallPlan, install_plan
 from miner.select.ladder import Marks, stage_name, stage_reached, stage_seconds
+from miner.select.launchers import launch_env
 from miner.select.manifest import slugify
 from miner.select.preparation import preparation_steps
 from miner.select.pythons import interpreter_version
@@ -221,6 +222,13 @@ def _train(
     and train again (once); where a shimmed run still wants a GPU, show it the CPU as one and
     train again (once); where it stopped for want of data, run the README's data-preparation
     steps and train again (once)."""
+    launched = launch_env(target.entry_evidence.text if target.entry_evidence else "")
+    if launched:
+        base = {**base, **launched}
+        notes.append(
+            "launcher: the README's command starts through a distributed launcher; run as its "
+            "one worker (RANK=0, WORLD_SIZE=1, MASTER_ADDR=127.0.0.1)"
+        )
     training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
     asked, repaired, stood_in = False, 0, 0
     preparation = preparation_steps(copy, target.entry_evidence)

@@ -235,6 +235,32 @@ def test_a_slurm_script_runs_its_command_once_here(tmp_path, wheels):
     assert "rank 0 of 1 on localhost args ['--lr', '0.001']" in log
 
 
+LAUNCHED_TRAIN = (
+    "import os, sys\n"
+    "rank, world = int(os.environ['RANK']), int(os.environ['WORLD_SIZE'])\n"
+    "local = int(os.environ['LOCAL_RANK'])\n"
+    "address = os.environ['MASTER_ADDR'] + ':' + os.environ['MASTER_PORT']\n"
+    "print('worker', rank, 'of', world, 'local', local, 'at', address)\n"
+) + LOOP
+
+
+def test_a_command_written_for_a_distributed_launcher_runs_as_its_one_worker(tmp_path, wheels):
+    files = {"requirements.txt": "tinyfit==0.1\n", "train.py": LAUNCHED_TRAIN}
+    written = "torchrun --nnodes=1 --nproc_per_node=8 train.py --lr 0.1"
+    evidence = Evidence("README.md", 12, written, "smoke.entry.readme")
+    result = run(tmp_path, wheels, files, ("{python}", "train.py", "--lr", "0.1"),
+                 entry_evidence=evidence)  # fmt: skip
+    assert (result.outcome, result.stage) == ("ok", 5), result.evidence
+    log = Path(result.log_dir, "train.log").read_text()
+    assert "worker 0 of 1 local 0 at 127.0.0.1:" in log
+    assert any(n.startswith("launcher: the README's command starts through") for n in result.notes)
+    # Without a launcher in the README's command, nothing of the kind is set.
+    plain = run(tmp_path / "plain", wheels, files, ("{python}", "train.py"),
+                entry_evidence=Evidence("README.md", 12, "python train.py", "r"))  # fmt: skip
+    assert plain.outcome != "ok" and "KeyError: 'RANK'" in Path(
+        plain.log_dir, "train.log").read_text()  # fmt: skip
+
+
 READS_ETT = (
     "import csv\n"
     "rows = list(csv.reader(open('./data/ETT/ETTh1.csv')))\n"

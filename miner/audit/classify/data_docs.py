@@ -41,9 +41,12 @@ SCRIPT_RUN = re.compile(
     re.I,
 )
 
+# Chinese and Japanese words need no word boundary: their characters run together.
+CJK_DATA = r"数据集?|資料集|データ(?:セット)?|语料|コーパス"
 DATA_WORDS = re.compile(
     r"\b(?:data\s*sets?|datasets?|data|corpus|corpora|benchmarks?|annotations?|videos|"
-    r"(?:train|training|testing|test|val|validation|eval|evaluation) (?:sets?|images|samples))\b",
+    rf"(?:train|training|testing|test|val|validation|eval|evaluation) (?:sets?|images|samples))\b"
+    rf"|{CJK_DATA}",
     re.I,
 )
 # "Download images of ChestX-ray14 from this [page](url)", "download the COCO images": images,
@@ -62,7 +65,9 @@ DATA_HOSTS = re.compile(
     re.I,
 )
 DATA_SECTION = re.compile(
-    r"^.{0,40}?\b(?:data|download|prepar|getting started|training|quick ?start)", re.I
+    r"^.{0,40}?(?:\b(?:data|download|prepar|getting started|training|quick ?start)"
+    rf"|{CJK_DATA}|下载|准备|准備|训练|ダウンロード|学習)",
+    re.I,
 )  # a short heading: a long title that mentions data is not a data section
 INSTALL_SECTION = re.compile(
     r"instal|dependen|dependec|requirement|environment|\bset ?up\b|docker|\bbuild", re.I
@@ -70,7 +75,7 @@ INSTALL_SECTION = re.compile(
 DOWNLOAD_VERB = re.compile(
     r"\b(?:download\w*|obtain\w*|fetch\w*|available (?:at|from|here|on)|can be found|"
     r"prepar(?:e|ed|ation|ing)|"
-    r"get (?:it|them|the)|from (?:this|the) link)\b",
+    r"get (?:it|them|the)|from (?:this|the) link)\b|下载|获取|ダウンロード|入手",
     re.I,
 )
 # "trained on [LAION-400M](https://...)": the link right after "trained on" is the data's.

@@ -26,7 +26,7 @@ ANALYSIS_FOLDERS = frozenset({
 EVAL_FOLDER = re.compile(r"^(?:evals?|evaluations?|benchmarks?)(?:[_-]\w+)?$|^\w+[_-]evals?$")
 
 
-def _analysis(path: str) -> bool:
+def in_analysis_folder(path: str) -> bool:
     """True for a file under a folder of analysis, plots or notebooks, or of evaluation."""
     folders = path.lower().split("/")[:-1]
     return not ANALYSIS_FOLDERS.isdisjoint(folders) or any(EVAL_FOLDER.match(f) for f in folders)
@@ -211,7 +211,7 @@ def fetching_code(index: CodeIndex) -> list[Evidence]:
     for sf in index.own():
         if not sf.read or sf.support or sf.role == "test" or in_foreign_tree(index.tree, sf.path):
             continue
-        if _analysis(sf.path):
+        if in_analysis_folder(sf.path):
             continue
         text = index.text(sf)
         if "proj.data_loader" not in sf.hits and not any(h in text for h in FETCH_HINTS):
@@ -254,7 +254,7 @@ def scripts_fetching_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]
     scripts = [sf.path for sf in index.own() if sf.read and sf.lang == "python"]
     scripts += [a.path for a in index.artifacts if a.kind == "shell" and a.weight > 0]
     for path in scripts:
-        if in_foreign_tree(ctx.tree, path) or _analysis(path):
+        if in_foreign_tree(ctx.tree, path) or in_analysis_folder(path):
             continue  # another project's tool, copied whole, or an analysis of a dataset
         views = None if path in index.code_text else index.views.get(path)  # notebooks: JSON
         found = is_data_script(ctx, path, views) and fetches_data(

@@ -234,7 +234,8 @@ def python_statements(blocks: Iterable[Block]) -> list[Dependency]:
         for m in PYTHON_VERSION.finditer(block.text):
             bare = "." not in m.group(2) and not (m.group(1) or m.group(3))
             in_code = block.kind == "code" and not _in_comment(block.text, m.start())
-            if bare and (in_code or RUNS_SCRIPT.match(block.text, m.end())):
+            stated = ":" in m.group(0)  # "Python: 2 or 3", a list of versions in a code block
+            if bare and not stated and (in_code or RUNS_SCRIPT.match(block.text, m.end())):
                 continue  # "python3 train.py" runs a script, it states no version
             line = _line_in(block, m.start())
             found.append(
