@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from miner.audit.detect.reproducibility import SEED_PATTERNS, THREAD_PATTERNS
@@ -19,6 +19,8 @@ from miner.select.entry import SCRIPT_IN_SHELL, is_training_script, readme_comma
 from miner.select.versions import VersionSpec, version_specs
 
 MAX_LINES_PER_FILE = 5000
+# Folders of code a project keeps for the record, no longer its way to train.
+RETIRED_FOLDERS = frozenset({"legacy", "deprecated", "archive", "archived", "old", "obsolete"})
 CLIP = 160
 
 SEED_ARG = re.compile(r"add_argument\(\s*['\"]--(?:manual_|random_|random-)?seed['\"]")
@@ -191,7 +193,17 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
         if gui:  # a window to click through, not a run that trains unattended
             windows.add(f.path)
             continue
-        scripts.extend(_script_entry(f.path, has_argparse, has_main, has_loop, top_loop))
+        if not RETIRED_FOLDERS.isdisjoint(f.path.lower().split("/")[:-1]):
+            continue  # code the project keeps for the record (`legacy/brats/train.py`)
+        package = _package_of(tree, f.path)
+        if package and not has_main:
+            continue  # a module of a package (`mace/tools/train.py`): imported, never run
+        found = _script_entry(f.path, has_argparse, has_main, has_loop, top_loop)
+        if package:  # run as `python -m`, so that its folder does not shadow the standard
+            # library (`rfdetr/platform/`) and its package's imports resolve
+            module = f"{package}.{PurePosixPath(f.path).stem}"
+            found = [replace(e, runner="module", module=module) for e in found]
+        scripts.extend(found)
     scripts.extend(_run_scripts(tree, {e.script for e in scripts} - windows))
     readme_entries, readme_data, readme_scale = _readme_evidence(tree)
     readme_entries = [e for e in readme_entries if e.script not in windows]
@@ -214,6 +226,18 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
         python_files=len(py_files),
         warnings=tuple(tree.warnings),
     )
+
+
+def _package_of(tree: RepoTree, path: str) -> str:
+    """`mace.tools` for `mace/tools/train.py` when every folder from the root down has an
+    `__init__.py`; "" for a script outside a package (or in a folder that is none)."""
+    folders = path.split("/")[:-1]
+    if not folders:
+        return ""
+    for depth in range(1, len(folders) + 1):
+        if "/".join([*folders[:depth], "__init__.py"]) not in tree.paths:
+            return ""
+    return ".".join(folders) if all(f.isidentifier() for f in folders) else ""
 
 
 def _entry_order(entry: EntryPoint) -> tuple[float, bool, int | bool, str]:

@@ -116,6 +116,24 @@ def test_a_script_whose_own_statements_train_is_an_entry_point(tmp_path):
     assert [e.script for e in scan_checkout(root).entry_points] == ["FCN.py"]
 
 
+def test_a_packages_modules_are_imported_not_run_and_its_scripts_run_as_modules(tmp_path):
+    loop = "import argparse\n\ndef train(args: argparse.Namespace):\n    loss.backward()\n"
+    root = write(tmp_path, {
+        "lab/__init__.py": "", "lab/tools/__init__.py": "",
+        "lab/tools/train.py": loop,  # a module the command-line tool imports
+        "lab/platform/__init__.py": "",  # would shadow the standard library's `platform`
+        "lab/train_model.py": "import argparse\nfrom lab.tools.train import train\n\n"
+                            "if __name__ == '__main__':\n    train(argparse.ArgumentParser()"
+                            ".parse_args())\n",
+        "scripts/train.py": "import argparse\nif __name__ == '__main__':\n    loss.backward()\n",
+        "legacy/brats/train.py": "import argparse\nif __name__ == '__main__':\n    fit()\n",
+    })  # fmt: skip
+    found = {e.script: e for e in scan_checkout(root).entry_points}
+    assert "lab/tools/train.py" not in found and "legacy/brats/train.py" not in found
+    assert found["lab/train_model.py"].command() == ("{python}", "-m", "lab.train_model")
+    assert found["scripts/train.py"].command() == ("{python}", "scripts/train.py")  # no package
+
+
 def test_placeholders_are_kept_and_given_a_run_value_or_dropped_with_their_option():
     [command] = commands(
         "python train.py --data_dir path/to/image/directory --out <path> --epochs 5 YOUR_KEY\n"

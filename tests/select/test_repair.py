@@ -428,3 +428,24 @@ def test_a_module_a_python_2_run_asks_for_is_bounded_by_the_commit_date(
     assert asked == [("2019-01-01T00:00:00Z", "lmdb")]
     assert installed == [["numpy<=1.16.6", "lmdb<=0.98"]]
     assert rebuilt is not None and rebuilt.lines[-1] == "lmdb<=0.98"
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "import ruamel.yaml as yaml\n",  # seen in the entry point's imports
+        "import importlib\nyaml = importlib.import_module('ruamel.yaml')\n",  # only at run time
+    ],
+)
+def test_a_namespace_packages_part_installs_as_the_distribution_of_its_own_name(
+    tmp_path: Path, index: Path, script: str
+) -> None:
+    # `ruamel` alone maps to ruamel.base, which has the namespace and not the part.
+    build_wheel(index, "ruamel.base", "1.0.0", {"ruamel/__init__.py": ""})
+    build_wheel(index, "ruamel.yaml", "0.17.21", {"ruamel/yaml/__init__.py": "LOAD = 1\n"})
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1"],
+                        script + "assert yaml.LOAD == 1\n" + train())  # fmt: skip
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    imported = [r for r in result.repairs if r.kind == "import"]
+    assert [r.after for r in imported] == ["ruamel.yaml"], [r.summary for r in imported]

@@ -162,7 +162,9 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
             if "." in missing.group(1):  # `timm.models.layers.helpers`: maybe a part gone
                 return RuntimeFault("module", evidence, module=top, feature=missing.group(1),
                                     importer=_importer(lines, number, top))  # fmt: skip
-            return RuntimeFault("module", evidence, module=top)
+            # `import ruamel.yaml` stops at `ruamel`: the code line above names the part
+            return RuntimeFault("module", evidence, module=top,
+                                feature=_part_named(lines, number, top))  # fmt: skip
         no_name = NO_NAME.search(line)
         if no_name and "-packages" in no_name.group(3):
             top = no_name.group(2).split(".")[0]
@@ -173,6 +175,16 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
                                 feature=f"{no_name.group(2)}.{no_name.group(1)}",
                                 importer=_importer(lines, number, top))  # fmt: skip
     return None
+
+
+def _part_named(lines: list[str], number: int, top: str) -> str:
+    """`ruamel.yaml` when a code line of the traceback above line `number` imports a part of
+    `top` (the error names `ruamel` only); "" otherwise."""
+    for line in reversed(lines[max(0, number - 16) : number - 1]):
+        part = re.search(rf"\b{re.escape(top)}\.[A-Za-z_]\w*", line)
+        if part and not line.lstrip().startswith("File "):
+            return part.group(0)
+    return ""
 
 
 SITE_FRAME = re.compile(r'^\s*File "[^"]*-packages/([A-Za-z_]\w*)/')
@@ -197,16 +209,24 @@ def install_module(
     builder = Builder(venv, work, log, env, timeout, built.as_of, built.options, built.python2)
     if fault.kind == "bound":
         return _bounded(built, fault, builder)
-    if fault.kind == "older" or not builder.probe([fault.module]):
+    options = tuple(ln for ln in (*built.options, *built.lines) if is_option(ln))
+    source = IndexSource.of(options, env)
+    # `ruamel.yaml`, `google.protobuf`: a namespace package's part, with a distribution of its
+    # own name, is installed as that distribution, not as whatever the namespace maps to.
+    part = _namespace_part(fault, builder, source, built.as_of)
+    if part is not None:
+        fault = replace(fault, module=part[0], distribution=part[1])
+    elif fault.kind == "older" or not builder.probe([fault.module]):
         # The distribution is there and a part of it is missing: its previous release line.
         return _older(built, fault, builder, env) if fault.feature else None
-    options = tuple(ln for ln in (*built.options, *built.lines) if is_option(ln))
     mapped: tuple[str, str] | None = (
         fault.distribution,
-        "the `future` package gives Python 2 these Python 3 names",
+        "the `future` package gives Python 2 these Python 3 names"
+        if part is None
+        else "a distribution of its own name",
     )
     if not fault.distribution:
-        mapped = distribution_on_index(fault.module, IndexSource.of(options, env), built.as_of)
+        mapped = distribution_on_index(fault.module, source, built.as_of)
     if mapped is None:
         return None
     distribution, why = mapped
@@ -223,6 +243,23 @@ def install_module(
                     f"imported at run time, never declared ({why})", fault.evidence)  # fmt: skip
     return replace(built, repairs=(*built.repairs, repair),
                    lines=(*built.lines, distribution))  # fmt: skip
+
+
+def _namespace_part(
+    fault: RuntimeFault, builder: Builder, source: IndexSource, as_of: str | None
+) -> tuple[str, str] | None:
+    """(`ruamel.yaml`, its distribution) when the missing module is the part of a namespace
+    package that a distribution of its own name provides and the environment lacks."""
+    if fault.kind != "module" or "." not in fault.feature:
+        return None
+    top = distribution_on_index(fault.module, source, as_of)
+    if top is not None and top[1] == "its own name":
+        return None  # `torch.utils`: a part of a distribution named like its top module
+    dotted = ".".join(fault.feature.split(".")[:2])
+    found = distribution_on_index(dotted, source, as_of)
+    if found is None or found[1] != "its own name" or not builder.probe([dotted]):
+        return None
+    return dotted, found[0]
 
 
 def _bounded(

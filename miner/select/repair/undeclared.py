@@ -33,7 +33,10 @@ def add_undeclared(attempt: Attempt, good: list[str]) -> list[str]:
             continue  # setuptools comes with the environment's own step (Attempt._setuptools)
         if module in attempt.shipped:
             continue  # the checkout has it (a folder the code puts on sys.path itself)
-        found = distribution_on_index(module, attempt.source)
+        where = dict(attempt.closure.imports)[module]
+        found = _namespace_part(where.text, module, attempt) or distribution_on_index(
+            module, attempt.source
+        )
         if found is None:
             continue
         dist, why = found
@@ -42,12 +45,25 @@ def add_undeclared(attempt: Attempt, good: list[str]) -> list[str]:
         if canonical(dist) in attempt.pins:
             dist, why = attempt.pins[canonical(dist)], f"{why}, at the version of the freeze"
         dist, why = _with_companion(attempt.lines, dist, why)
-        where = dict(attempt.closure.imports)[module]
         wanted.append((module, dist, f"imported, never declared ({why})", where))
         bound = pillow_bound([*attempt.lines, dist])
         if bound is not None:
             wanted.append(("PIL", bound[0], bound[1], where))
     return _install(attempt, wanted, good)
+
+
+def _namespace_part(line: str, module: str, attempt: Attempt) -> tuple[str, str] | None:
+    """`import ruamel.yaml`: the distribution of the namespace package's part (`ruamel.yaml`),
+    when one has that name; None otherwise."""
+    match = re.search(rf"\b{re.escape(module)}\.([A-Za-z_]\w*)", line)
+    if match is None:
+        return None
+    own = distribution_on_index(module, attempt.source)
+    if own is not None and own[1] == "its own name":
+        return None  # `torch.utils`, `tensorflow.keras`: parts of a distribution, whatever else
+        # the index holds under the dotted name
+    found = distribution_on_index(f"{module}.{match.group(1)}", attempt.source)
+    return found if found is not None and found[1] == "its own name" else None
 
 
 def add_missing_dependencies(
