@@ -19,6 +19,10 @@ from miner.select.entry import SCRIPT_IN_SHELL, is_training_script, readme_comma
 from miner.select.versions import VersionSpec, version_specs
 
 MAX_LINES_PER_FILE = 5000
+# A root script that runs the project (`run.py`, `main.py`, `train_*.py`) and a call that trains
+# its model through the project's own method (`model.train(x, y, epochs=...)`).
+RUNNER_NAME = re.compile(r"(?:run|main|start|train\w*)\.py$")
+TRAINS_MODEL = re.compile(r"\b\w*(?:model|net|agent|trainer|learner)\w*\.train(?:_\w+)?\((?!\s*\))")
 # Folders of code a project keeps for the record, no longer its way to train.
 RETIRED_FOLDERS = frozenset({"legacy", "deprecated", "archive", "archived", "old", "obsolete"})
 CLIP = 160
@@ -68,7 +72,8 @@ class EntryPoint:
 
     script: str
     args: tuple[str, ...]
-    kind: str  # readme_command | run_script | train_script | training_loop | main_argparse
+    kind: str  # readme_command | run_script | train_script | training_loop | main_argparse |
+    # main_trains
     evidence: tuple[Evidence, ...]
     runner: str = "python"  # python | module (`python -m`) | shell (`bash x.sh`, `./x.sh`)
     module: str = ""  # the module `python -m` runs
@@ -79,8 +84,9 @@ class EntryPoint:
     def strength(self) -> float:
         """How sure the entry point is (README command > train*.py > a script with a training
         loop > main.py with argparse)."""
-        return {"readme_command": 2.0, "run_script": 1.8, "train_script": 1.5,
-                "training_loop": 1.2, "main_argparse": 1.0}[self.kind]  # fmt: skip
+        strengths = {"readme_command": 2.0, "run_script": 1.8, "train_script": 1.5,
+                     "training_loop": 1.2, "main_argparse": 1.0, "main_trains": 0.9}  # fmt: skip
+        return strengths[self.kind]
 
     def command(self) -> tuple[str, ...]:
         """The argv that runs it, `{python}` standing for the environment's interpreter; a
@@ -147,7 +153,7 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
     windows: set[str] = set()  # scripts that open a graphical interface
     for f in py_files:
         lines = _lines(tree, f.path)
-        has_argparse = has_main = has_loop = top_loop = in_def = gui = False
+        has_argparse = has_main = has_loop = top_loop = in_def = gui = trains_model = False
         for no, line in enumerate(lines, start=1):
             stripped = line.strip()
             if stripped.startswith("#"):
@@ -169,6 +175,7 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
             has_main = has_main or bool(MAIN_GUARD.match(stripped))
             if line[:1] not in ("", " ", "\t"):  # a statement at the top level
                 in_def = line.startswith(("def ", "class ", "async def ", "@"))
+            trains_model = trains_model or bool(TRAINS_MODEL.search(line))
             if TRAINING_LOOP.search(line):
                 has_loop = True
                 top_loop = top_loop or not in_def  # the script's own statements train
@@ -198,7 +205,7 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
         package = _package_of(tree, f.path)
         if package and not has_main:
             continue  # a module of a package (`mace/tools/train.py`): imported, never run
-        found = _script_entry(f.path, has_argparse, has_main, has_loop, top_loop)
+        found = _script_entry(f.path, has_argparse, has_main, has_loop, top_loop, trains_model)
         if package:  # run as `python -m`, so that its folder does not shadow the standard
             # library (`rfdetr/platform/`) and its package's imports resolve
             module = f"{package}.{PurePosixPath(f.path).stem}"
@@ -263,8 +270,9 @@ def _dropped(entry: EntryPoint) -> int:
 
 
 def _script_entry(
-    path: str, has_argparse: bool, has_main: bool, has_loop: bool, top_loop: bool = False
-) -> list[EntryPoint]:
+    path: str, has_argparse: bool, has_main: bool, has_loop: bool, top_loop: bool = False,
+    trains_model: bool = False,
+) -> list[EntryPoint]:  # fmt: skip
     """The script as an entry point when its name, parser or training loop says so (never a
     demo, plot, server or preparation script): a loop counts in a script that runs as one (a
     main guard, an argument parser, or the loop written at the top level)."""
@@ -278,6 +286,9 @@ def _script_entry(
         return [EntryPoint(path, (), "training_loop", (Evidence(path, 0, name, "training_loop"),))]
     if name == "main.py" and has_argparse:
         return [EntryPoint(path, (), "main_argparse", (Evidence(path, 0, name, "main_argparse"),))]
+    if trains_model and has_main and "/" not in path and RUNNER_NAME.match(name):
+        # `run.py` whose main calls the project's model to train (`model.train(...)`)
+        return [EntryPoint(path, (), "main_trains", (Evidence(path, 0, name, "main_trains"),))]
     return []
 
 

@@ -134,6 +134,21 @@ def test_a_packages_modules_are_imported_not_run_and_its_scripts_run_as_modules(
     assert found["scripts/train.py"].command() == ("{python}", "scripts/train.py")  # no package
 
 
+def test_a_root_script_whose_main_trains_the_projects_model_is_an_entry_point(tmp_path):
+    run = (
+        "from core.model import Model\n\ndef main():\n    model = Model()\n"
+        "    model.train(x, y, epochs=2)\n\nif __name__ == '__main__':\n    main()\n"
+    )
+    root = write(tmp_path, {
+        "run.py": run,
+        "core/model.py": "class Model:\n    def train(self, x, y, epochs):\n"
+                         "        self.m.fit(x, y)\n",
+        "serve.py": "if __name__ == '__main__':\n    model.eval()\n    model.train()\n",
+    })  # fmt: skip
+    assert [(e.kind, e.script) for e in scan_checkout(root).entry_points] == [
+        ("main_trains", "run.py")]  # fmt: skip
+
+
 def test_placeholders_are_kept_and_given_a_run_value_or_dropped_with_their_option():
     [command] = commands(
         "python train.py --data_dir path/to/image/directory --out <path> --epochs 5 YOUR_KEY\n"
