@@ -19,7 +19,10 @@ SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", "__pycache__", ".ipynb_checkpoints", ".venv", "venv",
      "site-packages", ".tox", ".mypy_cache", ".pytest_cache", ".idea", ".vscode"}
 )  # fmt: skip
-DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".mdown", ".rest", ".qmd", ".mdx")
+DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".mdown", ".rest")
+# Quarto and MDX pages are documentation when the README links them; a site's whole source
+# tree of them (docs/source/*.mdx) is not read as this project's statements.
+LINKED_DOC_SUFFIXES = (*DOC_SUFFIXES, ".qmd", ".mdx")
 NOT_DOCS = re.compile(
     r"(^|/)(licen[cs]e|copying|notice|changelog|changes|history|news|code_of_conduct|authors|"
     r"contributors|citation|patents|code_?owners)[^/]*$|(^|/)requi?r[a-z]{0,3}ments?[^/]*\.txt$|(^|/)[^/]*cmakelists\.txt$",
@@ -263,7 +266,7 @@ class RepoTree:
                 continue
             rel = os.path.normpath(str(here / target)).replace(os.sep, "/")
             rel = self._folder_readme(rel) or rel  # a folder link reads the folder's README
-            if rel in self.paths and PurePosixPath(rel).suffix.lower() in DOC_SUFFIXES:
+            if rel in self.paths and PurePosixPath(rel).suffix.lower() in LINKED_DOC_SUFFIXES:
                 name = rel.rsplit("/", 1)[-1]
                 if rel.lower().endswith(".txt") and not ROOT_TEXT_DOC.match(name):
                     continue  # a linked log, word list or data file is no documentation

@@ -353,3 +353,77 @@ def test_a_vendored_package_s_requirements_are_not_the_project_s(tmp_path: Path)
     frozen = "numpy==1.26\ncertifi @ file:///croot/certifi_1671487769961/work/certifi\n"
     own = {"bench/dependencies/previous/requirements.txt": frozen}
     assert "MNR205" in codes(write_project(tmp_path / "r", own))
+
+
+DATA_SECTION = (
+    "## Data\n\nDownload MNIST with `python prepare_data.py`, which fetches it from\n"
+    "http://yann.lecun.com/exdb/mnist/ into data/.\n"
+)
+
+
+def test_data_the_training_code_names_and_ships_is_a_way_to_obtain_it(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace(DATA_SECTION, "")
+    reads = TRAIN.replace("def main():", "def main():\n    rows = open('rt-polarity.pos').read()")
+    files = {"README.md": readme, "prepare_data.py": None, "train.py": reads}
+    assert "MNR301" in codes(write_project(tmp_path / "p", files))  # named, but not shipped
+    shipped = {**files, "rt-polarity.pos": "a fine film .\n" * 2000}
+    assert "MNR301" not in codes(write_project(tmp_path / "q", shipped))
+    # A demo's example input is no training data.
+    demo = {"README.md": readme, "prepare_data.py": None, "train.py": TRAIN,
+            "demo.py": "img = open('examples/cat.jpg', 'rb').read()\n",
+            "examples/cat.jpg": "x" * 20_000}  # fmt: skip
+    assert "MNR301" in codes(write_project(tmp_path / "r", demo))
+
+
+def test_a_data_section_headed_in_chinese_in_a_linked_readme(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace(DATA_SECTION, "See [P-Tuning](./ptuning).\n")
+    linked = ("# P-Tuning\n\n### 下载数据集\n\n从 [Google Drive](https://drive.google.com/file/d/x)"
+              " 下载处理好的 ADGEN 数据集。\n")  # fmt: skip
+    files = {"README.md": readme, "prepare_data.py": None}
+    assert "MNR301" in codes(write_project(tmp_path / "p", files))
+    assert "MNR301" not in codes(
+        write_project(tmp_path / "q", {**files, "ptuning/README.md": linked})
+    )
+
+
+def test_gpu_memory_in_a_linked_quarto_page(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace(
+        "Trained on one NVIDIA RTX 3090 (24 GB) in about ten minutes.\n",
+        "Trained on GPUs, see [these docs](docs/fsdp.qmd).\n",
+    ).replace('device = "cuda" if', "device = 'cuda' if")
+    train = TRAIN.replace("model = Net().to(device)", "model = Net().cuda()")
+    files = {"README.md": readme, "train.py": train}
+    assert "MNR101" in codes(write_project(tmp_path / "p", files))
+    page = {**files, "docs/fsdp.qmd": "Train a 70b model on two 24GB GPUs.\n"}
+    assert "MNR101" not in codes(write_project(tmp_path / "q", page))
+
+
+def test_training_through_the_hub_trainer_is_seeded(tmp_path: Path) -> None:
+    unseeded = "\n".join(ln for ln in TRAIN.splitlines() if "seed(" not in ln) + "\n"
+    assert "MNR401" in codes(write_project(tmp_path / "p", {"train.py": unseeded}))
+    hub = unseeded.replace("import argparse\n", "import argparse\nfrom transformers import "
+                           "Trainer, TrainerCallback\n").replace(
+        "    for x, y in []:", "    Trainer(model=model).train()\n    for x, y in []:")  # fmt: skip
+    assert "MNR401" not in codes(write_project(tmp_path / "q", {"train.py": hub}))
+    # Lightning's `Trainer` seeds nothing.
+    lightning = hub.replace("from transformers import", "from lightning import")
+    assert "MNR401" in codes(write_project(tmp_path / "r", {"train.py": lightning}))
+
+
+def test_a_framework_a_lock_file_fixes_is_pinned(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace("- torch==2.1.0, see requirements.txt\n", "")
+    project = "[project]\nname = 'tinynet'\ndependencies = ['numpy>=1.24']\n"
+    files = {"requirements.txt": None, "README.md": readme, "pyproject.toml": project}
+    assert "MNR202" in codes(write_project(tmp_path / "p", files))
+    lock = '[[package]]\nname = "torch"\nversion = "2.9.1"\nsource = { registry = "x" }\n'
+    assert "MNR202" not in codes(write_project(tmp_path / "q", {**files, "uv.lock": lock}))
+
+
+def test_the_pythons_travis_tests_on_are_stated(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace("- Python 3.10\n", "")
+    assert "MNR204" in codes(write_project(tmp_path / "p", {"README.md": readme}))
+    travis = "language: python\npython:\n - 2.7\n - 3.6\n"
+    stated = {"README.md": readme, ".travis.yml": travis}
+    assert "MNR204" not in codes(write_project(tmp_path / "q", stated))
+    listed = readme.replace("## Requirements\n\n", "## Requirements\n\n    Python: 2 or 3\n\n")
+    assert "MNR204" not in codes(write_project(tmp_path / "r", {"README.md": listed}))

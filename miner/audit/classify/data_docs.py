@@ -41,12 +41,13 @@ SCRIPT_RUN = re.compile(
     re.I,
 )
 
-# Chinese and Japanese words need no word boundary: their characters run together.
-CJK_DATA = r"数据集?|資料集|データ(?:セット)?|语料|コーパス"
+# Chinese and Japanese headings of a data section ("下载数据集", "データセット"); their words need
+# no word boundary, the characters run together.
+CJK_DATA = r"数据集|資料集|データセット|语料库|コーパス"
 DATA_WORDS = re.compile(
     r"\b(?:data\s*sets?|datasets?|data|corpus|corpora|benchmarks?|annotations?|videos|"
-    rf"(?:train|training|testing|test|val|validation|eval|evaluation) (?:sets?|images|samples))\b"
-    rf"|{CJK_DATA}",
+    r"(?:train|training|testing|test|val|validation|eval|evaluation) (?:sets?|images|samples))\b"
+    r"|数据集",  # "dataset" in Chinese ("数据", data, alone says too little)
     re.I,
 )
 # "Download images of ChestX-ray14 from this [page](url)", "download the COCO images": images,
@@ -75,7 +76,7 @@ INSTALL_SECTION = re.compile(
 DOWNLOAD_VERB = re.compile(
     r"\b(?:download\w*|obtain\w*|fetch\w*|available (?:at|from|here|on)|can be found|"
     r"prepar(?:e|ed|ation|ing)|"
-    r"get (?:it|them|the)|from (?:this|the) link)\b|下载|获取|ダウンロード|入手",
+    r"get (?:it|them|the)|from (?:this|the) link)\b|下载|ダウンロード",
     re.I,
 )
 # "trained on [LAION-400M](https://...)": the link right after "trained on" is the data's.

@@ -15,7 +15,6 @@ from collections import Counter
 
 from miner.audit.classify.data_docs import documented_data
 from miner.audit.classify.data_fetch import environments, fetching_code, scripts_fetching_data
-from miner.audit.classify.data_named import named_data
 from miner.audit.detect import AuditContext
 from miner.audit.detect.sources import LANG_BY_SUFFIX, CodeIndex
 from miner.audit.ownership import in_foreign_tree
@@ -74,7 +73,6 @@ def data_evidence(ctx: AuditContext, index: CodeIndex, trains: bool = True) -> l
     """
     out: list[Evidence] = []
     out += _in_repository(ctx) if trains else []
-    out += named_data(ctx, index) if trains and not out else []
     out += fetching_code(index)
     out += scripts_fetching_data(ctx, index)
     out += environments(index)

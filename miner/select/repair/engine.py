@@ -44,6 +44,9 @@ from miner.select.repair.requirements import (
 )
 from miner.select.repair.undeclared import shipped_modules
 
+# The time all interpreters together may take, in units of one install's bound.
+INTERPRETER_BUDGET = 2
+
 
 def build_environment(request: BuildRequest) -> EnvironmentBuild:
     """Build the environment of `request`, with every repair recorded."""
@@ -128,6 +131,14 @@ def build_environment(request: BuildRequest) -> EnvironmentBuild:
                 fh.write(
                     f"miner: no other interpreter changes a {attempt.diagnosis.kind} failure\n"
                 )
+            return last
+        spent = time.perf_counter() - started
+        if spent > request.timeout * INTERPRETER_BUDGET:
+            # Each interpreter repeats the repairs before the failure: a bound on all of them
+            with request.log.open("a", encoding="utf-8") as fh:
+                fh.write(f"miner: the install has taken {spent:.0f} s over {number} "
+                         f"interpreter(s), more than {INTERPRETER_BUDGET} times its bound "
+                         f"({request.timeout:.0f} s); no other interpreter is tried\n")  # fmt: skip
             return last
         nxt = order[number]
         before = interpreter_version(interpreter) or (0, 0)

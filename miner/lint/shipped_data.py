@@ -1,5 +1,6 @@
-"""Data the project's own code names by path and ships in the repository (codebook field
-`data_available`: "training and test data are in the repository").
+"""Data the project's own code names by path and ships in the repository: a way to obtain the
+training data that the docs need not state (codebook: "training and test data are in the
+repository").
 
 A training script that reads `rt-polarity.pos`, a config with `train_dir=sample_data/train.bmes`
 or a notebook that opens `data/denoising/F16_GT.png` names data that is there: the path, taken
@@ -13,10 +14,15 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
+from collections.abc import Mapping
 
 from miner.audit.classify.data_fetch import in_analysis_folder
-from miner.audit.detect import AuditContext
-from miner.audit.detect.sources import CodeIndex
+from miner.audit.classify.data_sources import (
+    DATA_FOLDERS,
+    LISTING,
+    NOT_DATA_NAME,
+    NOT_DATA_SUFFIXES,
+)
 from miner.audit.files import RepoTree
 from miner.audit.ownership import in_foreign_tree
 from miner.codebook import Evidence
@@ -28,7 +34,7 @@ CONFIG_SUFFIXES = frozenset({".config", ".cfg", ".conf", ".ini", ".yaml", ".yml"
 # Files whose paths are example or evaluation inputs, not what training reads.
 NOT_TRAINING_FILE = re.compile(
     r"(?:^|[/_.\-])(?:demo|infer\w*|predict\w*|tests?|eval\w*|app|serve|server|visuali[sz]\w*"
-    r"|plot\w*|export|convert\w*|deploy\w*)(?=[/_.\-]|$)",
+    r"|plot\w*|export|convert\w*|deploy\w*|sampl\w*|generat\w*)(?=[/_.\-]|$)",
     re.I,
 )
 # Files named for training or for preparing its data (`demo.train.config`, `process_data.py`).
@@ -43,22 +49,17 @@ NOT_DATA_FOLDERS = frozenset({
     "results", "output", "outputs", "logs", "tests", "test", "examples_output", "checkpoints",
     "pretrained", "weights", "models", "configs", "config",
 })  # fmt: skip
+# Inputs for examples, demos and evaluation, named by a training config (validation prompts,
+# reference images): not the training data. `sample_data/` is the project's sample of it.
+EXAMPLE_FOLDER = re.compile(r"example|demo|eval|inference|deploy|playground|assets", re.I)
 CONFIG_DATA = frozenset({".json", ".yaml", ".yml", ".xml"})  # data only inside a data folder
 MIN_NAMED_BYTES = 10_000  # one tiny fixture is no data set
 MAX_TEXT = 400_000  # characters of a file read for paths
 
 
-def named_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
-    """The first line of the project's own training code or configs that names, by path, data
-    files the repository ships (at least MIN_NAMED_BYTES of them)."""
-    from miner.audit.classify.data_sources import (
-        DATA_FOLDERS,
-        LISTING,
-        NOT_DATA_NAME,
-        NOT_DATA_SUFFIXES,
-    )
-
-    tree = ctx.tree
+def named_data(tree: RepoTree, code: Mapping[str, str]) -> Evidence | None:
+    """The first line of the project's own training code (`code`: path -> its code text) or run
+    configs that names, by path, data files the repository ships (at least MIN_NAMED_BYTES)."""
     data: dict[str, int] = {}
     for f in tree.files:
         parts = f.path.lower().split("/")
@@ -66,6 +67,8 @@ def named_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
             f.suffix in NOT_DATA_SUFFIXES
             or (f.suffix in CONFIG_DATA and DATA_FOLDERS.isdisjoint(parts[:-1]))
             or not NOT_DATA_FOLDERS.isdisjoint(parts[:-1])
+            or any(EXAMPLE_FOLDER.search(p) or p.startswith(".") for p in parts[:-1])
+            or not f.suffix  # Dockerfile, Makefile, LICENSE
             or f.name.startswith(".")
             or f.name.lower().startswith(("readme", "license", "copying"))
             or NOT_DATA_NAME.search(f.name)
@@ -75,15 +78,15 @@ def named_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
             continue
         data[f.path] = f.size
     if not data:
-        return []
+        return None
     folders: dict[str, int] = defaultdict(int)
     for path, size in data.items():
         parent = path
         while "/" in parent:
             parent = parent.rsplit("/", 1)[0]
             folders[parent] += size
-    for path in _naming_files(tree, index):
-        text = (index.code_text.get(path) or tree.read_text(path) or "")[:MAX_TEXT]
+    for path in _naming_files(tree, code):
+        text = (code.get(path) or tree.read_text(path) or "")[:MAX_TEXT]
         base = posixpath.dirname(path)
         for match in PATH.finditer(text):
             token = match.group(1).rstrip("/")
@@ -91,20 +94,19 @@ def named_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
                 continue
             size = _named_size(token, base, data, folders)
             if size >= MIN_NAMED_BYTES:
-                line, shown = index.where(path, token)
-                text_shown = shown or token
-                return [Evidence(path, line, text_shown[:200], "data_available.named_by_code")]
-    return []
+                line, shown = _located(tree.read_text(path) or "", token)
+                return Evidence(path, line, shown[:200], "lint.data_shipped")
+    return None
 
 
-def _naming_files(tree: RepoTree, index: CodeIndex) -> list[str]:
+def _naming_files(tree: RepoTree, code: Mapping[str, str]) -> list[str]:
     """The project's own training code, data preparation and run configs: files named for them
     first, then other code that trains, then other configs."""
-    own = {f.path for f in index.own()}
+    own = set(code) | {f.path for f in tree.files if f.suffix == ".ipynb"}  # notebooks train too
     configs = {f.path for f in tree.files if f.suffix in CONFIG_SUFFIXES and f.depth <= 3}
     named, training, other = [], [], []
     for path in sorted(own | configs):
-        if in_analysis_folder(path) or in_foreign_tree(tree, path):
+        if in_analysis_folder(path) or in_foreign_tree(tree, path) or path.startswith("."):
             continue
         if TRAINING_NAME.search(path.rsplit("/", 1)[-1]):
             named.append(path)
@@ -112,7 +114,7 @@ def _naming_files(tree: RepoTree, index: CodeIndex) -> list[str]:
             continue
         elif path in configs:
             other.append(path)
-        elif TRAINING_CODE.search(index.code_text.get(path) or tree.read_text(path) or ""):
+        elif TRAINING_CODE.search(code.get(path) or tree.read_text(path) or ""):
             training.append(path)
     return named + training + other
 
@@ -128,3 +130,11 @@ def _named_size(token: str, base: str, data: dict[str, int], folders: dict[str, 
         if path in folders:
             return folders[path]
     return 0
+
+
+def _located(raw: str, token: str) -> tuple[int, str]:
+    """The first line of `raw` that holds `token`, and its text."""
+    for number, line in enumerate(raw.splitlines(), 1):
+        if token in line:
+            return number, line.strip()
+    return 0, token
