@@ -116,6 +116,23 @@ def _pythons() -> tuple[str, ...]:
     return tuple(f[-1] for f in found if f)
 
 
+def _smoke_on_pythons(  # type: ignore[no-untyped-def]
+    tmp_path: Path, index: Path, requirements: list[str], script: str, pythons: tuple[str, ...]
+):
+    """A smoke run of a project of `requirements` (on the local `index`) and `script`."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    lines = ["--no-index", f"--find-links {index}", *requirements]
+    (root / "requirements.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (root / "train.py").write_text(script, encoding="utf-8")
+    env = {"PATH": "/usr/bin:/bin", "UV_OFFLINE": "1", "UV_PYTHON_DOWNLOADS": "never",
+           "UV_CACHE_DIR": str(tmp_path / "uv-cache")}  # fmt: skip
+    target = SmokeTarget("lab/ghost", None, None, root, ("{python}", "train.py"),
+                         (("requirements.txt", "requirements_file"),))  # fmt: skip
+    return smoke(target, SmokeOptions(out_dir=tmp_path / "smoke", timeout=60, env=env,
+                                      pythons=pythons))  # fmt: skip
+
+
 def test_requirements_no_interpreter_installs_are_repaired_once(tmp_path: Path) -> None:
     pythons = _pythons()
     if len(pythons) < 2:
@@ -123,19 +140,10 @@ def test_requirements_no_interpreter_installs_are_repaired_once(tmp_path: Path) 
     index = tmp_path / "index"
     for version in ("1.2.0", "1.3.0"):
         build_wheel(index, "oldpin", version, {"oldpin.py": f"VERSION = {version!r}\n"})
-    root = tmp_path / "repo"
-    root.mkdir()
     # distutils is the standard library's; oldpin 0.4.1 has no 0.x release here; ghostpkg is
     # nowhere, and the entry point imports it.
-    lines = ["--no-index", f"--find-links {index}", "distutils", "oldpin==0.4.1", "ghostpkg==1.0"]
-    (root / "requirements.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (root / "train.py").write_text("import oldpin\nimport ghostpkg\n", encoding="utf-8")
-    env = {"PATH": "/usr/bin:/bin", "UV_OFFLINE": "1", "UV_PYTHON_DOWNLOADS": "never",
-           "UV_CACHE_DIR": str(tmp_path / "uv-cache")}  # fmt: skip
-    target = SmokeTarget("lab/ghost", None, None, root, ("{python}", "train.py"),
-                         (("requirements.txt", "requirements_file"),))  # fmt: skip
-    result = smoke(target, SmokeOptions(out_dir=tmp_path / "smoke", timeout=60, env=env,
-                                        pythons=pythons))  # fmt: skip
+    result = _smoke_on_pythons(tmp_path, index, ["distutils", "oldpin==0.4.1", "ghostpkg==1.0"],
+                               "import oldpin\nimport ghostpkg\n", pythons)  # fmt: skip
     assert result.outcome == "install"
     assert "ghostpkg" in result.evidence.text
     kinds = {r.kind: r for r in result.repairs}
@@ -319,17 +327,8 @@ def test_a_release_uv_cannot_read_moves_to_one_it_can_and_an_unneeded_one_is_dro
     _bz2_sdist(index, "oldtwist", "17.5.0")
     build_wheel(index, "oldtwist", "17.9.0", {"oldtwist.py": "READY = True\n"})
     _bz2_sdist(index, "unused", "1.0")  # nothing imports it, and no release of it can be read
-    root = tmp_path / "repo"
-    root.mkdir()
-    lines = ["--no-index", f"--find-links {index}", "oldtwist==17.5.0", "unused==1.0"]
-    (root / "requirements.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (root / "train.py").write_text("import oldtwist\nassert oldtwist.READY\n", encoding="utf-8")
-    env = {"PATH": "/usr/bin:/bin", "UV_OFFLINE": "1", "UV_PYTHON_DOWNLOADS": "never",
-           "UV_CACHE_DIR": str(tmp_path / "uv-cache")}  # fmt: skip
-    target = SmokeTarget("lab/twist", None, None, root, ("{python}", "train.py"),
-                         (("requirements.txt", "requirements_file"),))  # fmt: skip
-    result = smoke(target, SmokeOptions(out_dir=tmp_path / "smoke", timeout=60, env=env,
-                                        pythons=pythons))  # fmt: skip
+    result = _smoke_on_pythons(tmp_path, index, ["oldtwist==17.5.0", "unused==1.0"],
+                               "import oldtwist\nassert oldtwist.READY\n", pythons)  # fmt: skip
     kinds = {r.kind: r for r in result.repairs}
     assert kinds["pin"].after == "oldtwist==17.9.0", [r.summary for r in result.repairs]
     assert "kind uv no longer reads" in kinds["pin"].reason
