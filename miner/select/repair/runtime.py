@@ -298,19 +298,21 @@ def _older(
             importer = replace(fault, module=fault.importer, importer="", feature="")
             return _older(built, importer, builder, env, why)
         return None  # the project asked for this release: the fault lies elsewhere
+    tries: list[tuple[str, str]] = []
     era = _importer_era(fault, dist, version, builder, IndexSource.of(options, env))
-    if era is not None:
-        bound, why = era
-    else:
-        parts = version.split(".")
-        if not parts[0].isdigit() or (len(parts) > 1 and not parts[1].isdigit()):
-            return None
+    if era is not None:  # the importer's era first; where that does not install, a line back
+        tries.append(era)
+    parts = version.split(".")
+    if parts[0].isdigit() and (len(parts) < 2 or parts[1].isdigit()):
         line = f"{parts[0]}.{parts[1]}" if len(parts) > 1 and parts[1] != "0" else parts[0]
-        bound = f"{dist}<{line}"
-    if bound in built.lines or builder.install([*built.lines, bound]).exit_code != 0:
+        tries.append((f"{dist}<{line}", why or (f"{fault.feature} is not in {dist} {version}, "
+                                                "the release installed; the release line "
+                                                "before it")))  # fmt: skip
+    chosen = next((t for t in tries if t[0] not in built.lines
+                   and builder.install([*built.lines, t[0]]).exit_code == 0), None)  # fmt: skip
+    if chosen is None:
         return None
-    why = why or (f"{fault.feature} is not in {dist} {version}, the release installed; the "
-                  "release line before it")  # fmt: skip
+    bound, why = chosen
     with builder.log.open("a", encoding="utf-8") as fh:
         fh.write(f"miner: repair older: {dist}=={version} -> {bound}: {why} "
                  f"({fault.evidence.path}:{fault.evidence.line})\n")  # fmt: skip
