@@ -375,7 +375,7 @@ def test_data_the_training_code_names_and_ships_is_a_way_to_obtain_it(tmp_path: 
     assert "MNR301" in codes(write_project(tmp_path / "r", demo))
 
 
-def test_a_data_section_headed_in_chinese_in_a_linked_readme(tmp_path: Path) -> None:
+def test_a_chinese_download_sentence_in_a_linked_readme(tmp_path: Path) -> None:
     readme = COMPLETE_README.replace(DATA_SECTION, "See [P-Tuning](./ptuning).\n")
     linked = ("# P-Tuning\n\n### 下载数据集\n\n从 [Google Drive](https://drive.google.com/file/d/x)"
               " 下载处理好的 ADGEN 数据集。\n")  # fmt: skip

@@ -41,13 +41,15 @@ SCRIPT_RUN = re.compile(
     re.I,
 )
 
-# Chinese and Japanese headings of a data section ("下载数据集", "データセット"); their words need
-# no word boundary, the characters run together.
-CJK_DATA = r"数据集|資料集|データセット|语料库|コーパス"
+# "下载处理好的 ADGEN 数据集" (download the processed ADGEN dataset): Chinese and Japanese
+# write "download" and "dataset" with no word boundary; both, near each other, with a link.
+CJK_DATA_DOWNLOAD = re.compile(
+    r"(?:下载|ダウンロード)[^。.\n]{0,30}?(?:数据集|データセット)"
+    r"|(?:数据集|データセット)[^。.\n]{0,30}?(?:下载|ダウンロード)"
+)
 DATA_WORDS = re.compile(
     r"\b(?:data\s*sets?|datasets?|data|corpus|corpora|benchmarks?|annotations?|videos|"
-    r"(?:train|training|testing|test|val|validation|eval|evaluation) (?:sets?|images|samples))\b"
-    r"|数据集",  # "dataset" in Chinese ("数据", data, alone says too little)
+    r"(?:train|training|testing|test|val|validation|eval|evaluation) (?:sets?|images|samples))\b",
     re.I,
 )
 # "Download images of ChestX-ray14 from this [page](url)", "download the COCO images": images,
@@ -66,9 +68,7 @@ DATA_HOSTS = re.compile(
     re.I,
 )
 DATA_SECTION = re.compile(
-    r"^.{0,40}?(?:\b(?:data|download|prepar|getting started|training|quick ?start)"
-    rf"|{CJK_DATA}|下载|准备|准備|训练|ダウンロード|学習)",
-    re.I,
+    r"^.{0,40}?\b(?:data|download|prepar|getting started|training|quick ?start)", re.I
 )  # a short heading: a long title that mentions data is not a data section
 INSTALL_SECTION = re.compile(
     r"instal|dependen|dependec|requirement|environment|\bset ?up\b|docker|\bbuild", re.I
@@ -76,7 +76,7 @@ INSTALL_SECTION = re.compile(
 DOWNLOAD_VERB = re.compile(
     r"\b(?:download\w*|obtain\w*|fetch\w*|available (?:at|from|here|on)|can be found|"
     r"prepar(?:e|ed|ation|ing)|"
-    r"get (?:it|them|the)|from (?:this|the) link)\b|下载|ダウンロード",
+    r"get (?:it|them|the)|from (?:this|the) link)\b",
     re.I,
 )
 # "trained on [LAION-400M](https://...)": the link right after "trained on" is the data's.
@@ -204,6 +204,8 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
         if LINK_IS_DATA.search(sentence):
             return True  # "[Fashion-mnist](url) is a recently proposed dataset"
         words = TAGS.sub(" ", URL.sub(" ", sentence))
+        if CJK_DATA_DOWNLOAD.search(words):
+            return True
         data = DATA_WORDS.search(words) or DOWNLOADED_MEDIA.search(words)
         if not data:
             continue
