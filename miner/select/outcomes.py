@@ -51,6 +51,9 @@ LAUNCHER_FAILED = re.compile(r"ChildFailedError|CalledProcessError: Command .*re
 # The failing line of a bare AssertionError that asks for a GPU (`assert torch.cuda.is_available()`,
 # `assert num_gpu <= torch.cuda.device_count()`): the machine, not the project, fell short.
 GPU_ASSERT = re.compile(r"(?i)^\s*assert\b.*(?:\bcuda\b|\bgpus?\b|device_count)")
+GPU_COUNT_DIVISOR = re.compile(
+    r"(?i)[/%]\s*(?:\w+\.)*(?:n_?gpus?|num_?gpus?|gpu_?(?:num|count)s?|device_count\(\))\b"
+)
 IMPORT = re.compile(
     r"ModuleNotFoundError|ImportError|No module named|cannot import name|undefined symbol"
     r"|cannot open shared object file"
@@ -221,13 +224,21 @@ def classify_training(
 
 
 def _gpu_assert(lines: list[str], tail: list[tuple[int, str]]) -> tuple[int, str] | None:
-    """The assert line above a final AssertionError when it asks for a GPU."""
-    if not tail or not tail[0][1].strip().startswith("AssertionError"):
+    """The code line above a final AssertionError when it asks for a GPU, or above a final
+    ZeroDivisionError when it divides by the GPU count (`rank % num_gpus`, zero on a CPU)."""
+    if not tail:
+        return None
+    first = tail[0][1].strip()
+    if first.startswith("AssertionError"):
+        wanted = GPU_ASSERT
+    elif first.startswith("ZeroDivisionError"):
+        wanted = GPU_COUNT_DIVISOR
+    else:
         return None
     for index in range(tail[0][0] - 2, max(-1, tail[0][0] - 5), -1):
         text = lines[index].strip()
         if text and not set(text) <= set("^~ "):
-            return (index + 1, text) if GPU_ASSERT.search(text) else None
+            return (index + 1, text) if wanted.search(text) else None
     return None
 
 

@@ -289,6 +289,13 @@ def test_an_assert_that_asks_for_a_gpu_needs_one(tmp_path):
         text = traceback + f"    {code}\n" + "AssertionError\n"
         got, evidence = classify_training(log(tmp_path, text), 1, False, 60, None)
         assert (got, evidence.line, evidence.text) == ("needs_gpu", 3, code)
+    divided = (
+        traceback + "    local_rank = rank % num_gpus\nZeroDivisionError: integer modulo by zero\n"
+    )
+    got, evidence = classify_training(log(tmp_path, divided), 1, False, 60, None)
+    assert (got, evidence.text) == ("needs_gpu", "local_rank = rank % num_gpus")
+    by_batch = traceback + "    mean = total / count\nZeroDivisionError: division by zero\n"
+    assert classify_training(log(tmp_path, by_batch), 1, False, 60, None)[0] == "runtime"
     other = traceback + "    assert username is not None\nAssertionError\n"
     got, evidence = classify_training(log(tmp_path, other), 1, False, 60, None)
     assert (got, evidence.text) == ("runtime", "AssertionError")
