@@ -444,8 +444,9 @@ def test_a_module_a_python_2_run_asks_for_is_bounded_by_the_commit_date(
     ],
 )
 def test_a_namespace_packages_part_installs_as_the_distribution_of_its_own_name(
-    tmp_path: Path, index: Path, script: str
+    tmp_path: Path, script: str
 ) -> None:
+    index = build_index(tmp_path / "index")  # its own: listings of an index are cached
     # `ruamel` alone maps to ruamel.base, which has the namespace and not the part.
     build_wheel(index, "ruamel.base", "1.0.0", {"ruamel/__init__.py": ""})
     build_wheel(index, "ruamel.yaml", "0.17.21", {"ruamel/yaml/__init__.py": "LOAD = 1\n"})
