@@ -19,9 +19,10 @@ from miner.select.entry import SCRIPT_IN_SHELL, is_training_script, readme_comma
 from miner.select.versions import VersionSpec, version_specs
 
 MAX_LINES_PER_FILE = 5000
-# A root script that runs the project (`run.py`, `main.py`, `train_*.py`) and a call that trains
-# its model through the project's own method (`model.train(x, y, epochs=...)`).
-RUNNER_NAME = re.compile(r"(?:run|main|start|train\w*)\.py$")
+# A root script that runs the project (`run.py`, `main.py`; a `train*.py` with a main guard is a
+# training script already) and a call that trains its model through the project's own method
+# (`model.train(x, y, epochs=...)`).
+RUNNER_NAME = re.compile(r"(?:run|main|start)\.py$")
 TRAINS_MODEL = re.compile(r"\b\w*(?:model|net|agent|trainer|learner)\w*\.train(?:_\w+)?\((?!\s*\))")
 # Folders of code a project keeps for the record, no longer its way to train.
 RETIRED_FOLDERS = frozenset({"legacy", "deprecated", "archive", "archived", "old", "obsolete"})

@@ -61,3 +61,17 @@ def distribution_on_index(
     if len(found[first]) < MIN_RELEASES:
         return None  # a project with a handful of releases is a bundle, not the original
     return first, f"pigar's database, the first published of {len(candidates)} that ship it"
+
+
+def namespace_part_on_index(
+    top: str, part: str, source: IndexSource, as_of: str | None = None
+) -> tuple[str, str] | None:
+    """(distribution, why) for `part` (`ruamel.yaml`), a part of the namespace package `top`
+    that a distribution of its own name provides; None when there is none, or when `top` is
+    itself a distribution (`torch.utils`, `tensorflow.keras`: parts of it, whatever else the
+    index holds under the dotted name)."""
+    own = distribution_on_index(top, source, as_of)
+    if own is not None and own[1] == "its own name":
+        return None
+    found = distribution_on_index(part, source, as_of)
+    return found if found is not None and found[1] == "its own name" else None

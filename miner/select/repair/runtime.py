@@ -20,7 +20,7 @@ from packaging.version import InvalidVersion, Version
 from miner.codebook import Evidence
 from miner.select.repair.attempt import EnvironmentBuild
 from miner.select.repair.envs import Builder
-from miner.select.repair.imports import distribution_on_index
+from miner.select.repair.imports import distribution_on_index, namespace_part_on_index
 from miner.select.repair.index import IndexSource, newest_release, releases
 from miner.select.repair.names import canonical
 from miner.select.repair.records import Repair
@@ -252,12 +252,9 @@ def _namespace_part(
     package that a distribution of its own name provides and the environment lacks."""
     if fault.kind != "module" or "." not in fault.feature:
         return None
-    top = distribution_on_index(fault.module, source, as_of)
-    if top is not None and top[1] == "its own name":
-        return None  # `torch.utils`: a part of a distribution named like its top module
     dotted = ".".join(fault.feature.split(".")[:2])
-    found = distribution_on_index(dotted, source, as_of)
-    if found is None or found[1] != "its own name" or not builder.probe([dotted]):
+    found = namespace_part_on_index(fault.module, dotted, source, as_of)
+    if found is None or not builder.probe([dotted]):
         return None
     return dotted, found[0]
 

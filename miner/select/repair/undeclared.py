@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from miner.codebook import Evidence
-from miner.select.repair.imports import distribution_on_index
+from miner.select.repair.imports import distribution_on_index, namespace_part_on_index
 from miner.select.repair.moves import companion, pillow_bound
 from miner.select.repair.names import canonical
 from miner.select.repair.records import Repair
@@ -58,12 +58,7 @@ def _namespace_part(line: str, module: str, attempt: Attempt) -> tuple[str, str]
     match = re.search(rf"\b{re.escape(module)}\.([A-Za-z_]\w*)", line)
     if match is None:
         return None
-    own = distribution_on_index(module, attempt.source)
-    if own is not None and own[1] == "its own name":
-        return None  # `torch.utils`, `tensorflow.keras`: parts of a distribution, whatever else
-        # the index holds under the dotted name
-    found = distribution_on_index(f"{module}.{match.group(1)}", attempt.source)
-    return found if found is not None and found[1] == "its own name" else None
+    return namespace_part_on_index(module, f"{module}.{match.group(1)}", attempt.source)
 
 
 def add_missing_dependencies(
