@@ -68,6 +68,15 @@ CpuShimOption = Annotated[
         "checkpoints, tf.device('/gpu:0')) on the CPU; the outcome reads 'ok (cpu shim)'.",
     ),
 ]
+BatchOption = Annotated[
+    bool,
+    typer.Option(
+        "--small-batch/--full-batch",
+        help="Lower the command's training batch (--batch-size, DATA.BATCH_SIZE, "
+        "train.batch_size=, or the script's own larger default) to 4, so that one CPU step fits "
+        "the memory and time bounds; each change is a note of the run.",
+    ),
+]
 DataOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -105,6 +114,7 @@ def smoke_options(
     cpu_shim: bool = False,
     data: Sequence[str] = (),
     fetch_data: bool = False,
+    small_batch: bool = True,
 ) -> SmokeOptions:
     """Smoke options from the command line: logs and kept environments under <runs>/smoke."""
     from miner.errors import ConfigError
@@ -127,6 +137,7 @@ def smoke_options(
         cpu_shim=cpu_shim,
         data=tuple(DataMount.parse(d) for d in data),
         fetch_data=fetch_data,
+        small_batch=small_batch,
     )
 
 
@@ -201,6 +212,7 @@ def smoke_cmd(
     cpu_shim: CpuShimOption = False,
     data: DataOption = None,
     fetch_data: FetchOption = False,
+    batch: BatchOption = True,
     jobs: Annotated[
         int,
         typer.Option(
@@ -229,7 +241,7 @@ def smoke_cmd(
     config = settings(study, db)
     options = smoke_options(
         config, timeout, install_timeout, memory, python, as_of_commit, until, stand_in_data,
-        cpu_shim, data or (), fetch_data,
+        cpu_shim, data or (), fetch_data, batch,
     )  # fmt: skip
     folder = manifests or config.runs / "manifests"
     try:

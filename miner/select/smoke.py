@@ -32,6 +32,7 @@ from miner.select.arguments import (
     one_device,
     required_arguments,
 )
+from miner.select.batches import small_batch
 from miner.select.blobs import fetch_omitted
 from miner.select.closure import closure_note, import_closure, script_in_command
 from miner.select.data_reruns import stand_in_files_for, wants_data
@@ -229,6 +230,11 @@ def _train(
             "launcher: the README's command starts through a distributed launcher; run as its "
             "one worker (RANK=0, WORLD_SIZE=1, MASTER_ADDR=127.0.0.1)"
         )
+    script = target.entry_script or script_in_command(target.command)
+    if options.small_batch:
+        command, smaller = small_batch(target.command, copy / script if script else None)
+        target = replace(target, command=command)
+        notes += list(smaller)
     training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
     asked, repaired, stood_in = False, 0, 0
     preparation = preparation_steps(copy, target.entry_evidence)
@@ -243,8 +249,11 @@ def _train(
             notes.append(f"cpu shim: the CPU shown as a GPU after {training.evidence.path}:"
                          f"{training.evidence.line}: {training.evidence.text[:200]}")  # fmt: skip
             command, fewer = one_device(target.command)
-            target = replace(target, command=command)
             notes += [f"cpu shim: one device asked for: {change}" for change in fewer]
+            if options.small_batch:
+                command, smaller = small_batch(command, copy / script if script else None)
+                notes += list(smaller)
+            target = replace(target, command=command)
             training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
             continue
         if stood_in < DATA_RERUNS and stand_in_files_for(training, copy, work, logs, options,

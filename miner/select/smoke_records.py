@@ -33,6 +33,7 @@ class SmokeOptions:
     fetch_blobs: bool = True  # fetch what the clone's blob filter left out into the copy
     stand_in_data: bool = True  # serve synthetic data where a known loader finds none
     cpu_shim: bool = False  # keep hard-coded CUDA on the CPU
+    small_batch: bool = True  # ask for a batch of batches.SMALL_BATCH (see batches.py)
     # with the shim, show the CPU as a GPU (set by the rerun of a run that still asked for one)
     claim_gpu: bool = False
     data: tuple[DataMount, ...] = ()  # the user's data, copied into the run's copy

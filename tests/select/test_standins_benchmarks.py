@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import zipfile
 
 import pytest
 from PIL import Image
@@ -49,6 +50,10 @@ def test_the_missing_path_is_read_off_each_kind_of_message(line, path):
         ("datasets/facades/train", "facades (pix2pix/CycleGAN)", "datasets/facades"),
         ("./datasets/horse2zebra/trainA", "horse2zebra (pix2pix/CycleGAN)", "datasets/horse2zebra"),
         ("datasets/maps", "maps (pix2pix/CycleGAN)", "datasets/maps"),
+        ("datasets/cifar10-32x32.zip", "cifar10-32x32.zip (dataset_tool image archive)",
+         "datasets/cifar10-32x32.zip"),
+        ("/run/stand-in-data/afhqv2-512x512.zip", "afhqv2-512x512.zip (dataset_tool image archive)",
+         "/run/stand-in-data/afhqv2-512x512.zip"),
     ],
 )  # fmt: skip
 def test_a_missing_path_names_its_data_set_and_the_root_to_write(path, dataset, root):
@@ -65,6 +70,7 @@ def test_a_missing_path_names_its_data_set_and_the_root_to_write(path, dataset, 
         "cityscapes/leftImg8bit/train",  # Cityscapes' own layout, not pix2pix's
         "coco/annotations/my_labels.json",  # another annotation file than COCO's
         "ETTh1.csv.bak",
+        "data/images.zip",  # an archive that states no size: no layout to copy
     ],
 )
 def test_paths_that_only_look_like_a_data_set_are_left_alone(path):
@@ -180,3 +186,25 @@ def test_the_stand_in_is_reported_as_stand_in_data_with_its_shapes(tmp_path):
     assert served.loader == "files: exchange_rate.csv (Informer/Autoformer time series)"
     assert served.arrays == (("exchange_rate.csv", (7588, 9), "mixed"),)
     assert "No such file or directory: 'data/exchange_rate.csv'" in served.reason
+
+
+def test_an_image_archive_reads_as_the_dataset_tool_family_reads_it(tmp_path):
+    line = "Error: --data: [Errno 2] No such file or directory: 'datasets/cifar10-32x32.zip'"
+    written = stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report")
+    assert written is not None and written.classes == 10
+    with zipfile.ZipFile(tmp_path / "datasets/cifar10-32x32.zip") as archive:
+        # the family's ImageFolderDataset: sorted image names, one shape, labels by name
+        names = sorted(n for n in archive.namelist() if n.endswith(".png"))
+        labels = dict(json.loads(archive.read("dataset.json"))["labels"])
+        shapes = set()
+        for name in names:
+            with archive.open(name) as member, Image.open(member) as image:
+                shapes.add((image.size, image.mode))
+    assert len(names) == 16 and shapes == {((32, 32), "RGB")}
+    assert all(0 <= labels[name] < 10 for name in names)
+    line = "FileNotFoundError: [Errno 2] No such file or directory: 'data/ffhq-256x128.zip'"
+    stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report")
+    with zipfile.ZipFile(tmp_path / "data/ffhq-256x128.zip") as archive:
+        assert json.loads(archive.read("dataset.json")) == {"labels": None}
+        with archive.open("00000/img00000000.png") as member, Image.open(member) as image:
+            assert image.size == (256, 128)

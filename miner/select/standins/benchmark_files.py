@@ -2,7 +2,8 @@
 
 Most projects that get past their imports stop at data they expect on disk: the ETT and
 Informer-family CSVs under `./data/ETT/`, SQuAD's JSON, a COCO root, a NeRF Blender scene, a
-pix2pix or CycleGAN image folder. No loader call names them, so the start-up hook cannot stand
+pix2pix or CycleGAN image folder, an image archive of NVIDIA's `dataset_tool.py`
+(`cifar10-32x32.zip`). No loader call names them, so the start-up hook cannot stand
 in; but the missing path does name them, and their layouts are public and fixed. When a smoke
 run ends for a missing file whose path names one of these data sets, the run writes a small
 synthetic copy in the real layout (the real file names, columns, JSON keys, image folders) at
@@ -25,12 +26,14 @@ from pathlib import Path, PurePosixPath
 
 from miner.select.standins.benchmark_layouts import (
     COCO_SPLIT,
+    IMAGE_ARCHIVE,
     IMAGE_TRANSLATION,
     SQUAD,
     TIME_SERIES,
     TRANSLATION_FOLDERS,
     WrittenFiles,
     write_coco,
+    write_image_archive,
     write_image_translation,
     write_nerf_scene,
     write_squad,
@@ -127,8 +130,16 @@ def _squad(path: PurePosixPath) -> BenchmarkMatch | None:
     return BenchmarkMatch(f"{path.name} (SQuAD)", path, write_squad)
 
 
+def _image_archive(path: PurePosixPath) -> BenchmarkMatch | None:
+    found = IMAGE_ARCHIVE.fullmatch(path.name)
+    if found is None:
+        return None
+    return BenchmarkMatch(f"{path.name} (dataset_tool image archive)", path, write_image_archive)
+
+
 BENCHMARKS: tuple[Callable[[PurePosixPath], BenchmarkMatch | None], ...] = (
     _time_series,
+    _image_archive,
     _squad,
     _coco,
     _nerf_scene,

@@ -327,3 +327,38 @@ def write_squad(path: Path, seed: int) -> WrittenFiles:
     path.parent.mkdir(parents=True, exist_ok=True)
     _dump(path, {"version": version, "data": articles})
     return WrittenFiles(path, 1, ((path.name, (questions,), "json"),))
+
+
+# NVIDIA's `dataset_tool.py` archives, which the StyleGAN2-ADA, StyleGAN3 and EDM families and
+# their forks train from: `<name>-<width>x<height>.zip` of PNGs under numbered folders of a
+# thousand, and a `dataset.json` of labels (null for unlabelled sets).
+IMAGE_ARCHIVE = re.compile(r"(?P<name>[\w.]+?)[-_](?P<width>\d{1,4})x(?P<height>\d{1,4})\.zip")
+ARCHIVE_IMAGES = 16
+ARCHIVE_CLASSES = {"cifar10": 10, "cifar100": 100, "imagenet": 1000, "mnist": 10,
+                   "fashion_mnist": 10, "svhn": 10, "stl10": 10}  # fmt: skip
+
+
+def write_image_archive(path: Path, seed: int) -> WrittenFiles:
+    """An archive at `path` in `dataset_tool.py`'s layout at the size its name states, labelled
+    with the data set's number of classes where it has classes (`cifar10-32x32.zip`)."""
+    import io
+    import zipfile
+
+    from PIL import Image
+
+    found = IMAGE_ARCHIVE.fullmatch(path.name)
+    assert found is not None
+    width, height = int(found["width"]), int(found["height"])
+    classes = ARCHIVE_CLASSES.get(found["name"].lower().replace("-", "_"), 0)
+    state = _rng(seed, path.name)
+    names = [f"00000/img{i:08d}.png" for i in range(ARCHIVE_IMAGES)]
+    labels = [[name, int(state.randint(0, classes))] for name in names] if classes else None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w") as archive:
+        for name in names:
+            buffer = io.BytesIO()
+            Image.fromarray(_picture(state, width, height)).save(buffer, format="PNG")
+            archive.writestr(name, buffer.getvalue())
+        archive.writestr("dataset.json", json.dumps({"labels": labels}))
+    arrays = ((path.name, (ARCHIVE_IMAGES, height, width, 3), "uint8"),)
+    return WrittenFiles(path, ARCHIVE_IMAGES + 1, arrays, classes)
