@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from miner.audit.closure import runs_python
 from miner.select.arguments import fill_in_value
+from miner.select.console_scripts import module_file
 
 # Scripts that are not training: demos, plots, servers, webcams, data preparation, evaluation.
 NOT_TRAINING = re.compile(
@@ -32,6 +33,8 @@ TRAIN_THEN_TEST = re.compile(
     r"(?i)(?:^|[_\-.])train(?:[_\-.](?:and|then))?[_\-.](?:test|eval\w*|val\w*)$"
 )
 TRAINING_NAME = re.compile(r"(?i)train|main|run|fit|learn|finetune|pretrain")
+# A console script's sub-command that trains (`litgpt finetune ...`, `yolo train ...`).
+TRAINING_SUBCOMMANDS = frozenset(("train", "fit", "finetune", "fine-tune", "pretrain"))
 # A Python script a shell script runs (`python -u ./run.py ...`; not in a comment).
 SCRIPT_IN_SHELL = re.compile(r"(?m)^[^#\n]*?\bpython[0-9.]*\s+(?:-u\s+)?(?:\./)?([\w./-]+\.py)\b")
 Reader = Callable[[str], "str | None"]
@@ -64,11 +67,11 @@ class ReadmeCommand:
 
     line: int  # the line the command starts on
     text: str  # the command as written, continuation lines joined
-    runner: str  # python | module | shell
-    script: str  # the script's path in the checkout (for `module`, the module's file)
+    runner: str  # python | module | shell | console
+    script: str  # the script's path in the checkout (for `module` and `console`, the module's)
     args: tuple[str, ...]
     placeholders: tuple[str, ...]
-    module: str = ""
+    module: str = ""  # `module` runs it with -m; `console` names `command=module:function`
     folder: str = ""  # the README's folder, when the command's paths are relative to it
 
 
@@ -158,13 +161,15 @@ def _split_placeholders(args: list[str]) -> tuple[tuple[str, ...], tuple[str, ..
 
 
 def parse_command(
-    line: str, no: int, base: str, paths: frozenset[str], read: Reader | None = None
-) -> ReadmeCommand | None:
+    line: str, no: int, base: str, paths: frozenset[str], read: Reader | None = None,
+    scripts: Mapping[str, str] | None = None,
+) -> ReadmeCommand | None:  # fmt: skip
     """The training command on `line` of a document in folder `base`, if it runs a script of the
-    checkout with a training name (None for help requests, demos and anything else): the line
+    checkout with a training name, or a console script of the project (`scripts`: name ->
+    `module:function`) that trains (None for help requests, demos and anything else): the line
     itself, else an inline code span of it, else the line from a runner word on."""
     for segment in command_segments(line):
-        command = _parse(segment, line, no, base, paths, read)
+        command = _parse(segment, line, no, base, paths, read, scripts or {})
         if command is not None:
             return command
     return None
@@ -200,13 +205,18 @@ def _without_launcher(words: list[str]) -> list[str]:
 
 
 def _parse(
-    segment: str, line: str, no: int, base: str, paths: frozenset[str], read: Reader | None
-) -> ReadmeCommand | None:
+    segment: str, line: str, no: int, base: str, paths: frozenset[str], read: Reader | None,
+    scripts: Mapping[str, str],
+) -> ReadmeCommand | None:  # fmt: skip
     words = command_words(segment)
     if len(words) < 1:
         return None
     words = _without_launcher(words)
     head, rest = words[0], words[1:]
+    if head in scripts:
+        # a bare name in a sentence (`use the `mace_run_train` script`) mentions the command
+        mention = not rest and command_words(line) != words
+        return None if mention else _console(head, scripts[head], rest, line, no, paths)
     runner, module = "", ""
     if PYTHON.match(PurePosixPath(head).name):
         while rest and rest[0] in ("-u", "-O", "-B", "-W") or (rest and rest[0].startswith("-X")):
@@ -244,6 +254,21 @@ def _parse(
     return ReadmeCommand(no, line.strip(), runner, script, args, placeholders, module, folder)
 
 
+def _console(
+    name: str, target: str, rest: list[str], line: str, no: int, paths: frozenset[str]
+) -> ReadmeCommand | None:
+    """A console script of the project's that trains, by its name (`mace_run_train`) or its
+    sub-command (`litgpt finetune`), with a function in the checkout."""
+    script = module_file(target, paths)
+    sub = rest[0] if rest and not rest[0].startswith("-") else ""
+    trains = bool(TRAINING_NAME.search(name)) and _trains(name.replace("-", "_"))
+    if script is None or HELP.intersection(rest) or not (trains or sub in TRAINING_SUBCOMMANDS):
+        return None
+    args, placeholders = _split_placeholders(rest)
+    return ReadmeCommand(no, line.strip(), "console", script, args, placeholders,
+                         f"{name}={target}")  # fmt: skip
+
+
 def _python_program(head: str, base: str, paths: frozenset[str], read: Reader | None) -> bool:
     """`./train`: a file of the checkout with no suffix whose first line runs Python."""
     script = _resolve(head, base, paths)
@@ -264,16 +289,19 @@ def _runs_training(script: str, read: Reader | None) -> bool:
 
 
 def readme_commands(
-    doc: str, text: str, paths: frozenset[str], read: Reader | None = None
-) -> list[ReadmeCommand]:
+    doc: str, text: str, paths: frozenset[str], read: Reader | None = None,
+    scripts: Mapping[str, str] | None = None,
+) -> list[ReadmeCommand]:  # fmt: skip
     """Every training command of one document, in the order written (`read` gives a file's
-    text, to look inside a shell script whose name says nothing)."""
+    text, to look inside a shell script whose name says nothing; `scripts` the project's
+    console scripts)."""
     base = str(PurePosixPath(doc).parent)
     found = []
     for no, line in joined_lines(text):
-        if not re.search(r"\.(?:py|sh)\b|-m\s+\w|(?:^|\s|`)\./\w", line):
+        named = scripts and not scripts.keys().isdisjoint(re.findall(r"[\w.-]+", line))
+        if not named and not re.search(r"\.(?:py|sh)\b|-m\s+\w|(?:^|\s|`)\./\w", line):
             continue
-        command = parse_command(line, no, base, paths, read)
+        command = parse_command(line, no, base, paths, read, scripts)
         if command is not None:
             found.append(command)
     return found

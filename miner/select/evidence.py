@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from miner.audit.detect.reproducibility import SEED_PATTERNS, THREAD_PATTERNS
 from miner.audit.files import RepoTree, is_vendored
 from miner.codebook import Evidence
+from miner.select.console_scripts import call_code, console_scripts
 from miner.select.entry import SCRIPT_IN_SHELL, is_training_script, readme_commands
 from miner.select.versions import VersionSpec, version_specs
 
@@ -76,8 +77,9 @@ class EntryPoint:
     kind: str  # readme_command | run_script | train_script | training_loop | main_argparse |
     # main_trains
     evidence: tuple[Evidence, ...]
-    runner: str = "python"  # python | module (`python -m`) | shell (`bash x.sh`, `./x.sh`)
-    module: str = ""  # the module `python -m` runs
+    # python | module (`python -m`) | shell (`bash x.sh`, `./x.sh`) | console (a console script)
+    runner: str = "python"
+    module: str = ""  # the module `python -m` runs; a console script's `name=module:function`
     placeholders: tuple[str, ...] = ()  # README arguments left out: the user must supply them
     folder: str = ""  # where the command starts (a sub-project's README), "" for the root
 
@@ -97,6 +99,9 @@ class EntryPoint:
             script = script.removeprefix(f"{self.folder}/")
         if self.runner == "module":
             argv: tuple[str, ...] = ("{python}", "-m", self.module, *self.args)
+        elif self.runner == "console":
+            name, _, target = self.module.partition("=")
+            argv = ("{python}", "-c", call_code(target, name), *self.args)
         elif self.runner == "shell" and script.endswith(".sh"):
             argv = ("bash", script, *self.args)
         else:
@@ -320,10 +325,11 @@ def _readme_evidence(tree: RepoTree) -> tuple[list[EntryPoint], list[Evidence], 
     data: list[Evidence] = []
     scale: list[Evidence] = []
     paths = frozenset(tree.paths)
+    scripts = console_scripts(tree.read_text)
     for doc in tree.docs:
         text = tree.read_text(doc) or ""
         for command in readme_commands(
-            doc, "\n".join(text.splitlines()[:MAX_LINES_PER_FILE]), paths, tree.read_text
+            doc, "\n".join(text.splitlines()[:MAX_LINES_PER_FILE]), paths, tree.read_text, scripts
         ):
             evidence = _ev(doc, command.line, command.text, "readme_command")
             entries.append(

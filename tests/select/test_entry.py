@@ -322,3 +322,70 @@ def test_a_script_that_trains_then_tests_is_a_training_script():
                             paths)  # fmt: skip
     assert [(c.script, c.args) for c in found] == [
         ("experiments/deeplab_train_test.py", ("--cfg", "a.yaml"))]  # fmt: skip
+
+
+CONSOLE_MODULE = (
+    "import argparse, sys\n"
+    "def main():\n"
+    "    parser = argparse.ArgumentParser()\n"
+    "    parser.add_argument('--name')\n"
+    "    parser.add_argument('--max_num_epochs', type=int)\n"
+    "    args = parser.parse_args()\n"
+    "    print('prog', sys.argv[0], 'name', args.name, 'epochs', args.max_num_epochs)\n"
+    "    return 0\n"
+)
+
+
+def test_a_console_script_the_project_declares_runs_its_function(tmp_path):
+    import subprocess
+    import sys
+
+    root = write(tmp_path, {
+        "README.md": "Use the `mace_run_train` script.\n\n```sh\nmace_run_train \\\n"
+                     "  --name=MACE --max_num_epochs=2\n```\n"
+                     "Evaluate with `mace_eval_configs --configs=x.xyz`.\n",
+        "pyproject.toml": '[project]\nname = "mace-torch"\n[project.scripts]\n'
+                          'mace_run_train = "mace.cli.run_train:main"\n'
+                          'mace_eval_configs = "mace.cli.eval_configs:main"\n',
+        "mace/__init__.py": "", "mace/cli/__init__.py": "",
+        "mace/cli/run_train.py": CONSOLE_MODULE, "mace/cli/eval_configs.py": CONSOLE_MODULE,
+    })  # fmt: skip
+    first = scan_checkout(root).entry_points[0]
+    assert (first.kind, first.script, first.runner) == (
+        "readme_command", "mace/cli/run_train.py", "console"
+    )  # fmt: skip
+    command = first.command()
+    assert command[:2] == ("{python}", "-c")
+    assert command[3:] == ("--name=MACE", "--max_num_epochs=2")
+    ran = subprocess.run([sys.executable, *command[1:]], cwd=root, capture_output=True, text=True)
+    assert ran.stdout.split() == ["prog", "mace_run_train", "name", "MACE", "epochs", "2"]
+    assert ran.returncode == 0
+
+
+def test_console_scripts_are_read_from_each_kind_of_packaging(tmp_path):
+    from miner.select.console_scripts import console_scripts
+
+    files = {
+        "setup.py": "from setuptools import setup\nsetup(name='x', entry_points={\n"
+                    "    'console_scripts': [\n"
+                    "        'nnUNetv2_train = nnunetv2.run.run_training:run_training_entry',\n"
+                    "        'bad entry']})\n",
+        "setup.cfg": "[options.entry_points]\nconsole_scripts =\n"
+                     "    litgpt = litgpt.__main__:main\n",
+    }  # fmt: skip
+    assert console_scripts(files.get) == {
+        "nnUNetv2_train": "nnunetv2.run.run_training:run_training_entry",
+        "litgpt": "litgpt.__main__:main",
+    }
+    assert console_scripts({"pyproject.toml": "not [ toml"}.get) == {}
+
+
+def test_a_console_script_trains_by_its_name_or_its_sub_command(tmp_path):
+    scripts = {"litgpt": "litgpt.__main__:main", "serve-model": "pkg.serve:main",
+               "pkg-train": "other.train:main"}  # fmt: skip
+    paths = frozenset({"litgpt/__main__.py", "pkg/serve.py"})
+    text = ("litgpt finetune microsoft/phi-2 --data JSON\nlitgpt chat microsoft/phi-2\n"
+            "serve-model --port 80\npkg-train --epochs 1\nlitgpt finetune --help\n")  # fmt: skip
+    found = readme_commands("README.md", text, paths, None, scripts)
+    # a chat, a server, a module outside the checkout and a help request are no training
+    assert [(c.line, c.script, c.args[0]) for c in found] == [(1, "litgpt/__main__.py", "finetune")]
