@@ -3,8 +3,9 @@
 Every classifier that reads documentation asks this module before a sentence counts:
 
 - `quoted`: a pattern quoted as an example ("16GB RAM", "Tesla V100" in a tool's rules or its
-  codebook) is shown, not stated: the text inside double quotation marks, and Markdown shown
-  as inline code (`` `[COCO](https://...)` ``);
+  codebook) is shown, not stated: the text inside double quotation marks (unless a verb of use
+  names it: `tested on a "1x A100 (40 GB)" instance`), and Markdown shown as inline code
+  (`` `[COCO](https://...)` ``);
 - `about_others`: sentences about other projects: news items, other tools' results and claims,
   grant acknowledgements and the entries of an awesome or reading list;
 - `foreign_trees`: folders that are another project bundled or vendored whole, known by their
@@ -40,11 +41,23 @@ GRANT = re.compile(
 )
 
 
+# A quotation that names what the authors used (`tested on a Lambda Labs "1x A100 (40 GB SXM4)"
+# instance`) is a name in use, not a pattern shown as an example: a verb of use, then at most
+# an article and a few capitalised words, right before the opening quote.
+NAMED_IN_USE = re.compile(
+    r"(?i:\b(?:tested|trained|run|ran|used|using|benchmarked|measured|evaluated|conducted|"
+    r"performed|done|carried out)\s+(?:on|with|in)\s+(?:an?\s+|the\s+|one\s+|our\s+|single\s+)?)"
+    r"(?:[A-Z][\w.-]*\s+){0,3}$"
+)
+
+
 def quoted(text: str, start: int, end: int) -> bool:
     """True when text[start:end] sits inside a quotation or inline-code Markdown shown as text."""
     for pattern in (QUOTATION, SHOWN_MARKDOWN):
         for m in pattern.finditer(text):
             if m.start() < start and end <= m.end():
+                if pattern is QUOTATION and NAMED_IN_USE.search(text, 0, m.start()):
+                    return False
                 return True
             if m.start() >= end:
                 break

@@ -15,7 +15,7 @@ from miner.codebook import Evidence
 from miner.lint.context import Finding, LintContext, Rule
 from miner.lint.framework_use import framework_deps, training_closure
 from miner.lint.scope import EDUCATIONAL, INFERENCE, LIBRARY, TRAINING, training_entry
-from miner.lint.shipped_data import named_data
+from miner.lint.shipped_data import environment_data, named_data
 from miner.lint.software_checks import SOFTWARE_CHECKS
 from miner.lint.statements import (
     CPU_CLAIM,
@@ -131,6 +131,8 @@ def _data_unstated(ctx: LintContext) -> list[Finding]:
     code = {path: "\n".join(lines) for path, lines in ctx.facts.code_lines.items()}
     if named_data(ctx.tree, code):
         return []  # the data ships, and the training code reads it by its path
+    if environment_data(code):
+        return []  # an agent learns from the environment it acts in: no data set to obtain
     entry = training_entry(ctx.audit, ctx.own_code)[:1]
     return [
         Finding(

@@ -138,3 +138,29 @@ def _located(raw: str, token: str) -> tuple[int, str]:
         if token in line:
             return number, line.strip()
     return 0, token
+
+
+# A training loop that takes its examples from an environment it acts in: the assignment of a
+# step's reward and end flag (`obs, reward, done, info = env.step(a)`, `x, r_t, terminal =
+# game_state.frame_step(a_t)`, gymnasium's `terminated, truncated`). Such an agent's data is
+# what it meets in the simulator or game, not a data set to download.
+ENVIRONMENT_STEP = re.compile(
+    r"(?m)^[ \t]*[\w\[\], \t]*\b(?:r|rew|rews|reward|rewards)(?:_\w+)?\s*,\s*"
+    r"(?:done|dones|terminal|terminals|terminated|term)(?:_\w+)?\b[\w\[\], \t]*"
+    r"=\s*[\w.\[\]]+\.\w*step\("
+)
+# An agent trained from logged transitions (offline RL) reads a data set after all.
+OFFLINE_DATA = re.compile(r"\b(?:d4rl|minari|offline_dataset|load_dataset)\b")
+
+
+def environment_data(code: Mapping[str, str]) -> Evidence | None:
+    """The first line where training code takes a step's reward and end flag from an environment,
+    unless the code also reads an offline data set."""
+    if any(OFFLINE_DATA.search(text) for text in code.values()):
+        return None
+    for path, text in sorted(code.items()):
+        found = ENVIRONMENT_STEP.search(text)
+        if found:
+            line = text.count("\n", 0, found.start()) + 1
+            return Evidence(path, line, found.group(0).strip()[:160], "lint.environment_data")
+    return None

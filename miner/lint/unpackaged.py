@@ -4,6 +4,7 @@ which build: a version, a commit, a bundled copy or a pinned git submodule."""
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 
 from miner.codebook import Evidence
 from miner.lint.context import Finding, LintContext
@@ -24,6 +25,7 @@ BUNDLED_FRAMEWORK = {
 }
 
 
+SUBMODULE_PATH = re.compile(r"(?m)^\s*path\s*=\s*(\S+)")
 UNRELEASED = frozenset({"torch7", "darknet"})
 # Frameworks with a pip package of their own: not MNR207's (a framework pip cannot install),
 # and ONNX is an exchange format whose runtime serves exporters and inference.
@@ -125,6 +127,22 @@ def _submodule_of(ctx: LintContext, framework: str) -> bool:
     )
 
 
+def _built_in_submodule(ctx: LintContext, named: Evidence) -> bool:
+    """True when the docs build the framework inside a git submodule's folder (`git clone
+    --recursive`, then `cd $ROOT/PSPNet && make`, PSPNet being a pinned Caffe fork): the
+    checkout pins the build's commit, whatever the submodule is called."""
+    text = ctx.tree.read_text(".gitmodules") or ""
+    folders = [m.group(1).strip().rstrip("/") for m in SUBMODULE_PATH.finditer(text)]
+    if not folders:
+        return False
+    lines = (ctx.tree.read_text(named.path) or "").splitlines()
+    window = "\n".join(lines[max(0, named.line - 4) : named.line + 6])
+    return any(
+        re.search(rf"(?<![\w-]){re.escape(PurePosixPath(folder).name)}(?![\w-])", window)
+        for folder in folders
+    )
+
+
 def framework_unknown(ctx: LintContext) -> list[Finding]:
     """Frameworks without a pip package lint knows: the docs must still say which build."""
     findings = []
@@ -142,8 +160,6 @@ def framework_unknown(ctx: LintContext) -> list[Finding]:
         stated = [d for d in dependencies(ctx) if dep_name(d) in names]
         if any(str(d.get("spec", "")).strip() for d in stated):
             continue
-        if stated and framework in UNRELEASED:
-            continue  # Lua Torch and Darknet never had releases: naming them is all one can do
         named = (
             framework_named(ctx, framework)
             or framework_named(ctx, framework, anyhow=True)
@@ -151,9 +167,13 @@ def framework_unknown(ctx: LintContext) -> list[Finding]:
         )
         if named and named[1]:
             continue  # "compatible with BVLC/caffe:master ... since master@8c66fa5"
+        if named and _built_in_submodule(ctx, named[0]):
+            continue
         if stated:
             path, line = source(stated[0])
-            message = f"{title} is named without a version"
+            # Lua Torch and Darknet never had releases: the commit built is what can be stated
+            what = "a commit" if framework in UNRELEASED else "a version"
+            message = f"{title} is named without {what}"
             evidence: tuple[Evidence, ...] = (
                 Evidence(path, line, str(stated[0].get("name")), "dependency"),
             )

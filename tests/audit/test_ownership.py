@@ -40,6 +40,15 @@ def _data(root: Path, files: dict[str, str]) -> list[str]:
     return [e.rule for e in data_evidence(ctx, code_index(ctx))]
 
 
+def test_a_quoted_name_after_a_verb_of_use_is_stated_not_shown() -> None:
+    used = 'It has been tested on a Lambda Labs "1x A100 (40 GB SXM4)" instance.'
+    assert not quoted(used, used.index("A100"), used.index("A100") + 4)
+    rules = 'names a tested or required device model (GPU: "GTX 1080 Ti", "Tesla V100")'
+    assert quoted(rules, rules.index("Tesla"), rules.index("Tesla") + 5)
+    claim = 'Yes when the README says "trained on 8 V100 GPUs".'
+    assert quoted(claim, claim.index("V100"), claim.index("V100") + 4)
+
+
 def test_quoted_spans_are_inside_double_quotes_or_shown_markdown() -> None:
     text = 'Counts: "16GB RAM" and `[COCO](https://cocodataset.org)`; we use 16GB RAM.'
     assert quoted(text, text.index("16GB"), text.index("16GB") + 4)

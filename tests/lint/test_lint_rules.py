@@ -9,6 +9,7 @@ from lint_projects import COMPLETE_README, TRAIN, write_project
 
 from miner.lint import RULES, LintOptions, lint
 from miner.lint.rules import RULE_BY_CODE
+from miner.lint.shipped_data import environment_data
 
 MAIN = "if __name__ == '__main__':\n    pass\n"  # a script: run, so its imports are needed
 
@@ -177,6 +178,22 @@ def test_data_source_unstated(tmp_path: Path) -> None:
     readme = COMPLETE_README.split("## Data")[0] + "## Training\n\n    python train.py\n"
     root = write_project(tmp_path / "p", {"README.md": readme, "prepare_data.py": None})
     assert "MNR301" in codes(root)
+
+
+def test_an_agent_that_learns_from_its_environment_needs_no_data_set(tmp_path: Path) -> None:
+    readme = COMPLETE_README.split("## Data")[0] + "## Training\n\n    python train.py\n"
+    agent = (
+        "import torch\nimport game\n\ndef train(net, optimizer):\n"
+        "    state = game.GameState()\n    for t in range(1000):\n"
+        "        x_t1, r_t, terminal = state.frame_step(net.act())\n"
+        "        loss = net.loss(x_t1, r_t)\n        loss.backward()\n        optimizer.step()\n"
+    )  # fmt: skip
+    root = write_project(tmp_path / "p", {"README.md": readme, "train.py": agent})
+    assert "MNR301" not in codes(root)
+    # an offline agent that steps its environment only to evaluate still reads a data set
+    offline = agent.replace("import game", "import game, d4rl")
+    assert environment_data({"train.py": offline}) is None
+    assert environment_data({"train.py": agent}) is not None
 
 
 def test_seed_never_set(tmp_path: Path) -> None:
@@ -348,6 +365,14 @@ def test_a_framework_without_a_pip_package_needs_a_stated_version(tmp_path: Path
     )
     pinned = {**files, ".gitmodules": submodule}
     assert "MNR207" not in codes(write_project(tmp_path / "r", pinned))
+    # a submodule of another name that the docs build the framework in: its commit is pinned
+    fork = '[submodule "PSPNet"]\n\tpath = PSPNet\n\turl = https://x.org/PSPNet\n'
+    build = ("# Net\n\n1. Clone recursively.\n2. Build Caffe and matcaffe:\n\n"
+             "    cd $ROOT/PSPNet\n    make -j8 && make matcaffe\n")  # fmt: skip
+    inside = {**files, ".gitmodules": fork, "README.md": build}
+    assert "MNR207" not in codes(write_project(tmp_path / "s", inside))
+    elsewhere = {**inside, "README.md": build.replace("$ROOT/PSPNet", "caffe")}
+    assert "MNR207" in codes(write_project(tmp_path / "t", elsewhere))
 
 
 def test_seeds_outside_python_count(tmp_path: Path) -> None:

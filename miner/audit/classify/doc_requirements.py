@@ -113,6 +113,12 @@ LEAD_IN = re.compile(
     r"\b[^.]{0,40}"
     r"(?::|\bis|\bare|\bas follows|\bbelow)?\s*$"
 )
+# A sentence that introduces a list of what the user must have ("To run this code, make sure the
+# following are installed:"): its items' known packages are requirements, versions or not.
+REQUIRE_LEAD_IN = re.compile(
+    r"(?i)\b(?:requires?|required|needs?|needed|install(?:ed|ing)?|make sure|must have|"
+    r"depends? on|dependenc(?:y|ies)|prerequisites?)\b[^.:]{0,80}:\s*$"
+)
 NEGATED = re.compile(r"\b(not|n't|no|without|never)\s+(\w+\s+)?$", re.IGNORECASE)
 CJK_REQUIRE = re.compile(r"(需要|安装|依赖|环境|要求|配置|编译|必须|必要|インストール|必要です)")
 HINT = re.compile(
@@ -376,21 +382,26 @@ def doc_requirements(blocks: Iterable[Block], self_names: frozenset[str]) -> lis
         for b in blocks
         if b.kind != "heading" and LIST_SECTION.search(b.section) and PACKAGE.search(b.text)
     }
-    lead = False  # "The test environment is:" opens a list of versions
+    # "The test environment is:" opens a list of versions; "make sure the following are
+    # installed:" a list of packages
+    lead = ""
     for block in blocks:
         findings.extend(_command_findings(block, self_names))
         if block.kind == "list_item" and lead:
-            deps = [d for d in _packages(block, block.text, 0) if d.spec]
+            deps = [d for d in _packages(block, block.text, 0) if d.spec or lead == "packages"]
             if deps:
-                evidence = Evidence(
-                    block.path, block.line, deps[0].text, "software.readme_tested_with"
+                rule = (
+                    "software.readme_tested_with" if lead == "versions" else "software.readme_list"
                 )
+                evidence = Evidence(block.path, block.line, deps[0].text, rule)
                 findings.append(DocFinding(evidence, tuple(deps)))
                 continue
         if block.kind in ("paragraph", "list_item") and LEAD_IN.search(block.text):
-            lead = True
+            lead = "versions"
+        elif block.kind == "paragraph" and REQUIRE_LEAD_IN.search(block.text):
+            lead = "packages"
         elif block.kind != "list_item":
-            lead = False
+            lead = ""
         if block.kind == "code":
             findings.extend(_section_findings(block))
             continue

@@ -513,6 +513,20 @@ def test_a_list_after_a_test_environment_lead_in(tmp_path: Path) -> None:
     }
 
 
+def test_a_list_after_a_sentence_that_asks_for_it_names_requirements(tmp_path: Path) -> None:
+    readme = (
+        "# Stacked hourglass\n\nTo run this code, make sure the following are installed:\n\n"
+        "- [Torch7](https://github.com/torch/torch7)\n- hdf5\n- cudnn\n\n## Getting started\n"
+    )
+    labels, ctx = _classify(tmp_path, {"README.md": readme})
+    assert labels["software_req"].value is True
+    assert {"torch7", "hdf5", "cudnn"} <= {d["name"].lower() for d in ctx.details["dependencies"]}
+    # a list after a sentence that asks for nothing is no requirement
+    plain = readme.replace("make sure the following are installed", "see the following results")
+    labels, _ = _classify(tmp_path / "p", {"README.md": plain})
+    assert labels["software_req"].value is False
+
+
 @pytest.mark.parametrize(
     ("text", "spec"),
     [
