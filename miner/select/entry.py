@@ -47,7 +47,8 @@ SHELLS = ("bash", "sh", "zsh")
 LAUNCHERS = ("torchrun", "deepspeed")
 LAUNCHER_MODULES = ("torch.distributed.launch", "torch.distributed.run")
 PLACEHOLDER = re.compile(
-    r"(?i)<[^>]*>|\[[^\]]*\]|\{[^}]*\}|\.\.\.|(?:^|/)path/to\b|/path/|\bpath_to_|your[_-]\w*"
+    # `{dataset}` names a value; `{"Default":1.0}` and `{1:-13.66}` are one (a dict literal)
+    r"(?i)<[^>]*>|\[[^\]]*\]|\{[^}:]*\}|\.\.\.|(?:^|/)path/to\b|/path/|\bpath_to_|your[_-]\w*"
     r"|^\$\w+|\$\{|^(?:PATH|DIR|DATA|FOLDER|FILE)(?:_\w+)?$|xxx"
     r"|^enter[-_]\w|\w[-_]here$"  # `--field enter-field-here`, `--data your-file-here`
     r"|^/(?!dev/null$)\S+|^~/"  # an absolute or home path names the author's machine

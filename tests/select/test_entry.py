@@ -164,6 +164,18 @@ def test_placeholders_are_kept_and_given_a_run_value_or_dropped_with_their_optio
     )
 
 
+def test_a_dict_literal_is_a_value_not_a_placeholder():
+    [command] = commands(
+        "python train.py --config_type_weights='{\"Default\":1.0}' --E0s='{1:-13.66, 6:-1029.2}' "
+        "--out {output_dir}\n"
+    )
+    assert command.args[:4] == (
+        "--config_type_weights={\"Default\":1.0}", "--E0s={1:-13.66, 6:-1029.2}", "--out",
+        "{run_dir}/outputs/output",
+    )  # fmt: skip
+    assert command.placeholders == ("--out {output_dir}",)
+
+
 def test_a_choice_written_out_takes_its_first_alternative():
     [command] = commands(
         "python train.py --type [train|eval] --model res{8,15,26}[-narrow] --split {a,b} [DIR]\n"
