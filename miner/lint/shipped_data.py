@@ -16,7 +16,7 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping
 
-from miner.audit.classify.data_fetch import in_analysis_folder
+from miner.audit.classify.data_fetch import ENVIRONMENT_STEP, in_analysis_folder
 from miner.audit.classify.data_sources import (
     DATA_FOLDERS,
     LISTING,
@@ -140,15 +140,6 @@ def _located(raw: str, token: str) -> tuple[int, str]:
     return 0, token
 
 
-# A training loop that takes its examples from an environment it acts in: the assignment of a
-# step's reward and end flag (`obs, reward, done, info = env.step(a)`, `x, r_t, terminal =
-# game_state.frame_step(a_t)`, gymnasium's `terminated, truncated`). Such an agent's data is
-# what it meets in the simulator or game, not a data set to download.
-ENVIRONMENT_STEP = re.compile(
-    r"(?m)^[ \t]*[\w\[\], \t]*\b(?:r|rew|rews|reward|rewards)(?:_\w+)?\s*,\s*"
-    r"(?:done|dones|terminal|terminals|terminated|term)(?:_\w+)?\b[\w\[\], \t]*"
-    r"=\s*[\w.\[\]]+\.\w*step\("
-)
 # An agent trained from logged transitions (offline RL) reads a data set after all.
 OFFLINE_DATA = re.compile(r"\b(?:d4rl|minari|offline_dataset|load_dataset)\b")
 

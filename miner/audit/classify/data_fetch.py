@@ -105,6 +105,15 @@ ENVIRONMENT = re.compile(
     r"\b(?:import|from)\s+(?:mujoco_py|mujoco|pybullet\w*|carla|isaacgym|vizdoom|habitat_sim|"
     r"airsim|ale_py)\b"
 )
+# A training loop that takes its examples from an environment it acts in: the assignment of a
+# step's reward and end flag (`obs, reward, done, info = env.step(a)`, `x, r_t, terminal =
+# game_state.frame_step(a_t)`, gymnasium's `terminated, truncated`). Such an agent's data is
+# what it meets in the simulator or game, not a data set to download.
+ENVIRONMENT_STEP = re.compile(
+    r"(?m)^[ \t]*[\w\[\], \t]*\b(?:r|rew|rews|reward|rewards)(?:_\w+)?\s*,\s*"
+    r"(?:done|dones|terminal|terminals|terminated|term)(?:_\w+)?\b[\w\[\], \t]*"
+    r"=\s*[\w.\[\]]+\.\w*step\("
+)
 # An agent that plays against itself makes its own training data ("pure self-play training",
 # `game.start_self_play(player)`, `collect_selfplay_data()`): there is none to obtain.
 # A call in code, not in a comment: nothing but code before it on its line.
@@ -275,6 +284,8 @@ def environments(index: CodeIndex) -> list[Evidence]:
         m = SELF_PLAY.search(text)
         if m is None and ("rl.gym" in sf.hits or "net.rl" in sf.hits):
             m = ENVIRONMENT.search(text)
+        if m is None:  # any environment the loop steps: gymnax, brax, a game of its own
+            m = ENVIRONMENT_STEP.search(text)
         if m:
             found = m.group(m.lastindex or 0)
             line, code = index.where(sf.path, found.rstrip("("))

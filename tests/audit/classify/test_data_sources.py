@@ -202,6 +202,18 @@ def test_an_agent_s_environment_stands_in_for_data(tmp_path: Path) -> None:
     assert _evidence(tmp_path / "b", {"net.py": TORCH + "x = torch.zeros(3)\n"}) == []
 
 
+def test_any_environment_an_agent_steps_stands_in_for_data(tmp_path: Path) -> None:
+    # gymnax, brax or a game of the project's own: the step's reward and end flag say so
+    jax = "import jax\nimport flax.linen as nn\nimport gymnax\nenv, params = gymnax.make(name)\n"
+    step = "obsv, env_state, reward, done, info = env.step(rng, env_state, action, params)\n"
+    found = _evidence(tmp_path / "a", {"ppo.py": jax + step})
+    assert found and found[0].rule == "data_available.environment" and found[0].line == 5
+    game = TORCH + "x_t1, r_t, terminal = game_state.frame_step(a_t)\n"
+    assert _evidence(tmp_path / "b", {"dqn.py": game})[0].rule == "data_available.environment"
+    # a step of an optimiser or a scheduler is no environment's
+    assert _evidence(tmp_path / "c", {"t.py": TORCH + "loss, done = trainer.step(batch)\n"}) == []
+
+
 def test_self_play_and_simulators_make_an_agent_s_data(tmp_path: Path) -> None:
     board = "class Board:\n    def play_against_itself(self, player):\n        return []\n"
     games = "def collect_selfplay_data(n):\n    return board.start_self_play(player)\n"
