@@ -189,10 +189,13 @@ def classify_training(
             return "ok", progress
         if wrote_weights:
             return "ok", Evidence(wrote_weights, 0, "weights written", "smoke.ok.weights")
-        return "runtime", Evidence(
-            log.name, len(lines), "exited 0 without a training step or a metric",
-            "smoke.runtime.no_progress",
-        )  # fmt: skip
+        if not _ends_in_a_traceback(lines):
+            return "runtime", Evidence(
+                log.name, len(lines), "exited 0 without a training step or a metric",
+                "smoke.runtime.no_progress",
+            )  # fmt: skip
+        # a logger caught the crash and the process still exited 0 (loguru's `logger.catch`,
+        # a `try: main() except: traceback.print_exc()`): the crash says why it stopped
     tail = _error_tail(lines)
     usage = _usage(lines, exit_code)
     if usage is not None:
@@ -221,6 +224,18 @@ def classify_training(
         exception = raised[-1]
         return "runtime", Evidence(log.name, exception[0], _clip(exception[1]), "smoke.runtime")
     return "runtime", _last_line(log, lines, "smoke.runtime.exit")
+
+
+SWALLOWED_TAIL = 3  # the crash's message within the last lines of the log
+
+
+def _ends_in_a_traceback(lines: list[str]) -> bool:
+    """True when a traceback's exception is among the log's last few lines."""
+    last = [line.strip() for line in lines if line.strip()][-SWALLOWED_TAIL:]
+    if not any(EXCEPTION_LINE.match(line) for line in last):
+        return False
+    return any(line.startswith("Traceback (most recent call last)") or line.startswith("File \"")
+               for line in lines[-60:])  # fmt: skip
 
 
 def _gpu_assert(lines: list[str], tail: list[tuple[int, str]]) -> tuple[int, str] | None:

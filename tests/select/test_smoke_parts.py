@@ -231,6 +231,24 @@ def test_progress_decides_ok_and_timeout(tmp_path):
     assert classify_training(silent, -9, False, 60, None)[1].text.startswith("killed by signal 9")
 
 
+def test_a_crash_a_logger_caught_is_read_though_the_process_exited_0(tmp_path):
+    caught = log(tmp_path, (
+        "2026-11-27 | INFO | args: Namespace(batch_size=4)\n"
+        "2026-11-27 | ERROR | An error has been caught in function 'launch'\n"
+        "Traceback (most recent call last):\n"
+        '  File "tools/train.py", line 110, in <module>\n'
+        '    File "yolox/core/trainer.py", line 293, in resume_train\n'
+        '      ckpt = torch.load(ckpt_file, map_location=self.device)["model"]\n'
+        "FileNotFoundError: [Errno 2] No such file or directory: 'pretrained/yolox_x.pth'\n"
+    ))  # fmt: skip
+    outcome, evidence = classify_training(caught, 0, False, 60, None)
+    assert (outcome, evidence.line) == ("needs_weights", 7)
+    # a traceback printed and recovered from early on is not how the run ended
+    recovered = log(tmp_path, "Traceback (most recent call last):\nValueError: x\nretrying\n"
+                              "epoch done\nbye\nall finished\n")  # fmt: skip
+    assert classify_training(recovered, 0, False, 60, None)[1].rule == "smoke.runtime.no_progress"
+
+
 def test_install_failures_name_the_reason(tmp_path):
     path = tmp_path / "install.log"
     path.write_text(
