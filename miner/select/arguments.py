@@ -162,6 +162,20 @@ def required_arguments(text: str) -> tuple[str, ...]:
     return ()
 
 
+WEIGHT_WORDS = frozenset(
+    "ckpt checkpoint checkpoints weight weights pretrained pretrain resume restore init".split()
+)
+
+
+def weights_required(text: str) -> str | None:
+    """The required argument a usage error names that is a checkpoint to start from
+    (`--actual_resume`, `--pretrained_weights`): a run needs weights only the user has."""
+    for name in required_arguments(text):
+        if WEIGHT_WORDS.intersection(_words(name.lstrip("-"))):
+            return name
+    return None
+
+
 def fill_required(names: tuple[str, ...]) -> tuple[FilledArgument, ...]:
     """A value for each required argument, or () when any of them cannot be made up (a rerun
     would stop at the same message); at most one positional argument."""

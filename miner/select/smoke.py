@@ -31,6 +31,7 @@ from miner.select.arguments import (
     fill_required,
     one_device,
     required_arguments,
+    weights_required,
 )
 from miner.select.batches import small_batch
 from miner.select.blobs import fetch_omitted
@@ -329,10 +330,13 @@ def _placeholders(
     target: SmokeTarget, training: Training, notes: list[str]
 ) -> tuple[str, Evidence]:
     """A run whose README command had placeholders and that stopped for want of arguments or
-    data needs data the user must name: the README line is the evidence."""
+    data needs data the user must name: the README line is the evidence. One that stopped for
+    a required checkpoint argument needs weights."""
+    ev = training.evidence
+    if training.outcome == "usage" and weights_required(ev.text):
+        return "needs_weights", Evidence(ev.path, ev.line, ev.text, "smoke.needs_weights.argument")
     if not target.placeholders or training.outcome not in PLACEHOLDER_OUTCOMES:
         return training.outcome, training.evidence
-    ev = training.evidence
     notes.append(f"{training.outcome}: {ev.path}:{ev.line} {ev.text}")
     where = target.entry_evidence or Evidence("README", 0, "", "")
     text = f"placeholders {' '.join(target.placeholders)} in: {where.text}"

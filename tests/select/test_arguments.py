@@ -111,3 +111,12 @@ def test_output_folders_are_made_under_the_run_folder_only(tmp_path):
 )  # fmt: skip
 def test_a_command_asking_for_several_devices_asks_for_one(command, expected, notes):
     assert one_device(command) == (expected, notes)
+
+
+def test_a_required_checkpoint_argument_asks_for_weights() -> None:
+    from miner.select.arguments import weights_required
+
+    text = "main.py: error: the following arguments are required: --actual_resume, --data_root"
+    assert weights_required(text) == "--actual_resume"
+    assert weights_required("error: the following arguments are required: --data_root") is None
+    assert weights_required("Missing option '--pretrained-weights'.") == "--pretrained-weights"
