@@ -7,7 +7,9 @@ from pathlib import Path
 
 from miner.select.smoke_records import SmokeOptions
 from miner.select.standins.assists import REPORT_DIR
-from miner.select.standins.benchmark_files import missing_path, stand_in_files
+from miner.select.standins.benchmark_files import missing_path, record_stand_in, stand_in_files
+from miner.select.standins.benchmark_layouts import WrittenFiles
+from miner.select.standins.image_folder import image_suffixes, write_image_folder
 from miner.select.training import Training
 
 MAX_STAND_INS = 8  # data sets written before one rerun
@@ -35,6 +37,8 @@ def stand_in_files_for(
     for line in dict.fromkeys(lines):
         written = stand_in_files(line, copy, writable, logs / REPORT_DIR)
         if written is None:
+            written = _image_folder(line, copy, logs)
+        if written is None:
             continue
         where = (
             written.root.relative_to(copy) if written.root.is_relative_to(copy) else written.root
@@ -45,6 +49,26 @@ def stand_in_files_for(
         if wrote == MAX_STAND_INS:
             break
     return wrote > 0
+
+
+def _image_folder(line: str, copy: Path, logs: Path) -> WrittenFiles | None:
+    """A folder of images at the run's own stand-in data path that `line` says is missing (a
+    README placeholder's), when the project's code reads image files."""
+    path = missing_path(line)
+    if path is None:
+        return None
+    folder = Path(path) if Path(path).is_absolute() else copy / path
+    own = (logs / "stand-in-data").resolve()
+    if not folder.resolve().is_relative_to(own) or folder.suffix or folder.resolve() == own:
+        return None
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        return None  # written before, or not a folder: nothing more to add
+    suffixes = image_suffixes(copy)
+    if not suffixes:
+        return None
+    written = write_image_folder(folder, 0, suffixes)
+    record_stand_in(logs / REPORT_DIR, "image folder", written, line)
+    return written
 
 
 def wants_data(training: Training) -> bool:

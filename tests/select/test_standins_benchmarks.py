@@ -208,3 +208,35 @@ def test_an_image_archive_reads_as_the_dataset_tool_family_reads_it(tmp_path):
         assert json.loads(archive.read("dataset.json")) == {"labels": None}
         with archive.open("00000/img00000000.png") as member, Image.open(member) as image:
             assert image.size == (256, 128)
+
+
+def test_a_placeholders_image_folder_is_written_where_the_code_reads_images(tmp_path):
+    import glob
+
+    from miner.select.data_reruns import _image_folder
+    from miner.select.standins.image_folder import image_suffixes
+
+    copy, logs = tmp_path / "copy", tmp_path / "logs"
+    (copy / "data").mkdir(parents=True)
+    (copy / "data/dataset.py").write_text(
+        "import glob, os\nfrom PIL import Image\n"
+        "def items(root):\n    return sorted(glob.glob(os.path.join(root, '*.jpg')))\n"
+    )
+    assert image_suffixes(copy) == (".jpg",)
+    missing = logs / "stand-in-data/images"
+    line = f"FileNotFoundError: [Errno 2] No such file or directory: '{missing}'"
+    written = _image_folder(line, copy, logs)
+    assert written is not None and written.files == 16
+    files = sorted(glob.glob(str(missing / "*.jpg")))
+    with Image.open(files[0]) as image:
+        assert len(files) == 16 and image.size == (256, 256)
+    assert read_assists(logs / "standins").labels == ("stand-in data",)
+    # never outside the run's stand-in folder, never twice, never for code that reads no images
+    elsewhere = f"No such file or directory: '{copy}/data/train'"
+    assert _image_folder(elsewhere, copy, logs) is None
+    assert _image_folder(line, copy, logs) is None
+    text = tmp_path / "text"
+    (text / "src").mkdir(parents=True)
+    (text / "src/load.py").write_text("rows = open(path).read().split()\n")
+    again = line.replace("images", "corpus")
+    assert image_suffixes(text) == () and _image_folder(again, text, logs) is None

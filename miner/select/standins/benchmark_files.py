@@ -186,7 +186,7 @@ def stand_in_files(
     if not _inside(root, writable) or root.exists() and not _empty_folder(root):
         return None
     written = found.write(root, seed)
-    _record(report_dir, found.benchmark, written, text)
+    record_stand_in(report_dir, found.benchmark, written, text)
     return written
 
 
@@ -194,7 +194,7 @@ def _empty_folder(path: Path) -> bool:
     return path.is_dir() and not any(path.iterdir())
 
 
-def _record(report_dir: Path, benchmark: str, written: WrittenFiles, why: str) -> None:
+def record_stand_in(report_dir: Path, benchmark: str, written: WrittenFiles, why: str) -> None:
     """Add the stand-in to the run's report, in the start-up hook's format (`read_assists`)."""
     report_dir.mkdir(parents=True, exist_ok=True)
     report = report_dir / REPORT_NAME
