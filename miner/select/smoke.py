@@ -52,6 +52,7 @@ from miner.select.repair import (
     package_cache_env,
 )
 from miner.select.repair.envs import python2_interpreters
+from miner.select.repair.generated import run_setup
 from miner.select.repair.records import Repair
 from miner.select.repair.runtime import RuntimeFault, install_module, runtime_fault
 from miner.select.sandbox import scrubbed_env
@@ -306,6 +307,10 @@ def _repaired(
     """The environment with `fault` repaired: the module installed (or the bound, `numpy<2`), or
     the whole environment rebuilt on the newest interpreter older than the feature's removal."""
     env = package_cache_env(base, options.out_dir)
+    if fault.kind == "generate":
+        wrote = run_setup(copy, fault.feature, fault.generated, venv / "bin" / "python", env,
+                          logs / "install.log")  # fmt: skip
+        return built if wrote else None
     if fault.kind in ("module", "bound", "older"):
         return install_module(built, fault, venv, work, logs / "install.log", env,
                               options.install_timeout)  # fmt: skip

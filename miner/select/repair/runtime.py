@@ -20,6 +20,7 @@ from packaging.version import InvalidVersion, Version
 from miner.codebook import Evidence
 from miner.select.repair.attempt import EnvironmentBuild
 from miner.select.repair.envs import Builder
+from miner.select.repair.generated import generating_setup
 from miner.select.repair.imports import distribution_on_index, namespace_part_on_index
 from miner.select.repair.index import IndexSource, newest_release, releases
 from miner.select.repair.names import canonical
@@ -120,13 +121,15 @@ class RuntimeFault:
     """What a training log says the environment lacks."""
 
     kind: str  # "module" (install it), "older" (its previous release line), "bound" (a bound
-    # such as numpy<2) or "interpreter" (rebuild on an older one)
+    # such as numpy<2), "interpreter" (rebuild on an older one) or "generate" (run the setup.py,
+    # `feature`, that writes the module)
     evidence: Evidence
     module: str = ""  # the top-level module not found
     before: tuple[int, int] = (0, 0)  # the first Python without the feature
     feature: str = ""
     distribution: str = ""  # the distribution that provides the module, when known here
     importer: str = ""  # the installed package whose file made the failing import, if one did
+    generated: str = ""  # the module a setup.py writes (`basicsr.version`), for "generate"
 
 
 def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFault | None:
@@ -157,6 +160,11 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
             evidence = Evidence(log.name, number, line.strip()[:300], "repair.import.runtime")
             if python < (3, 0) and top in FUTURE_MODULES:
                 return RuntimeFault("module", evidence, module=top, distribution="future")
+            setup = generating_setup(root, missing.group(1))
+            if setup is not None:  # `basicsr.version`, written by the package's setup.py
+                evidence = Evidence(log.name, number, line.strip()[:300], "repair.generated")
+                return RuntimeFault("generate", evidence, module=top, feature=setup,
+                                    generated=missing.group(1))  # fmt: skip
             if top in sys.stdlib_module_names or top in shipped_modules(root):
                 return None  # the project's own module, or one the interpreter lacks
             if "." in missing.group(1):  # `timm.models.layers.helpers`: maybe a part gone

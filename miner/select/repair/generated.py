@@ -1,0 +1,63 @@
+"""Modules a package's `setup.py` writes when it runs: generated, never shipped.
+
+BasicSR and the projects built on it (GFPGAN, Real-ESRGAN, CodeFormer, HAT) write
+`<package>/version.py` from their `setup.py` (`write_version_py()`), and their README runs
+`python setup.py develop` first. Run from the checkout without that step, the package stops at
+`No module named 'basicsr.version'`. The repair runs the `setup.py` that names the missing file
+with `--version`: its module-level steps write the file, and setuptools only prints the version,
+building and installing nothing. It runs in the smoke run's copy, with the run's interpreter,
+from the root as the README does, else from the script's folder.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+
+MAX_DEPTH = 2  # setup.py files at the root, in a package, or one folder down
+SETUP_SECONDS = 120.0
+
+
+def generating_setup(root: Path, module: str) -> str | None:
+    """The checkout's `setup.py` (relative path) that writes the missing `module` (`basicsr.version`
+    -> a setup.py naming `version.py` beside a `basicsr/` package), None when none does."""
+    package, _, name = module.rpartition(".")
+    if not package or (root / f"{module.replace('.', '/')}.py").exists():
+        return None
+    top = package.split(".")[0]
+    for setup in sorted(root.glob("setup.py")) + sorted(root.glob("*/setup.py")):
+        if len(setup.relative_to(root).parts) > MAX_DEPTH:
+            continue
+        try:
+            text = setup.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        beside = (setup.parent / top).is_dir() or setup.parent.name == top
+        if beside and f"{name}.py" in text:
+            return setup.relative_to(root).as_posix()
+    return None
+
+
+def run_setup(
+    root: Path, setup: str, module: str, python: Path, env: Mapping[str, str], log: Path
+) -> bool:
+    """Run `setup` with `--version` from the checkout's root, as a README runs it (`python
+    basicsr/setup.py develop`), then from its own folder; True once `module`'s file is written.
+    Its output goes to `log`."""
+    folders = dict.fromkeys((root, (root / setup).parent))
+    with log.open("a", encoding="utf-8") as fh:
+        for folder in folders:
+            script = (root / setup).relative_to(folder).as_posix()
+            fh.write(f"miner: running {script} --version in {folder.name}/ to write {module}\n")
+            fh.flush()
+            try:
+                subprocess.run(
+                    [str(python), script, "--version"], cwd=folder, env=dict(env), stdout=fh,
+                    stderr=subprocess.STDOUT, timeout=SETUP_SECONDS, check=False,
+                )  # fmt: skip
+            except (OSError, subprocess.TimeoutExpired):
+                continue
+            if generating_setup(root, module) is None:
+                return True
+    return False
