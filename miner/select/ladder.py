@@ -34,7 +34,9 @@ STEP = re.compile(
 # (`epoch=1, loss=0.5, lr=0.001`) is a step.
 SETTINGS_LINE = re.compile(
     r"\b(?:Namespace|EasyDict|DictConfig|Arguments|TrainingArguments|Config)\("
-    r"|^\W*(?:args|arguments|config|configs|hparams|hyperparameters|opts?|options|flags)\s*[:=]",
+    r"|^\W*(?:args|arguments|config|configs|hparams|hyperparameters|opts?|options|flags)\s*[:=]"
+    # a member of a JSON dump of the options (`"class_name": "training.loss.StyleGAN2Loss",`)
+    r"|^\s*\"[\w.-]+\"\s*:\s*(?:\"[^\"]*\"|[-+\d.eE]+|true|false|null|\{|\[)\s*,?\s*$",
     re.IGNORECASE,
 )
 

@@ -21,7 +21,8 @@ CLIP = 500  # evidence is kept whole, up to a long traceback line
 # Training progress: a loss or accuracy with a number, an epoch/step counter, a Keras bar.
 PROGRESS = re.compile(
     r"(?i)(?<![a-z0-9])(?:loss|acc|accuracy|perplexity|ppl|f1|bleu)(?![a-z0-9_])"
-    r"[^\d\n]{0,20}[-+]?\d*\.?\d+"
+    # a number of its own, not the digits of a name (`training.loss.StyleGAN2Loss`)
+    r"[^\d\n]{0,20}(?<![a-z_])[-+]?\d*\.?\d+"
     r"|\b(?:epoch|iter(?:ation)?|step|batch)\b\s*[:#=\[(]?\s*\d+"
     r"|\d+/\d+\s*\[[=>.]+\]"
 )

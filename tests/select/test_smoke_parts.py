@@ -211,6 +211,8 @@ def test_a_printed_list_of_settings_is_no_step(tmp_path):
         "Namespace(is_training=1, loss='MSE', lradj='type1', learning_rate=0.001)",
         "args: {'loss': 'mse', 'dropout': 0.1}",
         "Config(lr=0.001, loss='ce', wd=0.05)",
+        '    "class_name": "training.loss.StyleGAN2Loss",',  # a JSON dump of the options
+        '    "r1_gamma": 8.2',
     ]
     steps = ["epoch=1, step=10, loss=0.5231, lr=0.001", "{'loss': 0.6931, 'epoch': 0.01}"]
     assert not any(shows_step(line) for line in settings)
@@ -218,6 +220,9 @@ def test_a_printed_list_of_settings_is_no_step(tmp_path):
     printed = log(tmp_path, settings[0] + "\nTraceback (most recent call last):\n"
                   "RuntimeError: DefaultCPUAllocator: can't allocate memory\n")  # fmt: skip
     assert classify_training(printed, 1, False, 60, None)[0] == "runtime"
+    # a run stopped at its bound after printing its options in JSON took no step
+    dumped = log(tmp_path, 'Training options:\n{\n  "loss_kwargs": {\n' + settings[3] + "\n}\n")
+    assert classify_training(dumped, None, True, 120, None)[0] == "timeout"
 
 
 def test_progress_decides_ok_and_timeout(tmp_path):
