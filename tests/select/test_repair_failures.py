@@ -377,3 +377,29 @@ def test_a_name_an_installed_package_imports_moves_its_provider_to_the_importers
                                  builder, IndexSource()) is None  # fmt: skip
     assert runtime._importer_era(fault, "huggingface-hub", "0.17.3", builder,
                                  IndexSource()) is None  # fmt: skip
+
+
+def test_an_attribute_a_provider_removed_under_another_package_moves_the_provider(
+    tmp_path: Path,
+) -> None:
+    from miner.select.repair import runtime
+
+    log = tmp_path / "train.log"
+    site = "/env/lib/python3.10/site-packages"
+    log.write_text(
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 3, in <module>\n    import datasets\n'
+        f'  File "{site}/datasets/features/features.py", line 634, in <module>\n'
+        "    class _ArrayXDExtensionType(pa.PyExtensionType):\n"
+        "AttributeError: module 'pyarrow' has no attribute 'PyExtensionType'\n"
+    )
+    fault = runtime.runtime_fault(log, (3, 10), tmp_path)
+    assert fault is not None and fault.kind == "older"
+    assert (fault.module, fault.feature, fault.importer) == (
+        "pyarrow", "pyarrow.PyExtensionType", "datasets"
+    )  # fmt: skip
+    # the project's own use of a removed attribute: no installed package to match
+    own = tmp_path / "own.log"
+    own.write_text('  File "train.py", line 9, in <module>\n'
+                   "AttributeError: module 'numpy' has no attribute 'float'\n")  # fmt: skip
+    assert runtime.runtime_fault(own, (3, 10), tmp_path) is None

@@ -56,6 +56,9 @@ MISSING = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '?([
 NO_NAME = re.compile(
     r"ImportError: cannot import name '?(\w+)'? from '([A-Za-z_][\w.]*)' \(([^)]*)\)"
 )
+# An attribute a package's installed release no longer has, used by another installed package
+# (`datasets` calling `pyarrow.PyExtensionType`, which pyarrow 21 removed).
+NO_ATTRIBUTE = re.compile(r"AttributeError: module '([A-Za-z_][\w.]*)' has no attribute '(\w+)'")
 # (what the error says, the first Python without it, what went away)
 REMOVED: tuple[tuple[re.Pattern[str], tuple[int, int], str], ...] = (
     (re.compile(r"module 'time' has no attribute 'clock'"), (3, 8), "time.clock"),
@@ -182,6 +185,16 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
             return RuntimeFault("older", evidence, module=top,
                                 feature=f"{no_name.group(2)}.{no_name.group(1)}",
                                 importer=_importer(lines, number, top))  # fmt: skip
+        no_attribute = NO_ATTRIBUTE.search(line)
+        if no_attribute:
+            top = no_attribute.group(1).split(".")[0]
+            importer = _importer(lines, number, top)
+            if not importer or top in sys.stdlib_module_names or top in shipped_modules(root):
+                return None  # the project's own use, or the interpreter's: no older release helps
+            evidence = Evidence(log.name, number, line.strip()[:300], "repair.older.runtime")
+            return RuntimeFault("older", evidence, module=top,
+                                feature=f"{no_attribute.group(1)}.{no_attribute.group(2)}",
+                                importer=importer)  # fmt: skip
     return None
 
 
