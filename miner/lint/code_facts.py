@@ -71,8 +71,12 @@ TOP_IMPORT = re.compile(r"(?:import|from)\s+([\w.]+)")
 CONFIG_SEED = re.compile(
     r"^\s*[\w.]*?(?:random_|manual_|global_|rng_)?seed(?:_everything)?\s*[:=]\s*\d+\s*(?:#.*)?$"
 )
-# Library helpers that seed every RNG under other names (detectron2's `seed_all_rng(1234)`).
-SEED_ALL = re.compile(r"\b(?:seed_all_rng|seed_all|set_global_seeds?|set_all_seeds?)\s*\(")
+# Library helpers that seed every RNG under other names (detectron2's `seed_all_rng(1234)`, and
+# its `default_setup(cfg, args)`, which seeds Python, NumPy and torch from `cfg.SEED`).
+SEED_ALL = re.compile(
+    r"\b(?:seed_all_rng|seed_all|set_global_seeds?|set_all_seeds?)\s*\("
+    r"|\bdefault_setup\(\s*cfg\b"
+)
 # An opt-in GPU backend: `if self.use_gpu:` (or `x.cuda() if use_gpu else x`) where the flag
 # defaults to False (`def __init__(self, ..., use_gpu=False)`) and nothing turns it on.
 GPU_FLAG = r"(?:use_|on_|with_)?(?:gpus?|cuda)"

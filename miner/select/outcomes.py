@@ -100,6 +100,7 @@ DATA = re.compile(
     # a DataLoader over nothing ("num_samples=0")
     r"|\bno (?:\w+ ){0,2}files? (?:were )?found|\bfound 0 (?:\w+ )?(?:files|images|samples)"
     r"|\bfound no (?:\w+ )?(?:files|images)|num_samples=0"
+    r"|\b(?:did not|didn't|could not|couldn't|cannot) find any (?:\w+ ){0,2}files\b"
     r"|is not a valid directory)"  # the CycleGAN family's image folders
 )
 # The memory limit reached: worth a rerun with a larger --memory rather than a fix.

@@ -789,6 +789,9 @@ def test_a_library_helper_that_seeds_every_rng(tmp_path: Path) -> None:
     helper = "from detectron2.utils.env import seed_all_rng\nseed_all_rng(1234)\n"
     assert "MNR401" in codes(write_project(tmp_path / "p", {"train.py": train}))
     assert "MNR401" not in codes(write_project(tmp_path / "q", {"train.py": helper + train}))
+    # detectron2's default_setup(cfg, args) seeds Python, NumPy and torch from cfg.SEED
+    setup = "from detectron2.engine import default_setup\ndefault_setup(cfg, args)\n"
+    assert "MNR401" not in codes(write_project(tmp_path / "r", {"train.py": setup + train}))
 
 
 def test_a_requirements_file_read_into_install_requires_may_use_ranges(tmp_path: Path) -> None:

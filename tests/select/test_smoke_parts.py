@@ -134,6 +134,7 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
         "RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!": "needs_gpu",
         "ValueError: operands could not be broadcast together": "runtime",
         "ValueError: No audio files found in 'corpus'.": "needs_data",
+        "Exception: Did not find any audio files in specified directory": "needs_data",
         "OSError: No such file: /tmp/src/data/datasets/SQuAD-v1.1-dev.json": "needs_data",
         "RuntimeError: Found 0 images in subfolders of: data/train": "needs_data",
         "ValueError: num_samples should be a positive integer value, but got num_samples=0": (

@@ -60,6 +60,8 @@ DOWNLOADED_MEDIA = re.compile(
     r"(?!(?i:paper|example|sample|demo|test)\b)[A-Z0-9][\w\-]*|"
     rf"(?!(?i:docker|example|sample|demo|test)\b)[A-Z][\w\-]*\s+{MEDIA}\b)"
 )
+MEDIA_WORD = re.compile(rf"\b{MEDIA}\b")
+ARCHIVE_URL = re.compile(r"\.(?:tar(?:\.gz|\.bz2|\.xz)?|tgz|zip|7z|rar)(?:$|[?#\"'])", re.I)
 DATA_HOSTS = re.compile(
     r"image-net\.org|cocodataset\.org|kaggle\.com/(?:datasets|c/|competitions/[\w\-]+/data)|archive\.ics\.uci\.edu|cs\.toronto\.edu/~kriz|"
     r"yann\.lecun\.com/exdb/mnist|cityscapes-dataset|host\.robots\.ox\.ac\.uk|physionet\.org|"
@@ -207,6 +209,14 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
         if CJK_DATA_DOWNLOAD.search(words):
             return True
         data = DATA_WORDS.search(words) or DOWNLOADED_MEDIA.search(words)
+        if not data and data_section and DOWNLOAD_VERB.search(words):
+            # under a data or training heading, "Download the raw images ... from [site](url)"
+            # and "Download [ILSVRC15](...VID.tar.gz)" need no data word: the media it
+            # downloads, or the archive it links, are the data
+            data = MEDIA_WORD.search(words) or next(
+                (m for u in urls if not MODEL_URL.search(u) and (m := ARCHIVE_URL.search(u))),
+                None,
+            )
         if not data:
             continue
         weights = WEIGHTS.search(words)

@@ -92,6 +92,10 @@ TESTED = re.compile(
     r"supports?|built|implemented)"
     r"\s+(?:it\s+|only\s+)?(?:on|with|under|using|in|against|over)|(?:we|i)\s+(?:have\s+)?used|"
     r"(?:we|i)\s+use\b(?=.{0,90}?\bfor\s+(?:the\s+|our\s+|all\s+)?(?:experiments?|training)\b)|"
+    # "I use Python 2.7 and Pytorch 0.3": what the authors run, with its version ("we use
+    # PyTorch 1.9 to build the model" says what it is written in)
+    r"(?:we|i)\s+use\b(?![^\n]{0,80}?\bto\s+(?:build|implement|write|develop|construct)\b)"
+    r"(?=[^\n]{0,60}?\b[A-Za-z][\w-]*\s*v?\d+\.\d+)|"
     r"test(?:s|ed)?\s+(?:\w+\s+){0,3}?(?:under|with|using)|"
     # "simplified the code to pytorch 1.5", "ported to TensorFlow 2": the version it runs on
     r"(?:updated|upgraded|ported|migrated|adapted|simplified|rewritten|refactored)\s+"

@@ -66,6 +66,24 @@ def test_dataset_links_in_the_readme(tmp_path: Path, readme: str) -> None:
     assert [e.rule for e in found] == ["data_available.link"]
 
 
+def test_media_or_an_archive_downloaded_under_a_data_heading_is_the_data(tmp_path: Path) -> None:
+    media = (
+        "# DenseCap\n\n## Training\n\n1. Download the raw images and region descriptions "
+        "from [the Visual Genome website](https://visualgenome.org/api/v0/api_home.html)\n"
+    )
+    assert _evidence(tmp_path / "a", {"README.md": media, "train.py": TORCH})
+    archive = (
+        '# SiamFC\n\n## Data curation\n\n* Download <a href="http://x.edu/ilsvrc2015/'
+        'ILSVRC2015_VID.tar.gz">ILSVRC15</a>, and unzip it\n'
+    )
+    assert _evidence(tmp_path / "b", {"README.md": archive, "train.py": TORCH})
+    # the same words outside a data heading, or a download of weights, are no data link
+    elsewhere = media.replace("## Training", "## Results")
+    assert not _evidence(tmp_path / "c", {"README.md": elsewhere, "train.py": TORCH})
+    weights = archive.replace("ILSVRC2015_VID.tar.gz", "model.pth").replace("ILSVRC15", "weights")
+    assert not _evidence(tmp_path / "d", {"README.md": weights, "train.py": TORCH})
+
+
 @pytest.mark.parametrize(
     "readme",
     [

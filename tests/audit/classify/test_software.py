@@ -494,6 +494,7 @@ def test_installs_in_a_notebook_that_runs_no_network_state_none(tmp_path: Path) 
         ("Verified on TensorFlow 1.15.", "tensorflow", "1.15"),
         ("Requires TensorFlow 1.4+.", "tensorflow", ">=1.4"),
         ("Requires TensorFlow 1.4 or later.", "tensorflow", ">=1.4"),
+        ("I use Python 2.7 and Pytorch 0.3.", "pytorch", "0.3"),
     ],
 )
 def test_version_statements_in_prose(tmp_path: Path, sentence: str, name: str, spec: str) -> None:
