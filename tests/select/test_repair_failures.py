@@ -403,3 +403,34 @@ def test_an_attribute_a_provider_removed_under_another_package_moves_the_provide
     own.write_text('  File "train.py", line 9, in <module>\n'
                    "AttributeError: module 'numpy' has no attribute 'float'\n")  # fmt: skip
     assert runtime.runtime_fault(own, (3, 10), tmp_path) is None
+
+
+def test_a_project_with_no_release_for_this_python_by_the_date_resolves_past_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """opencv-python for Python 3.6 at a 2017-06 commit: uv finds no version by the date, so the
+    project is resolved past it, once; one the index never had is left to the other steps."""
+    from datetime import datetime, timezone
+
+    import miner.select.repair.attempt as attempt_module
+    import miner.select.repair.steps as steps
+
+    wheel = "opencv_python-3.4.0.12-cp36-cp36m-manylinux1_x86_64.whl"
+    later = Release(Version("3.4.0.12"), (wheel,), datetime(2018, 1, 1, tzinfo=timezone.utc))
+    monkeypatch.setattr(steps, "releases", lambda source, name, as_of=None: [later])
+    monkeypatch.setattr(attempt_module, "distribution_on_index", lambda name, source: None)
+    attempt = _attempt(tmp_path, IndexSource(), ["opencv-python"])
+    attempt.version, attempt.as_of = (3, 6), "2017-06-28T01:23:20Z"
+    failure = diagnose([
+        "  cause: Because there are no versions of opencv-python and you require opencv-python, "
+        "we can conclude that your requirements are unsatisfiable.",
+    ])  # fmt: skip
+    assert failure is not None and attempt._repair(failure)
+    assert attempt.lines == ["opencv-python"] and attempt.builder.past_date == ("opencv-python",)
+    [repair] = attempt.repairs
+    assert repair.kind == "pin" and "resolved past the commit's date" in repair.reason
+    assert not attempt._repair(failure)  # once
+    monkeypatch.setattr(steps, "releases", lambda source, name, as_of=None: [])
+    never = _attempt(tmp_path / "b", IndexSource(), ["opencv-python"])
+    never.version, never.as_of = (3, 6), "2017-06-28T01:23:20Z"
+    assert not never._repair(failure)

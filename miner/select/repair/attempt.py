@@ -296,6 +296,8 @@ class Attempt(RepairSteps):
                     f"an import name; {why} gives {dist}",
                     failure,
                 )
+            if self._past_the_date(line, failure):
+                return True
         if index is None and "you require " in failure.evidence.text:
             required = failure.evidence.text.split("you require ", 1)[1].split()[0].strip(",")
             index = self._line(name_of(required))

@@ -150,6 +150,20 @@ class RepairSteps:
         before = f"{failure.name}=={failure.version}"
         return self._record("metadata", before, bound, why, failure)
 
+    def _past_the_date(self, line: str, failure: Failure) -> bool:
+        """A project the index has, but with no release for this interpreter by the commit's
+        date (opencv-python for Python 3.6 before mid-2017): resolved at any date, as the first
+        release of a pin the index never had is."""
+        if not self.as_of or failure.name in self.builder.past_date:
+            return False
+        if not releases(self.source, failure.name):
+            return False  # not on the index at all: an alias or a drop answers it
+        past = (*self.builder.past_date, failure.name)
+        self.builder = replace(self.builder, past_date=past)
+        why = (f"no release of {failure.name} for this Python on the index by {self.as_of[:10]}; "
+               "resolved past the commit's date")  # fmt: skip
+        return self._record("pin", line, line, why, failure)
+
     def _drop_index(self, failure: Failure) -> bool:
         """An extra index or find-links location this machine does not reach, left out."""
         host = failure.url.split("/")[2] if failure.url.count("/") >= 2 else ""
