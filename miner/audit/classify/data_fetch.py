@@ -68,7 +68,7 @@ FETCH_CALL = re.compile(
 # keras.datasets import mnist`, then `mnist.load_data()`), a Chainer or MXNet getter (`from
 # chainer.datasets import get_cifar10`, then `get_cifar10()`), a Gluon or PaddlePaddle data set
 # class or their `datasets` module (`from mxnet.gluon.data.vision import datasets`, then
-# `datasets.MNIST(train=True)`).
+# `datasets.MNIST(train=True)`), a PyTorch Geometric data set class.
 FROM_IMPORT = re.compile(r"^\s*from\s+([\w.]+)\s+import[ \t]+\(?([\w \t,]+)", re.M)
 LOADER_IMPORTS = (
     (re.compile(r"(?:tensorflow\.)?(?:python\.)?keras\.datasets"), r"\w+", r"\.load_data\("),
@@ -77,6 +77,8 @@ LOADER_IMPORTS = (
     (re.compile(r"mxnet\.gluon\.data\.vision"), "datasets", rf"\.{GLUON_DATASET}\("),
     (re.compile(r"paddle\.(?:vision|text|audio)\.datasets"), PADDLE_DATASET, r"\("),
     (re.compile(r"paddle\.(?:vision|text|audio)"), "datasets", rf"\.{PADDLE_DATASET}\("),
+    # PyTorch Geometric's data sets download when built (`QM9(path)`, `TUDataset(root, "MUTAG")`)
+    (re.compile(r"torch_geometric\.datasets"), r"[A-Z]\w+", r"\("),
 )
 # Fetchers the token signals do not see (a cheap filter before FETCH_CALL).
 FETCH_HINTS = (
@@ -96,6 +98,7 @@ FETCH_HINTS = (
     "get_ptb",
     "vision",
     "paddle",
+    "torch_geometric.datasets",
 )
 # Environments stand in for a dataset when an agent is trained by interacting with them.
 ENVIRONMENT = re.compile(

@@ -146,6 +146,8 @@ def test_a_linked_doc_is_read(tmp_path: Path) -> None:
         ("ds = datasets.CIFAR100(root, train=True, download=args.download)\n", False),
         ("import torchtext\ntrain, val, test = torchtext.datasets.Multi30k.splits(exts=e)\n", True),
         ("import torchtext\nfield = torchtext.data.Field(tokenize=str.split)\n", False),
+        ("from torch_geometric.datasets import QM9\ndataset = QM9(path, transform=t)\n", True),
+        ("from torch_geometric.data import Data\ngraph = Data(x=x, edge_index=e)\n", False),
     ],
 )
 def test_code_that_fetches_a_dataset(tmp_path: Path, code: str, fetches: bool) -> None:
