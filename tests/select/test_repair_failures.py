@@ -426,9 +426,10 @@ def test_a_project_with_no_release_for_this_python_by_the_date_resolves_past_it(
         "we can conclude that your requirements are unsatisfiable.",
     ])  # fmt: skip
     assert failure is not None and attempt._repair(failure)
-    assert attempt.lines == ["opencv-python"] and attempt.builder.past_date == ("opencv-python",)
+    assert attempt.lines == ["opencv-python==3.4.0.12"]  # the first with a wheel, not today's
+    assert attempt.builder.past_date == ("opencv-python",)
     [repair] = attempt.repairs
-    assert repair.kind == "pin" and "resolved past the commit's date" in repair.reason
+    assert repair.kind == "pin" and "past the commit's date" in repair.reason
     assert not attempt._repair(failure)  # once
     monkeypatch.setattr(steps, "releases", lambda source, name, as_of=None: [])
     never = _attempt(tmp_path / "b", IndexSource(), ["opencv-python"])

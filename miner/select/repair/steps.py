@@ -156,13 +156,21 @@ class RepairSteps:
         release of a pin the index never had is."""
         if not self.as_of or failure.name in self.builder.past_date:
             return False
-        if not releases(self.source, failure.name):
+        found = releases(self.source, failure.name) or []
+        if not found:
             return False  # not on the index at all: an alias or a drop answers it
         past = (*self.builder.past_date, failure.name)
         self.builder = replace(self.builder, past_date=past)
+        # the first release with a wheel for this Python, not today's (a sdist that no longer
+        # builds for an old interpreter)
+        wheels = [r for r in found if not r.version.is_prerelease and r.wheel_for(self.version)]
+        after = line
+        if wheels and name_of(line) == line.strip():
+            after = f"{line.strip()}=={min(wheels, key=lambda r: r.version).version}"
+            self._replace(self._line(failure.name), after)
         why = (f"no release of {failure.name} for this Python on the index by {self.as_of[:10]}; "
-               "resolved past the commit's date")  # fmt: skip
-        return self._record("pin", line, line, why, failure)
+               "the first with a wheel for it, past the commit's date")  # fmt: skip
+        return self._record("pin", line, after, why, failure)
 
     def _drop_index(self, failure: Failure) -> bool:
         """An extra index or find-links location this machine does not reach, left out."""
