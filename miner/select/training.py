@@ -150,6 +150,10 @@ def _launch(
         # needs none, and one whose runtime is missing stops the import.
         "TORCH_DEVICE_BACKEND_AUTOLOAD": "0",
         "JAX_PLATFORMS": "cpu",  # JAX stops at a GPU plug-in it cannot start unless told
+        # Weights & Biases asks for an API key when its run starts online: a run with no
+        # network and no credentials logs nowhere instead (`wandb.init` returns a stand-in run)
+        "WANDB_MODE": "disabled",
+        "WANDB_SILENT": "true",
         **hook_env(marks_file, base),
     }
     # The stand-in hook goes first on the path; it runs the stage hook after it.
