@@ -229,6 +229,7 @@ def classify_training(
 
 
 SWALLOWED_TAIL = 3  # the crash's message within the last lines of the log
+TRACEBACK_LINES = 400  # how far up its traceback may start
 
 
 def _ends_in_a_traceback(lines: list[str]) -> bool:
@@ -236,8 +237,9 @@ def _ends_in_a_traceback(lines: list[str]) -> bool:
     last = [line.strip() for line in lines if line.strip()][-SWALLOWED_TAIL:]
     if not any(EXCEPTION_LINE.match(line) for line in last):
         return False
-    return any(line.startswith("Traceback (most recent call last)") or line.startswith("File \"")
-               for line in lines[-60:])  # fmt: skip
+    # loguru's annotated traceback runs to a hundred lines and more, its frames indented
+    return any(line.lstrip().startswith(("Traceback (most recent call last)", "File \""))
+               for line in lines[-TRACEBACK_LINES:])  # fmt: skip
 
 
 def _gpu_assert(lines: list[str], tail: list[tuple[int, str]]) -> tuple[int, str] | None:
