@@ -17,6 +17,7 @@ no user to ask, so it gives each such argument what its name says it is:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -212,18 +213,31 @@ DEVICE_COUNT = re.compile(
 DEVICE_VALUE = re.compile(r"^(?:\d+)(?:,\d+)*$")
 
 
+def _device_options(command: tuple[str, ...]) -> Iterator[tuple[int, str, bool, str, bool]]:
+    """Each option of `command` that says how many devices, or which, to use: its index, the
+    option, whether it is written `--option=value`, the value, and whether it lists ids."""
+    for i, word in enumerate(command):
+        option, equals, value = word.partition("=")
+        if not equals:
+            option, value = word, command[i + 1] if i + 1 < len(command) else ""
+        if DEVICE_COUNT.match(option) and DEVICE_VALUE.match(value):
+            yield i, option, bool(equals), value, "," in value or "id" in option
+
+
+def devices_asked(command: tuple[str, ...]) -> int:
+    """How many devices the command asks for (`--gpus=8`, `--gpu_ids 0,1`); 1 where it names
+    none. A batch is split among them, and code checks that it divides."""
+    counts = [len(value.split(",")) if ids else int(value)
+              for _, _, _, value, ids in _device_options(command)]  # fmt: skip
+    return max([1, *counts])
+
+
 def one_device(command: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The command asking for one device where it asks for several (`--gpus 8` -> `--gpus 1`,
     `--gpu_ids 2,3` -> `--gpu_ids 0`), and a note for each change: a run shown the CPU as
     its one GPU cannot start eight workers on it."""
     words, notes = list(command), []
-    for i, word in enumerate(words):
-        option, equals, value = word.partition("=")
-        if not equals:
-            option, value = word, words[i + 1] if i + 1 < len(words) else ""
-        if not DEVICE_COUNT.match(option) or not DEVICE_VALUE.match(value):
-            continue
-        ids = "," in value or "id" in option
+    for i, option, equals, value, ids in _device_options(command):
         wanted = "0" if ids else "1"  # the one device there is, or a count of one
         if value == wanted or (not ids and int(value) <= 1):
             continue

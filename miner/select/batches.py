@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from miner.select.arguments import DEVICE_COUNT, DEVICE_VALUE
+from miner.select.arguments import devices_asked
 
 SMALL_BATCH = 4  # a multiple of the usual group sizes (minibatch-std groups of 4, pairs)
 
@@ -81,20 +81,6 @@ def _int(node: ast.expr | None) -> int | None:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
     return None
-
-
-def devices_asked(command: tuple[str, ...]) -> int:
-    """How many devices the command asks for (`--gpus=8`, `--gpu_ids 0,1`); 1 where it names
-    none. A batch is split among them, and code checks that it divides."""
-    count = 1
-    for i, word in enumerate(command):
-        option, equals, value = word.partition("=")
-        if not equals:
-            value = command[i + 1] if i + 1 < len(command) else ""
-        if DEVICE_COUNT.match(option) and DEVICE_VALUE.match(value):
-            ids = "," in value or "id" in option
-            count = max(count, len(value.split(",")) if ids else int(value))
-    return count
 
 
 def small_batch(

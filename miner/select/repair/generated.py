@@ -15,7 +15,6 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-MAX_DEPTH = 2  # setup.py files at the root, in a package, or one folder down
 SETUP_SECONDS = 120.0
 
 
@@ -26,9 +25,8 @@ def generating_setup(root: Path, module: str) -> str | None:
     if not package or (root / f"{module.replace('.', '/')}.py").exists():
         return None
     top = package.split(".")[0]
+    # a setup.py at the root, or in a package folder (CodeFormer's `basicsr/setup.py`)
     for setup in sorted(root.glob("setup.py")) + sorted(root.glob("*/setup.py")):
-        if len(setup.relative_to(root).parts) > MAX_DEPTH:
-            continue
         try:
             text = setup.read_text(encoding="utf-8", errors="replace")
         except OSError:

@@ -71,7 +71,7 @@ TIME_SERIES: dict[str, SeriesLayout] = {
 }  # fmt: skip
 
 
-def _rng(seed: int, *key: str) -> Any:
+def seeded_rng(seed: int, *key: str) -> Any:
     import zlib
 
     import numpy
@@ -89,7 +89,7 @@ def write_time_series(path: Path, seed: int) -> WrittenFiles:
     layout = TIME_SERIES[path.name]
     width = len(layout.columns)
     rows = min(layout.rows, max(4000, MAX_VALUES // width))
-    state = _rng(seed, path.name)
+    state = seeded_rng(seed, path.name)
     t = numpy.arange(rows, dtype="float64")[:, None]
     day = max(1.0, 1440.0 / layout.step_minutes)
     phase = state.uniform(0, 2 * math.pi, size=(1, width))
@@ -137,7 +137,7 @@ def _coco_categories() -> list[dict[str, Any]]:
     ]
 
 
-def _picture(state: Any, width: int, height: int, channels: int = 3, noise: float = 2.0) -> Any:
+def picture(state: Any, width: int, height: int, channels: int = 3, noise: float = 2.0) -> Any:
     """A smooth picture (gradients and a disc) that compresses well, with a little noise."""
     import numpy
 
@@ -157,7 +157,7 @@ def write_coco(root: Path, seed: int, years: tuple[str, ...]) -> WrittenFiles:
     categories and their ids, boxes and polygon masks, and `<split>20YY/` JPEG images."""
     from PIL import Image
 
-    state = _rng(seed, "coco")
+    state = seeded_rng(seed, "coco")
     categories = _coco_categories()
     (root / "annotations").mkdir(parents=True, exist_ok=True)
     files, boxes, images_total = 0, 0, 0
@@ -172,7 +172,7 @@ def write_coco(root: Path, seed: int, years: tuple[str, ...]) -> WrittenFiles:
                 image_id = 1 + i + (100_000 if split == "val" else 0)
                 width, height = int(state.randint(320, 481)), int(state.randint(240, 361))
                 file_name = f"{image_id:012d}.jpg"
-                Image.fromarray(_picture(state, width, height)).save(root / name / file_name)
+                Image.fromarray(picture(state, width, height)).save(root / name / file_name)
                 images.append({"id": image_id, "file_name": file_name, "width": width,
                                "height": height, "license": 1, "date_captured": ""})  # fmt: skip
                 captions.append({"id": image_id, "image_id": image_id, "caption": "A picture."})
@@ -232,7 +232,7 @@ def write_nerf_scene(root: Path, seed: int) -> WrittenFiles:
     and transform_matrix) and RGBA PNGs under `<split>/r_<i>.png`."""
     from PIL import Image
 
-    state = _rng(seed, "nerf")
+    state = seeded_rng(seed, "nerf")
     files = 0
     for split, count in NERF_FRAMES.items():
         (root / split).mkdir(parents=True, exist_ok=True)
@@ -242,7 +242,7 @@ def write_nerf_scene(root: Path, seed: int) -> WrittenFiles:
             elevation = math.radians(30 if i % 2 else 15)
             frames.append({"file_path": f"./{split}/r_{i}", "rotation": 0.012566370614359171,
                            "transform_matrix": _camera(angle, elevation)})  # fmt: skip
-            rgba = _picture(state, NERF_SIZE, NERF_SIZE, 4, noise=0.0)  # large: kept quick
+            rgba = picture(state, NERF_SIZE, NERF_SIZE, 4, noise=0.0)  # large: kept quick
             rgba[..., 3] = (rgba[..., 3] > 100).astype("uint8") * 255
             Image.fromarray(rgba, "RGBA").save(root / split / f"r_{i}.png")
             files += 1
@@ -269,7 +269,7 @@ def write_image_translation(root: Path, seed: int, name: str) -> WrittenFiles:
     unpaired ones; both for the sets the two projects share."""
     from PIL import Image
 
-    state = _rng(seed, name)
+    state = seeded_rng(seed, name)
     folders: list[tuple[str, int]] = []
     if name in PAIRED:
         folders += [("train", 512), ("val", 512), ("test", 512)]
@@ -278,7 +278,7 @@ def write_image_translation(root: Path, seed: int, name: str) -> WrittenFiles:
     for folder, width in folders:
         (root / folder).mkdir(parents=True, exist_ok=True)
         for i in range(TRANSLATION_IMAGES):
-            Image.fromarray(_picture(state, width, 256)).save(root / folder / f"{i + 1}.jpg")
+            Image.fromarray(picture(state, width, 256)).save(root / folder / f"{i + 1}.jpg")
     arrays = tuple((folder, (TRANSLATION_IMAGES, 256, width, 3), "uint8")
                    for folder, width in folders)  # fmt: skip
     return WrittenFiles(root, TRANSLATION_IMAGES * len(folders), arrays)
@@ -296,7 +296,7 @@ def write_squad(path: Path, seed: int) -> WrittenFiles:
     name = SQUAD.fullmatch(path.name)
     assert name is not None
     split, version = name.groups()
-    state = _rng(seed, path.name)
+    state = seeded_rng(seed, path.name)
     articles: list[dict[str, Any]] = []
     questions = 0
     for a in range(SQUAD_ARTICLES):
@@ -350,14 +350,14 @@ def write_image_archive(path: Path, seed: int) -> WrittenFiles:
     assert found is not None
     width, height = int(found["width"]), int(found["height"])
     classes = ARCHIVE_CLASSES.get(found["name"].lower().replace("-", "_"), 0)
-    state = _rng(seed, path.name)
+    state = seeded_rng(seed, path.name)
     names = [f"00000/img{i:08d}.png" for i in range(ARCHIVE_IMAGES)]
     labels = [[name, int(state.randint(0, classes))] for name in names] if classes else None
     path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w") as archive:
         for name in names:
             buffer = io.BytesIO()
-            Image.fromarray(_picture(state, width, height)).save(buffer, format="PNG")
+            Image.fromarray(picture(state, width, height)).save(buffer, format="PNG")
             archive.writestr(name, buffer.getvalue())
         archive.writestr("dataset.json", json.dumps({"labels": labels}))
     arrays = ((path.name, (ARCHIVE_IMAGES, height, width, 3), "uint8"),)

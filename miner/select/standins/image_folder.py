@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from miner.select.standins.benchmark_layouts import WrittenFiles, _picture, _rng
+from miner.select.standins.benchmark_layouts import WrittenFiles, picture, seeded_rng
 
 IMAGE_FILES = 16
 IMAGE_SIZE = 256  # at least the crop most image pipelines take
@@ -51,10 +51,10 @@ def write_image_folder(root: Path, seed: int, suffixes: tuple[str, ...]) -> Writ
     """`IMAGE_FILES` pictures in each of `suffixes` at `root`."""
     from PIL import Image
 
-    state = _rng(seed, "image-folder")
+    state = seeded_rng(seed, "image-folder")
     root.mkdir(parents=True, exist_ok=True)
     for suffix in suffixes:
         for i in range(IMAGE_FILES):
-            Image.fromarray(_picture(state, IMAGE_SIZE, IMAGE_SIZE)).save(root / f"{i:04d}{suffix}")
+            Image.fromarray(picture(state, IMAGE_SIZE, IMAGE_SIZE)).save(root / f"{i:04d}{suffix}")
     count = IMAGE_FILES * len(suffixes)
     return WrittenFiles(root, count, ((root.name, (count, IMAGE_SIZE, IMAGE_SIZE, 3), "uint8"),))
