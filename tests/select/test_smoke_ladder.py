@@ -173,6 +173,28 @@ def test_hard_coded_cuda_needs_a_gpu(tmp_path, wheels):
     assert (result.outcome, result.stage) == ("needs_gpu", 3)
 
 
+NO_CUDA = (
+    "import argparse\n"
+    "parser = argparse.ArgumentParser()\n"
+    "parser.add_argument('--no-cuda', action='store_true', help='disables CUDA training')\n"
+    "args = parser.parse_args()\n"
+    "import tinyfit\n"
+    "model = tinyfit.Model(seed=1)\n"
+    "if not args.no_cuda:\n"
+    "    model = model.cuda()\n"
+    "for step in range(3):\n"
+    "    print(f'step {step} loss {model.step([1.0], [2.0]):.4f}')\n"
+)
+
+
+def test_a_script_with_its_own_cpu_option_trains_on_the_cpu_with_it(tmp_path, wheels):
+    files = {"requirements.txt": "tinyfit==0.1\n", "main.py": NO_CUDA}
+    result = run(tmp_path, wheels, files, ("{python}", "main.py"))
+    assert (result.outcome, result.stage) == ("ok", 6)  # its three steps end
+    assert "cpu option: --no-cuda (declared at main.py:3)" in result.notes
+    assert not any(note.startswith("cpu shim") for note in result.notes)
+
+
 OUTPUT_ARGS = (
     "import argparse, os\n"
     "parser = argparse.ArgumentParser()\n"

@@ -1,0 +1,160 @@
+"""The entry script's own way to run on the CPU.
+
+Many training scripts declare an option that keeps them off the GPU: `--no_cuda` or `--cpu`
+(argparse `store_true`), `--device` whose default is `cuda`, `--cuda` or `--use_gpu` typed as a
+boolean and on by default, an absl flag `use_gpu` defined as true, or a GPU id where the help
+says -1 means the CPU. A README command rarely passes them, since its authors trained on GPUs,
+and the run then stops at its first `.cuda()` on a machine without one (`needs_gpu`). The
+project's own CPU path is tried before the CPU shim, which only PyTorch code can use: the
+option is read from the script with `ast` (never run), the command is given it (or its GPU
+value is replaced), and each change is a note of the run.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+# Names with `-` read as `_` and without their dashes.
+ASKS_FOR_CPU = re.compile(
+    r"^(?:no_?(?:cuda|gpus?)|(?:use_|force_|only_)?cpu|cpu_only|disable_cuda)$"
+)
+ASKS_FOR_GPU = re.compile(r"^(?:use_?)?(?:cuda|gpus?)$")
+DEVICE = re.compile(r"^device$")
+GPU_ID = re.compile(r"^(?:gpus?|gpu_?ids?|gpu_?id|gpu_?num)$")
+# Help that says -1 runs on the CPU ("-1 for CPU", "use -1 for CPU mode", "cpu: -1").
+MINUS_ONE_IS_CPU = re.compile(r"(?i)-1\W+(?:\w+\W+){0,3}cpu|cpu\W+(?:\w+\W+){0,3}-1")
+GPU_VALUE = re.compile(r"(?i)^(?:cuda|gpu)(?::\d+)?$")
+BOOL_TYPE = re.compile(r"(?i)bool")  # `str2bool`, `strtobool`, `boolean_string`
+TRUE = ("true", "1", "yes")
+
+
+@dataclass(frozen=True)
+class CpuOption:
+    """An option of the entry script that runs it on the CPU, and where it is declared."""
+
+    spellings: tuple[str, ...]
+    words: tuple[str, ...]  # what to pass: `--no_cuda`, `--device cpu`, `--use_gpu=false`
+    line: int
+    takes_value: bool  # whether the option is followed by a value on the command line
+
+
+def _name(option: str) -> str:
+    return option.lstrip("-").replace("-", "_").lower()
+
+
+def _keyword(node: ast.Call, name: str) -> ast.expr | None:
+    return next((k.value for k in node.keywords if k.arg == name), None)
+
+
+def _constant(node: ast.expr | None) -> object:
+    return node.value if isinstance(node, ast.Constant) else None
+
+
+def _type_name(node: ast.expr | None) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Lambda):
+        return ast.unparse(node.body)
+    return ""
+
+
+def _argparse_option(node: ast.Call, spellings: tuple[str, ...]) -> CpuOption | None:
+    longest = max(spellings, key=len)
+    names = {_name(s) for s in spellings if s.startswith("--")} or {_name(longest)}
+    action = _constant(_keyword(node, "action"))
+    default = _constant(_keyword(node, "default"))
+    kind = _type_name(_keyword(node, "type"))
+    help_text = str(_constant(_keyword(node, "help")) or "")
+    line = node.lineno
+    if action == "store_true" and any(ASKS_FOR_CPU.match(n) for n in names):
+        return CpuOption(spellings, (longest,), line, takes_value=False)
+    if action == "store_true" and any(ASKS_FOR_GPU.match(n) for n in names):
+        return CpuOption(spellings, (), line, takes_value=False)  # off unless the command asks
+    if any(ASKS_FOR_GPU.match(n) for n in names) and action is None and default is True:
+        if kind == "bool":  # `bool("False")` is True; only the empty string is false
+            return CpuOption(spellings, (longest, ""), line, takes_value=True)
+        if BOOL_TYPE.search(kind):
+            return CpuOption(spellings, (longest, "False"), line, takes_value=True)
+    if any(DEVICE.match(n) for n in names) and kind in ("", "str"):
+        if isinstance(default, str) and GPU_VALUE.match(default):
+            return CpuOption(spellings, (longest, "cpu"), line, takes_value=True)
+        if "cpu" in help_text.lower():
+            return CpuOption(spellings, (longest, "cpu"), line, takes_value=True)
+    if any(GPU_ID.match(n) for n in names) and MINUS_ONE_IS_CPU.search(help_text):
+        if default not in (-1, "-1"):
+            return CpuOption(spellings, (longest, "-1"), line, takes_value=True)
+    return None
+
+
+def _absl_option(node: ast.Call) -> CpuOption | None:
+    strings = [a.value for a in node.args if isinstance(a, ast.Constant)]
+    if not strings or not isinstance(strings[0], str):
+        return None
+    name = strings[0]
+    default = strings[1] if len(strings) > 1 else _constant(_keyword(node, "default"))
+    spelling = f"--{name}"
+    if ASKS_FOR_GPU.match(_name(name)) and default is True:
+        return CpuOption((spelling,), (f"{spelling}=false",), node.lineno, takes_value=False)
+    if ASKS_FOR_CPU.match(_name(name)) and default is False:
+        return CpuOption((spelling,), (f"{spelling}=true",), node.lineno, takes_value=False)
+    return None
+
+
+def declared_cpu_option(source: str) -> CpuOption | None:
+    """The first option a script's argparse, click or absl parser declares that runs it on the
+    CPU, or None."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)
+                    and isinstance(n.func, ast.Attribute)), key=lambda n: n.lineno)  # fmt: skip
+    for node in calls:
+        if node.func.attr in ("add_argument", "option"):  # type: ignore[attr-defined]
+            spellings = tuple(a.value for a in node.args if isinstance(a, ast.Constant)
+                              and isinstance(a.value, str) and a.value.startswith("-"))  # fmt: skip
+            found = _argparse_option(node, spellings) if spellings else None
+        elif node.func.attr in ("DEFINE_bool", "DEFINE_boolean"):  # type: ignore[attr-defined]
+            found = _absl_option(node)
+        else:
+            continue
+        if found is not None:
+            return found
+    return None
+
+
+def _without(command: tuple[str, ...], option: CpuOption) -> tuple[str, ...]:
+    """`command` without the option (and its value) where the command already passes it."""
+    words: list[str] = []
+    skip = False
+    for word in command:
+        if skip:
+            skip = False
+            continue
+        head = word.split("=", 1)[0]
+        if head in option.spellings:
+            skip = option.takes_value and "=" not in word
+            continue
+        words.append(word)
+    return tuple(words)
+
+
+def on_the_cpu(command: tuple[str, ...], script: Path | None) -> tuple[tuple[str, ...], str]:
+    """The command asking the entry script to run on the CPU, and a note of the change; the
+    command unchanged and no note where the script declares no such option or the command
+    already asks for it."""
+    if script is None or script.suffix != ".py" or not script.is_file():
+        return command, ""
+    option = declared_cpu_option(script.read_text(encoding="utf-8", errors="replace"))
+    if option is None:
+        return command, ""
+    changed = (*_without(command, option), *option.words)
+    if changed == command:
+        return command, ""
+    shown = " ".join(w if w else "''" for w in option.words) or f"without {option.spellings[-1]}"
+    return changed, f"cpu option: {shown} (declared at {script.name}:{option.line})"
