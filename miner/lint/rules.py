@@ -63,8 +63,27 @@ RULES = (
 RULE_BY_CODE = {rule.code: rule for rule in RULES}
 
 
+# JAX built for CUDA is the only sign of a GPU in code that JAX places by itself; where the
+# training code works on TPUs ("Local TPUs:", `jax.devices("tpu")`, `TPUStrategy`), such an
+# install is a GPU image for inference or a second platform, not how the model was trained.
+JAX_CUDA = re.compile(r"\bjax\[cuda")
+TPU_CODE = re.compile(
+    r"\bTPUs?\b|jax\.devices\(\s*['\"]tpu|\bTPU(?:Strategy|ClusterResolver)\b|\btpu_driver\b"
+)
+
+
+def _trains_on_tpus(ctx: LintContext) -> bool:
+    if not all(JAX_CUDA.search(e.text) for e in ctx.facts.gpu):
+        return False
+    return any(
+        TPU_CODE.search(line) and not line.lstrip().startswith("#")
+        for lines in ctx.facts.code_lines.values()
+        for line in lines
+    )
+
+
 def _gpu_unstated(ctx: LintContext) -> list[Finding]:
-    if not ctx.facts.gpu or ctx.label("hw_gpu"):
+    if not ctx.facts.gpu or ctx.label("hw_gpu") or _trains_on_tpus(ctx):
         return []
     if gpu_in_pages(ctx.tree, ctx.other_pages):
         return []  # stated in a page the root README does not link (a config folder's README)

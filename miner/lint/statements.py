@@ -35,11 +35,16 @@ PYTHON_IN_FILES = (
     # Replicate's Cog: `python_version: "3.11"`
     (re.compile(r"(^|/)cog\.ya?ml$"), re.compile(r"^\s*python_version\s*:\s*['\"]?3")),
     (re.compile(r"(^|/)(tox\.ini|\.travis\.yml|noxfile\.py)$"), re.compile(r"\bpy(?:thon)?3\d")),
-    # The Pythons the tests run on: Travis's `python:` list (a workflow's `python-version:` is
-    # as often the Python of a formatter or a docs build, and is not read)
+    # The Pythons the tests run on: Travis's `python:` list, a workflow's matrix of them
+    # (`python: [2.7, 3.6]`; a single `python-version:` is as often the Python of a formatter
+    # or a docs build, and is not read)
     (
         re.compile(r"(^|/)\.travis\.yml$"),
         re.compile(r"^\s*python\s*:\s*['\"]?[23]\.\d|^\s*-\s*['\"]?[23]\.\d+['\"]?\s*$"),
+    ),
+    (
+        re.compile(r"^\.github/workflows/[^/]+\.ya?ml$"),
+        re.compile(r"^\s*python(?:[-_]versions?)?\s*:\s*\[\s*['\"]?[23]\.\d+['\"]?\s*,"),
     ),
     # A set-up script's environment (`conda create -n env python=3.8`) or the instructions in
     # its comments ("# ... use a new Anaconda environment with Python 3.10.8").

@@ -85,10 +85,14 @@ def framework_named(
 
 
 # A version or commit written right after a framework's name: "MXNet @92053bd" (a link to
-# that tree), "PyTorch(0.4.1)", "TensorFlow r1.4", "Chainer v1.5".
+# that tree), "PyTorch(0.4.1)", "TensorFlow r1.4", "Chainer v1.5", "[MatConvNet](url) (we used
+# `v1.0-beta20`)".
 VERSION_AFTER_NAME = re.compile(
-    r"^[^\w\n]{0,4}(?:@\s*[0-9a-f]{7,40}\b|\(?\s*[rv]?\d+\.\d+|\s*(?:version|release)\s+v?\d)", re.I
+    r"^[^\w\n]{0,4}(?:@\s*[0-9a-f]{7,40}\b|\(?\s*[rv]?\d+\.\d+|\s*(?:version|release)\s+v?\d"
+    r"|\(\s*(?:we\s+used|tested\s+(?:with|on)|version)\s*:?\s*`?[rv]?\d+\.\d+)",
+    re.I,
 )
+LINK_TARGET = re.compile(r"^\]\([^)\s]*\)")  # the rest of a Markdown link the name is the text of
 
 
 def framework_versioned(ctx: LintContext, framework: str) -> Evidence | None:
@@ -99,7 +103,9 @@ def framework_versioned(ctx: LintContext, framework: str) -> Evidence | None:
         text = ctx.tree.read_text(doc) or ""
         for number, line in enumerate(text.splitlines(), 1):
             for found in name.finditer(line):
-                if VERSION_AFTER_NAME.search(line[found.end() : found.end() + 30]):
+                after = line[found.end() :]
+                after = after[len(m.group(0)) :] if (m := LINK_TARGET.match(after)) else after
+                if VERSION_AFTER_NAME.search(after[:40]):
                     return Evidence(doc, number, " ".join(line.split())[:160], "lint.stated")
     return None
 
@@ -107,14 +113,16 @@ def framework_versioned(ctx: LintContext, framework: str) -> Evidence | None:
 def _mentioned(ctx: LintContext, framework: str) -> tuple[Evidence, bool] | None:
     """The first docs line that names a framework lint has no doc pattern for (Caffe2,
     TensorFlow.js, `other:` ones) by its title or package name: the message then says that
-    its version is missing, not that nothing names it."""
+    its version is missing, not that nothing names it; and whether a docs line gives the
+    version right after the name ("[MatConvNet](...) (we used `v1.0-beta20`)")."""
     if framework in DOC_NAMES:
         return None
     name = _doc_name(framework)
     for doc in ctx.docs:
         for number, line in enumerate((ctx.tree.read_text(doc) or "").splitlines(), 1):
             if name.search(line):
-                return Evidence(doc, number, " ".join(line.split())[:160], "lint.stated"), False
+                versioned = framework_versioned(ctx, framework) is not None
+                return Evidence(doc, number, " ".join(line.split())[:160], "lint.stated"), versioned
     return None
 
 

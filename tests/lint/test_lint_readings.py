@@ -170,3 +170,30 @@ def test_the_seed_fix_names_the_framework_training_runs_on(tmp_path: Path) -> No
     assert theano.path == "value_net.py"
     assert "numpy.random.seed(seed)" in theano.fix and "RandomStreams" in theano.fix
     assert "tf." not in theano.fix
+
+
+MATCONVNET_TRAIN = (
+    "function net = train(imdb)\n"
+    "net = vl_simplenn_tidy(init_net());\n"
+    "[net, info] = cnn_train(net, imdb, @getBatch, 'numEpochs', 50);\n"
+    "res = vl_simplenn(net, imdb.images.data(:,:,:,1));\n"
+)
+
+
+def test_a_version_in_parentheses_after_a_linked_framework_name_is_stated(tmp_path: Path) -> None:
+    readme = (
+        "# Tracker\n\nA fully-convolutional Siamese tracker trained end to end.\n\n"
+        "## Training\n\n1. Prerequisites: Matlab, [MatConvNet](http://www.vlfeat.org/matconvnet/"
+        "install/){said}.\n2. Run `train.m`.\n"
+    )
+    files = {
+        "train.py": None, "prepare_data.py": None, "requirements.txt": None,
+        "train.m": MATCONVNET_TRAIN, "README.md": readme.format(said=""),
+    }  # fmt: skip
+    found = [f for f in lint(write_project(tmp_path / "p", files)).findings if f.code == "MNR207"]
+    assert [(f.path, f.line) for f in found] == [("README.md", 7)]
+    for said in (" (we used `v1.0-beta20`)", " (tested with 1.0-beta25)", " (version 1.0)"):
+        stated = {**files, "README.md": readme.format(said=said)}
+        found = [f for f in lint(write_project(tmp_path / "q", stated)).findings
+                 if f.code == "MNR207"]  # fmt: skip
+        assert found == [], said

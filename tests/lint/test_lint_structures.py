@@ -323,6 +323,12 @@ def test_jax_built_for_cuda_trains_on_a_gpu(tmp_path: Path) -> None:
     env = "name: lm\ndependencies:\n  - python=3.10\n  - pip:\n    - jax[cuda12]==0.4.28\n"
     built = {**files, "scripts/gpu_environment.yml": env}
     assert "MNR101" in codes(write_project(tmp_path / "q", built))
+    # training code that counts its TPUs: the CUDA build is another platform's image
+    on_tpus = JAX_TRAIN + "print(f'Local TPUs: {jax.local_device_count()}')\n"
+    tpu = {**built, "train.py": on_tpus}
+    assert "MNR101" not in codes(write_project(tmp_path / "r", tpu))
+    commented = JAX_TRAIN + "# the TPU path is not ready yet\n"
+    assert "MNR101" in codes(write_project(tmp_path / "s", {**built, "train.py": commented}))
 
 
 def test_a_nested_extensions_setup_speaks_after_the_projects_file(tmp_path: Path) -> None:
@@ -427,3 +433,21 @@ def test_the_pythons_travis_tests_on_are_stated(tmp_path: Path) -> None:
     assert "MNR204" not in codes(write_project(tmp_path / "q", stated))
     listed = readme.replace("## Requirements\n\n", "## Requirements\n\n    Python: 2 or 3\n\n")
     assert "MNR204" not in codes(write_project(tmp_path / "r", {"README.md": listed}))
+
+
+def test_the_pythons_a_workflow_matrix_tests_on_are_stated(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace("- Python 3.10\n", "")
+    workflow = (
+        "name: CI\non: [push]\njobs:\n  build:\n    strategy:\n      matrix:\n"
+        "        python: [2.7, 3.6, 3.7]\n    steps:\n      - uses: actions/setup-python@v2\n"
+        "        with:\n          python-version: ${{ matrix.python }}\n"
+        "      - run: python train.py --epochs 1\n"
+    )
+    stated = {"README.md": readme, ".github/workflows/build.yml": workflow}
+    assert "MNR204" not in codes(write_project(tmp_path / "q", stated))
+    # one Python for a formatter's job says nothing of the project's
+    lint_job = workflow.replace("python: [2.7, 3.6, 3.7]", "os: [ubuntu-latest]").replace(
+        "${{ matrix.python }}", "'3.11'"
+    )
+    alone = {"README.md": readme, ".github/workflows/build.yml": lint_job}
+    assert "MNR204" in codes(write_project(tmp_path / "r", alone))

@@ -25,7 +25,7 @@ PARSER = "import argparse\nparser = argparse.ArgumentParser()\n"
         ("parser.add_argument('--cuda', default=True, type=str2bool)", ("--cuda", "False")),
         ("parser.add_argument('--use_gpu', default=True, type=bool)", ("--use_gpu", "")),
         (
-            "parser.add_argument('--gpu_ids', default='0', help='gpu ids: e.g. 0,1. use -1 for CPU')",
+            "parser.add_argument('--gpu_ids', default='0', help='ids: 0,1. use -1 for CPU')",
             ("--gpu_ids", "-1"),
         ),
         ("parser.add_argument('--cuda', action='store_true')", ()),

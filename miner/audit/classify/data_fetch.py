@@ -127,12 +127,15 @@ DOWNLOAD_COMMAND = re.compile(
     r"\bkaggle\s+(?:competitions|datasets)\s+download\b|"
     r"\bhuggingface-cli\s+download\b|\bhf\s+download\b|\baws\s+s3\s+(?:cp|sync)\b|"
     r"\burlretrieve\(|\bdownload_url\(|\bdownload_and_extract\w*\(|\bsnapshot_download\(|"
-    r"\bacademictorrents\b|\w_download\w*\(|\bdownload_\w+\(|\.download\(|\burlopen\(|\brequests\.get\(",
+    r"\bacademictorrents\b|\w_download\w*\(|\bdownload_\w+\(|\.download\(|\burlopen\(|\brequests\.get\("
+    # a data set kept as a git repository (`git clone .../deepmind/dsprites-dataset.git`)
+    r"|\bgit\s+clone\s+(?:-\S+\s+)*\S*(?:data|corpus|corpora)\S*",
     re.I,
 )
 DOWNLOAD_LITERALS = (
     "wget", "curl", "gdown", "axel", "aria2c", "azcopy", "gsutil", "kaggle", "download",
     "Download", "DOWNLOAD", "aws s3", "urlretrieve", "urlopen", "requests.get", "academictorrents",
+    "git clone",
 )  # fmt: skip
 # What a line fetches when it fetches model weights rather than data.
 WEIGHTS = re.compile(

@@ -171,6 +171,11 @@ def test_download_scripts_for_data_but_not_for_weights_or_tests(tmp_path: Path) 
     assert _evidence(tmp_path / "a", {"scripts/download_data.sh": data})[0].line == 2
     assert _evidence(tmp_path / "b", {"ros/downloads.sh": weights}) == []
     assert _evidence(tmp_path / "c", {"det/prepare_for_tests.sh": fixtures}) == []
+    # a data set kept as a git repository; a tool cloned the same way is no data
+    clone = "#!/bin/sh\nmkdir data\ncd data\ngit clone https://github.com/deepmind/dsprites-dataset.git\n"
+    tool = "#!/bin/sh\ngit clone https://github.com/NVIDIA/apex\ncd apex && pip install .\n"
+    assert _evidence(tmp_path / "d", {"download_dsprites.sh": clone})[0].line == 4
+    assert _evidence(tmp_path / "e", {"download_apex.sh": tool}) == []
 
 
 def test_documented_commands_that_run_a_data_script(tmp_path: Path) -> None:
