@@ -56,10 +56,10 @@ def lint_command(
     ] = False,
 ) -> None:
     """Report which requirements a project's docs leave out: the GPU its code trains on,
-    framework and Python versions, how to get the data, seeds and threads. Each finding is
-    `path:line: CODE message` with its evidence and a fix. Exit status: 0 no findings,
-    1 findings, 2 a usage or input error. Codes can be selected or ignored here or in
-    pyproject.toml's \\[tool.miner.lint] table."""
+    framework and Python versions, seeds and threads (and, opt-in with --select MNR301, how
+    to get the data). Each finding is `path:line: CODE message` with its evidence and a fix.
+    Exit status: 0 no findings, 1 findings, 2 a usage or input error. Codes can be selected
+    or ignored here or in pyproject.toml's \\[tool.miner.lint] table."""
     from miner.errors import MinerError
     from miner.lint import RENDERERS, LintOptions, lint, requirements_markdown
     from miner.lint.output import statistics as per_code

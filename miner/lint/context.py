@@ -28,6 +28,9 @@ class Rule:
     # A retired code raises nothing; its advice lives on in the code named here, and configs
     # that select or ignore it still parse.
     folded_into: str | None = None
+    # An opt-in code runs only where `select` names it (its code, or a prefix such as `MNR`):
+    # on repositories it was not written on, too few of its findings were right for a default.
+    opt_in: bool = False
 
 
 @dataclass(frozen=True)

@@ -68,8 +68,12 @@ def project_options(root: Path) -> tuple[LintOptions, str | None]:
 
 
 def selected(code: str, options: LintOptions) -> bool:
-    """Whether `code` is reported under `options` (select first, then ignore)."""
-    if options.select and not any(code.startswith(p) for p in options.select):
+    """Whether `code` is reported under `options` (select first, then ignore); an opt-in code
+    only where `select` names it."""
+    rule = RULE_BY_CODE.get(code)
+    if (options.select or (rule is not None and rule.opt_in)) and not any(
+        code.startswith(p) for p in options.select
+    ):
         return False
     return not any(code.startswith(p) for p in options.ignore)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from lint_projects import COMPLETE_README, TRAIN, write_project
 
-from miner.lint import lint
+from miner.lint import LintOptions, lint
 
 NO_GPU_README = COMPLETE_README.replace(
     "Trained on one NVIDIA RTX 3090 (24 GB) in about ten minutes.", ""
@@ -15,7 +15,8 @@ CPU_TRAIN = TRAIN.replace('"cuda" if torch.cuda.is_available() else "cpu"', '"cp
 
 
 def codes(root: Path) -> list[str]:
-    return [f.code for f in lint(root).findings]
+    """Every code's findings, opt-in codes too."""
+    return [f.code for f in lint(root, LintOptions(select=("MNR",))).findings]
 
 
 def test_a_launcher_that_starts_its_workers_with_every_gpu_hidden(tmp_path: Path) -> None:

@@ -15,7 +15,8 @@ MAIN = "if __name__ == '__main__':\n    pass\n"  # a script: run, so its imports
 
 
 def codes(root: Path) -> list[str]:
-    return [f.code for f in lint(root).findings]
+    """Every code's findings, opt-in codes too."""
+    return [f.code for f in lint(root, LintOptions(select=("MNR",))).findings]
 
 
 def test_a_project_that_states_everything_is_silent(tmp_path: Path) -> None:
@@ -178,6 +179,19 @@ def test_data_source_unstated(tmp_path: Path) -> None:
     readme = COMPLETE_README.split("## Data")[0] + "## Training\n\n    python train.py\n"
     root = write_project(tmp_path / "p", {"README.md": readme, "prepare_data.py": None})
     assert "MNR301" in codes(root)
+
+
+def test_the_data_check_is_opt_in(tmp_path: Path) -> None:
+    readme = COMPLETE_README.split("## Data")[0] + "## Training\n\n    python train.py\n"
+    root = write_project(tmp_path / "p", {"README.md": readme, "prepare_data.py": None})
+    default = lint(root)
+    assert "MNR301" not in {f.code for f in default.findings} | set(default.checked)
+    for select in (("MNR301",), ("MNR3",), ("MNR",)):
+        chosen = lint(root, LintOptions(select=select))
+        assert "MNR301" in {f.code for f in chosen.findings} and "MNR301" in chosen.checked
+    ignored = lint(root, LintOptions(select=("MNR",), ignore=("MNR301",)))
+    assert "MNR301" not in {f.code for f in ignored.findings}
+    assert RULE_BY_CODE["MNR301"].opt_in and not RULE_BY_CODE["MNR401"].opt_in
 
 
 def test_an_agent_that_learns_from_its_environment_needs_no_data_set(tmp_path: Path) -> None:
@@ -461,12 +475,13 @@ def test_training_only_in_examples_or_bundled_code_is_not_the_projects(tmp_path:
         }  # fmt: skip
         if folder == "detector":
             files["detector/LICENSE"] = "MIT License\n"
-        report = lint(write_project(tmp_path / folder.replace("/", "_"), files))
+        report = lint(write_project(tmp_path / folder.replace("/", "_"), files),
+                      LintOptions(select=("MNR",)))  # fmt: skip
         found = {f.code for f in report.findings}
         assert report.kind != "training", folder
         assert not found & {"MNR101", "MNR301", "MNR401", "MNR402"}, (folder, found)
     own = {"README.md": readme, "train.py": unseeded, "prepare_data.py": None}
-    report = lint(write_project(tmp_path / "own", own))
+    report = lint(write_project(tmp_path / "own", own), LintOptions(select=("MNR",)))
     assert report.kind == "training" and {"MNR301", "MNR401"} <= {f.code for f in report.findings}
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from lint_projects import COMPLETE_README, TRAIN, write_project
 
-from miner.lint import lint
+from miner.lint import LintOptions, lint
 
 MAIN = "if __name__ == '__main__':\n    pass\n"
 UNSTATED = COMPLETE_README.replace("- torch==2.1.0, see requirements.txt\n", "- numpy\n")
@@ -17,7 +17,8 @@ COMPILED = TRAIN.replace(
 
 
 def codes(root: Path) -> list[str]:
-    return [f.code for f in lint(root).findings]
+    """Every code's findings, opt-in codes too."""
+    return [f.code for f in lint(root, LintOptions(select=("MNR",))).findings]
 
 
 def test_an_api_named_in_a_docstring_is_no_call(tmp_path: Path) -> None:
