@@ -260,6 +260,19 @@ def _guarded(lines: list[str], number: int) -> bool:
     return False
 
 
+# Hugging Face's attention classes per kernel (`Qwen2SdpaAttention`, `LlamaFlashAttention2`):
+# transformers picks one only where the installed torch has the kernel, else the eager class.
+DISPATCHED_CLASS = re.compile(r"^class\s+\w*(?:Sdpa|FlashAttention)\w*\s*[(:]")
+
+
+def _dispatched(lines: list[str], number: int) -> bool:
+    """True when the line is inside a class the library selects by the torch it finds."""
+    for previous in reversed(lines[: number - 1]):
+        if previous.startswith("class "):
+            return bool(DISPATCHED_CLASS.match(previous))
+    return False
+
+
 def _docstring_lines(lines: list[str]) -> set[int]:
     """Line numbers inside triple-quoted strings (docstrings that name an API in prose)."""
     inside: set[int] = set()
@@ -318,6 +331,7 @@ def api_site(ctx: LintContext, api: Any, folder: str) -> Evidence | None:
                 api.pattern.search(code)
                 and not _guarded(lines, number)
                 and not _opt_in(lines, number)
+                and not _dispatched(lines, number)
             ):
                 return Evidence(path, number, " ".join(line.split())[:160], "lint.api")
     return None

@@ -27,6 +27,9 @@ PYTHON_IN_FILES = (
         re.compile(r"(?i)(^|/)(?:Dockerfile[^/]*|[^/]+\.dockerfile)$"),
         re.compile(
             r"^\s*FROM\s+(?:\S*/)?python:\d|^\s*FROM\s+\S+[-:_]py(?:thon)?3\d*(?:\s|$)"
+            # the base image as an argument's default (`ARG FROM_IMAGE_NAME=...:22.08-py3`)
+            r"|^\s*ARG\s+\w*(?:IMAGE|BASE|FROM)\w*\s*=\s*(?:(?:\S*/)?python:\d"
+            r"|\S+[-:_]py(?:thon)?3\d*(?:\s|$))"
             r"|^\s*(?:ARG|ENV)\s+PYTHON_VERSION[= ]\s*3|\binstall\b.*\bpython==?3\.\d"
             r"|^\s*(?:RUN|ENTRYPOINT|CMD)\b.*\bpython3\.\d{1,2}\b"
         ),

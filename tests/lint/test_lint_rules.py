@@ -354,6 +354,18 @@ def test_an_open_range_that_admits_a_major_release_the_code_cannot_run_on(tmp_pa
     assert "MNR206" not in codes(write_project(tmp_path / "s", nested))
 
 
+def test_an_attention_class_transformers_picks_by_the_torch_it_finds(tmp_path: Path) -> None:
+    sdpa = (
+        "import torch\n\n\nclass Qwen2Attention(torch.nn.Module):\n    pass\n\n\n"
+        "class Qwen2SdpaAttention(Qwen2Attention):\n    def forward(self, q, k, v):\n"
+        "        return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n"
+    )
+    files = {"requirements.txt": "torch>=1.12\n", "train.py": None, "modeling_qwen.py": sdpa}
+    assert "MNR206" not in codes(write_project(tmp_path / "p", files))
+    eager = sdpa.replace("Qwen2SdpaAttention", "Qwen2FastAttention")
+    assert "MNR206" in codes(write_project(tmp_path / "q", {**files, "modeling_qwen.py": eager}))
+
+
 CAFFE_SOLVER = "net: 'train.prototxt'\nbase_lr: 0.01\nlr_policy: 'step'\nmax_iter: 1000\n"
 CAFFE_NET = "name: 'n'\nlayer { name: 'c' type: 'Convolution' }\nlayer { type: 'ReLU' }\n"
 CAFFE_TRAIN = (
@@ -512,6 +524,12 @@ def test_a_python_tagged_base_image_states_python(tmp_path: Path) -> None:
     docker = "FROM tensorflow/tensorflow:1.12.0-gpu-py3\nRUN pip install -r requirements.txt\n"
     root = write_project(tmp_path / "p", {"README.md": readme, "Dockerfile": docker})
     assert "MNR204" not in codes(root)
+    argument = "ARG FROM_IMAGE_NAME=nvcr.io/nvidia/pytorch:22.08-py3\nFROM ${FROM_IMAGE_NAME}\n"
+    root = write_project(tmp_path / "q", {"README.md": readme, "docker/Dockerfile": argument})
+    assert "MNR204" not in codes(root)
+    untagged = argument.replace("22.08-py3", "22.08")
+    root = write_project(tmp_path / "r", {"README.md": readme, "docker/Dockerfile": untagged})
+    assert "MNR204" in codes(root)
 
 
 def test_a_copied_training_module_nothing_runs_is_not_training(tmp_path: Path) -> None:

@@ -25,7 +25,21 @@ CLASSICAL_FIT = re.compile(
     re.I,
 )
 # `optim.Adam([z], lr=...)`: an optimizer over named tensors, not over `model.parameters()`.
-INPUT_OPTIMIZER = re.compile(r"\boptim\.\w+\(\s*\[\s*\w+\s*\]")
+# An optimizer built over one input tensor (`optim.LBFGS([input_img])`), gradients applied to
+# one variable (`optimizer.apply_gradients([(grad, image)])`), or Keras' gradient of a loss
+# with respect to one tensor handed to SciPy's L-BFGS (the neural-style recipe).
+INPUT_OPTIMIZER = re.compile(
+    r"\boptim\.\w+\(\s*\[\s*\w+\s*\]"
+    r"|\.apply_gradients\(\s*\[\s*\(\s*\w+\s*,\s*\w+\s*\)\s*\]\s*\)"
+)
+KERAS_INPUT_GRADIENT = re.compile(r"\bK\.gradients\(\s*\w+\s*,\s*\w+\s*\)")
+# TensorFlow 1: the one variable of a file is an image, which `.minimize(loss)` then updates.
+IMAGE_VARIABLE = re.compile(r"(?im)^\s*\w*(?:image|img|canvas|pastiche)\w*\s*=\s*tf\.Variable\(")
+# A model's weights in sight: then the file trains the model, whatever else it optimises.
+MODEL_WEIGHTS = re.compile(
+    r"\.parameters\(|\btrainable_(?:variables|weights)\b|\bget_variable\(|\btf\.layers\.|"
+    r"\bslim\.|\.fit(?:_generator)?\(|\btrain_on_batch\(|\bvar_list\s*="
+)
 # Each loop pattern behind a literal that must occur first: a substring test is far cheaper
 # than a regular expression over every file of a project without optimizer steps.
 TRAINING_LOOPS = (
@@ -162,9 +176,19 @@ def _unit_test(sf: SourceFile) -> bool:
 
 
 def _optimises_inputs(text: str) -> bool:
-    """True when every optimizer of a file is built over a list of tensors, none over a model's
-    parameters: the file optimises an image or a latent code, not a network."""
-    return "optim." in text and ".parameters(" not in text and bool(INPUT_OPTIMIZER.search(text))
+    """True when a file optimises an image or a latent code, not a network: its optimizers are
+    built over (or apply gradients to) one tensor, and no model's weights are in sight."""
+    if MODEL_WEIGHTS.search(text):
+        return False
+    if INPUT_OPTIMIZER.search(text):
+        return True
+    if "fmin_l_bfgs_b" in text and KERAS_INPUT_GRADIENT.search(text):
+        return True
+    return (
+        ".minimize(" in text
+        and text.count("tf.Variable(") == 1
+        and bool(IMAGE_VARIABLE.search(text))
+    )
 
 
 def _training_loops(index: CodeIndex, dl: bool) -> list[tuple[float, Evidence]]:
@@ -181,7 +205,7 @@ def _training_loops(index: CodeIndex, dl: bool) -> list[tuple[float, Evidence]]:
             (m for hint, loop in TRAINING_LOOPS if hint in text and (m := loop.search(text))),
             None,
         )
-        if m:
+        if m and not _optimises_inputs(text):
             line, text = index.where(sf.path, m.group(0))
             found.append((sf.weight, Evidence(sf.path, line, text, "training_code.loop")))
     return found

@@ -69,6 +69,37 @@ def test_optimising_an_image_or_a_latent_is_not_training(tmp_path: Path) -> None
     assert _training(tmp_path / "b", {"generate.py": model}).value is True
 
 
+STYLE_TF2 = (
+    "import tensorflow as tf\nimage = tf.Variable(content)\nopt = tf.optimizers.Adam(0.02)\n"
+    "for i in range(100):\n    with tf.GradientTape() as tape:\n"
+    "        loss = style_loss(vgg(image))\n    grad = tape.gradient(loss, image)\n"
+    "    opt.apply_gradients([(grad, image)])\n"
+)
+STYLE_KERAS = (
+    "from keras import backend as K\nfrom scipy.optimize import fmin_l_bfgs_b\n"
+    "grads = K.gradients(loss, combination_image)\n"
+    "x, min_val, info = fmin_l_bfgs_b(evaluator.loss, x.flatten(), fprime=evaluator.grads)\n"
+)
+STYLE_TF1 = (
+    "import tensorflow as tf\nimage = tf.Variable(initial)\nloss = content_loss + style_loss\n"
+    "train_step = tf.train.AdamOptimizer(1e1).minimize(loss)\n"
+)
+
+
+@pytest.mark.parametrize("code", [STYLE_TF2, STYLE_KERAS, STYLE_TF1])
+def test_style_transfer_by_optimising_the_image_is_not_training(tmp_path: Path, code: str) -> None:
+    assert _training(tmp_path, {"stylize.py": code}).value is False
+
+
+def test_the_same_updates_beside_a_models_weights_train_it(tmp_path: Path) -> None:
+    tf2 = STYLE_TF2.replace("[(grad, image)]", "zip(grads, model.trainable_variables)")
+    assert _training(tmp_path / "a", {"train.py": tf2}).value is True
+    gan = STYLE_KERAS + "d_loss = discriminator.train_on_batch(x, y)\n"
+    assert _training(tmp_path / "b", {"train.py": gan}).value is True
+    tf1 = STYLE_TF1 + "w = tf.Variable(tf.zeros([784, 10]))\n"
+    assert _training(tmp_path / "c", {"train.py": tf1}).value is True
+
+
 def test_a_grid_search_fit_beside_a_network_is_not_training(tmp_path: Path) -> None:
     code = (
         "import torch\nfrom sklearn.model_selection import GridSearchCV\n"
