@@ -223,9 +223,23 @@ def hub_trainer_line(lines: list[str]) -> int:
     return 0
 
 
+def _option(flag: str) -> str:
+    """The command-line spellings of a flag: `--use_cuda` or `--use-cuda`."""
+    return "--" + flag.replace("_", "[-_]")
+
+
+def _off_by_default(flag: str, text: str) -> bool:
+    """`use_gpu=False` in a signature or an assignment, or an argparse switch that is off
+    unless given (`add_argument('--use-cuda', action='store_true')`)."""
+    if re.search(rf"\b{flag}\s*(?::\s*bool\s*)?=\s*False\b", text):
+        return True
+    switch = rf"['\"]{_option(flag)}['\"][^\n]*action\s*=\s*['\"]store_true"
+    return re.search(switch, text) is not None
+
+
 def _gated_lines(lines: list[str]) -> dict[int, str]:
-    """Line number -> GPU flag, for the lines a GPU flag that defaults to False guards in this
-    file (`use_gpu=False` in a signature or an assignment)."""
+    """Line number -> GPU flag, for the lines a GPU flag that is off by default guards in this
+    file."""
     text = "\n".join(lines)
     gated: dict[int, str] = {}
     gate: tuple[int, str] | None = None  # (indentation of the `if`, flag)
@@ -233,13 +247,13 @@ def _gated_lines(lines: list[str]) -> dict[int, str]:
         if raw.strip() and gate and len(raw) - len(raw.lstrip()) <= gate[0]:
             gate = None
         m = GATE.match(raw)
-        if m and re.search(rf"\b{m.group(2)}\s*(?::\s*bool\s*)?=\s*False\b", text):
+        if m and _off_by_default(m.group(2), text):
             gate = (len(m.group(1)), m.group(2))
             continue
         inline = INLINE_GATE.search(raw)
         if gate or inline:
             flag = gate[1] if gate else inline.group(1) if inline else ""
-            if gate or re.search(rf"\b{flag}\s*(?::\s*bool\s*)?=\s*False\b", text):
+            if gate or _off_by_default(flag, text):
                 gated[number] = flag
     return gated
 
@@ -251,11 +265,20 @@ def _drop_opt_in_gpu(facts: CodeFacts, tree: RepoTree, paths: list[str]) -> None
     if not facts.optional_gpu:
         return
     for flag, sites in facts.optional_gpu.items():
-        on = re.compile(rf"\b{flag}\s*=\s*True\b|--{flag}\b")
-        passed = re.compile(rf"--{flag}\b")
-        if any((passed if p == tree.readme else on).search(tree.read_text(p) or "") for p in paths):
+        on = re.compile(rf"\b{flag}\s*=\s*True\b|{_option(flag)}\b")
+        passed = re.compile(rf"{_option(flag)}\b")
+        if any((passed if p == tree.readme else on).search(_without_declarations(tree, p))
+               for p in paths):  # fmt: skip
             continue
         facts.gpu = [e for e in facts.gpu if e not in sites]
+
+
+def _without_declarations(tree: RepoTree, path: str) -> str:
+    """A file's text without its argparse declarations, which name a switch without giving it."""
+    text = tree.read_text(path) or ""
+    if "add_argument(" not in text:
+        return text
+    return "\n".join(line for line in text.splitlines() if "add_argument(" not in line)
 
 
 def _scan_lines(facts: CodeFacts, path: str, lines: list[str], is_python: bool) -> None:

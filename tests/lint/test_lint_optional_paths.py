@@ -52,6 +52,25 @@ def test_a_gpu_backend_behind_a_flag_that_defaults_to_false(tmp_path: Path) -> N
     assert "MNR101" in codes(write_project(tmp_path / "s", default_on))
 
 
+SWITCH_TRAIN = (
+    "import argparse\n\nimport torch\n\nparser = argparse.ArgumentParser()\n"
+    "parser.add_argument('--use-cuda', action='store_true', default=False, help='Use the GPU')\n"
+    "args = parser.parse_args()\nmodel = torch.nn.Linear(4, 1)\nif args.use_cuda:\n"
+    "    model = model.cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "loss = model(torch.ones(2, 4)).sum()\nloss.backward()\nopt.step()\n"
+)
+
+
+def test_a_gpu_switch_that_is_off_unless_given(tmp_path: Path) -> None:
+    readme = NO_GPU_README + "\n    python train.py\n"
+    files = {"README.md": readme, "train.py": SWITCH_TRAIN}
+    assert "MNR101" not in codes(write_project(tmp_path / "p", files))
+    given = {**files, "README.md": NO_GPU_README + "\n    python train.py --use-cuda\n"}
+    assert "MNR101" in codes(write_project(tmp_path / "q", given))
+    script = {**files, "run.sh": "python train.py --use-cuda --epochs 3\n"}
+    assert "MNR101" in codes(write_project(tmp_path / "r", script))
+
+
 UNSEEDED = (
     TRAIN.replace("    torch.manual_seed(args.seed)\n", "")
     .replace("    random.seed(args.seed)\n", "")
