@@ -228,3 +228,87 @@ def test_the_hook_alone_imports_nothing_heavy(tmp_path, python):
     result, assists, output = run_hooked(script, tmp_path, cpu_shim=True, python=python)
     assert result["_exit"] == 0, output
     assert result["heavy"] == [] and "Error in sitecustomize" not in output
+
+
+# The tutorial loader as projects of 2016 copied it beside their code (TensorFlow's
+# `tensorflow/examples/tutorials/mnist/input_data.py`, its download and `DataSet` kept).
+TF_INPUT_DATA = """
+import gzip, os, urllib.request
+import numpy
+SOURCE_URL = "https://storage.googleapis.com/cvdf-datasets/mnist/"
+
+
+def maybe_download(filename, work_directory):
+    if not os.path.exists(work_directory):
+        os.mkdir(work_directory)
+    filepath = os.path.join(work_directory, filename)
+    if not os.path.exists(filepath):
+        filepath, _ = urllib.request.urlretrieve(SOURCE_URL + filename, filepath)
+    return filepath
+
+
+class DataSet(object):
+    def __init__(self, images, labels, fake_data=False, one_hot=False, dtype="float32",
+                 reshape=True):
+        assert images.shape[0] == labels.shape[0]
+        self._num_examples = images.shape[0]
+        if reshape:
+            images = images.reshape(images.shape[0], images.shape[1] * images.shape[2])
+        images = numpy.multiply(images.astype(numpy.float32), 1.0 / 255.0)
+        self._images, self._labels = images, labels
+        self._epochs_completed, self._index_in_epoch = 0, 0
+
+    @property
+    def images(self):
+        return self._images
+
+    @property
+    def labels(self):
+        return self._labels
+
+    @property
+    def num_examples(self):
+        return self._num_examples
+
+    def next_batch(self, batch_size):
+        start = self._index_in_epoch
+        self._index_in_epoch += batch_size
+        return self._images[start:self._index_in_epoch], self._labels[start:self._index_in_epoch]
+
+
+def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype="float32", reshape=True,
+                   validation_size=5000):
+    local_file = maybe_download("train-images-idx3-ubyte.gz", train_dir)
+    raise RuntimeError("unreachable in this test: " + local_file)
+"""
+TF_MNIST = """
+import json
+import input_data
+mnist = input_data.read_data_sets("MNIST_data/", one_hot=True)
+x, y = mnist.train.next_batch(100)
+dense = input_data.read_data_sets("MNIST_data/", validation_size=0, reshape=False)
+print("RESULT " + json.dumps({
+    "train": [mnist.train.num_examples, list(mnist.train.images.shape), str(x.dtype)],
+    "batch": [list(x.shape), list(y.shape), float(y.sum())],
+    "validation": mnist.validation.num_examples, "test": list(mnist.test.images.shape),
+    "dense": [dense.train.num_examples, list(dense.train.images.shape),
+              dense.validation.num_examples, int(dense.train.labels.max())],
+    "type": type(mnist.train).__module__,
+}))
+"""
+
+
+def test_tensorflow_tutorial_mnist_copied_beside_the_code(tmp_path):
+    need("numpy")
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "input_data.py").write_text(TF_INPUT_DATA, encoding="utf-8")
+    result, assists, output = run_hooked(TF_MNIST, tmp_path)
+    assert result["_exit"] == 0, output
+    assert result["train"] == [55000, [55000, 784], "float32"]
+    assert result["batch"] == [[100, 784], [100, 10], 100.0]  # one-hot rows
+    assert result["validation"] == 5000 and result["test"] == [10000, 784]
+    assert result["dense"] == [60000, [60000, 28, 28, 1], 0, 9]
+    assert result["type"] == "input_data"  # the project's own DataSet class
+    (served,) = {s.loader: s for s in assists.served}.values()
+    assert served.loader.endswith("input_data.read_data_sets") and served.classes == 10
+    assert "URLError" in served.reason or "Connection" in served.reason

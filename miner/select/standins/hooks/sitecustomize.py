@@ -58,6 +58,11 @@ _KERAS = re.compile(
 _APPLICATIONS = re.compile(
     r"^(?:(?:keras|tf_keras|tensorflow)(?:\.[\w.]*)?\.applications|keras_applications)\.[a-z]\w*$"
 )
+# TensorFlow 1's tutorial MNIST: `tensorflow.examples.tutorials.mnist.input_data`, the contrib
+# module it re-exports, and the copies of `input_data.py` projects ship beside their code.
+_TF_MNIST = re.compile(
+    r"^(?:tensorflow\.contrib\.learn\.python\.learn\.datasets\.mnist|(?:[\w.]*\.)?input_data)$"
+)
 _BUSY = threading.local()
 
 
@@ -68,6 +73,8 @@ def _target(name):
         return ("_miner_standins_keras", "patch_keras_module")
     if _STANDINS and _APPLICATIONS.match(name):
         return ("_miner_standins_weights", "patch_keras_applications")
+    if _STANDINS and _TF_MNIST.match(name):
+        return ("_miner_standins_tf_mnist", "patch_tf_mnist")
     return None
 
 
