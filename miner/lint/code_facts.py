@@ -51,6 +51,8 @@ CPU_FALLBACK = re.compile(
     # `--gpu_ids -1 for CPU`, Lua's `if opt.gpuid >= 0 then`
     r"|\b(?:n_?gpus?|num_gpus|gpu_?ids?|gpuid|use_gpu|no_cuda|cuda)\s*(?:>=?|==|!=)\s*-?\d"
     r"|-1 (?:for|=|means|to use) CPU|\b(?:args|opt|opts|cfg|config)\.(?:cpu|use_cpu|no_cuda)\b"
+    # a GPU switch the code tests before it moves anything (`if args.gpu:`, `if opt.use_cuda:`)
+    r"|\bif\s+(?:not\s+)?(?:args|opt|opts|cfg|config|self)\.(?:use_)?(?:gpus?|cuda)\s*:"
 )
 DISTRIBUTED = re.compile(
     r"torch\.distributed|DistributedDataParallel|nn\.DataParallel|\btorchrun\b"

@@ -56,6 +56,12 @@ def test_a_cpu_claim_contradicted_by_hard_coded_cuda(tmp_path: Path) -> None:
     assert "MNR102" not in codes(write_project(tmp_path / "q", {"README.md": readme}))
     # and hard-coded CUDA without the claim is left to MNR101
     assert "MNR102" not in codes(write_project(tmp_path / "r", {"train.py": hard}))
+    # `.cuda()` only after the code tests a GPU switch (`if args.gpu:`) has a CPU path
+    switch = hard.replace("    model = Net().cuda()", "    model = Net()\n    if args.gpu:\n"
+                          "        model = model.cuda()")  # fmt: skip
+    assert switch != hard
+    guarded = {"README.md": readme, "train.py": switch}
+    assert "MNR102" not in codes(write_project(tmp_path / "s", guarded))
 
 
 def test_no_requirements_at_all(tmp_path: Path) -> None:

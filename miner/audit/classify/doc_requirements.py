@@ -46,10 +46,12 @@ PACKAGE = re.compile(
 )  # fmt: skip
 VERSION_AFTER = re.compile(
     # "TensorFlow over ver1.0", "PyTorch above 1.4": a lower bound in words
-    r"(?:-(?=\d)|[\s,:(]*)(?:version\s*|ver\.?\s*)?"
+    # "`torch` Version: 1.12.1": a name in quotes, its version after a label
+    r"(?:-(?=\d)|[\s,:(`'\"*]*)(?:version\s*:?\s*|ver\.?\s*)?"
     r"(==|>=|<=|~=|=|>|<|≥|(?:over|above)\s+(?:version\s*|ver\.?\s*)?)?\s*[vr]?"
     r"(\d+(?:\.\d+)*[a-z]?\d*)\b"
-    r"(\+|\s*(?:or|and)\s+(?:later|higher|newer|above|greater)\b)?",
+    # "1.4+" is a lower bound; "1.12.1+cu113" is a local version (a build for CUDA 11.3)
+    r"(\+(?!\w)|\s*(?:or|and)\s+(?:later|higher|newer|above|greater)\b)?",
     re.I,
 )
 # "Python 3.6", "python3.7", "Python (>=3.8)", "Python 3.x", "py3.9": the interpreter's version.
@@ -113,6 +115,8 @@ REQUIRED_AFTER = re.compile(
 LEAD_IN = re.compile(
     r"(?i)\b(?:(?:test(?:ed|ing)?|development|working|our|experiment(?:al)?|software|runtime)"
     r"\s+environments?|tested\s+(?:with|on|under)|environment\s+(?:we|used)"
+    # "The experimental results are produced in an environment that satisfies:"
+    r"|(?:produced|obtained|reproduced|generated)\s+(?:\w+\s+){0,2}?(?:environments?|setup)"
     r"|(?:conducted|performed|ran|run)\s+(?:\w+\s+){0,2}?experiments?\s+(?:under|with|on|using))"
     r"\b[^.]{0,40}"
     r"(?::|\bis|\bare|\bas follows|\bbelow)?\s*$"

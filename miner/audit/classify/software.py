@@ -103,7 +103,9 @@ def classify_software(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterabl
         self_names = _self_names(ctx, blocks)
         findings = doc_requirements(blocks, self_names) + configured_versions(blocks)
         findings += notebook_findings(ctx, self_names)
-        pythons += python_statements(blocks)
+        # a README read as a list of links still states the interpreter it needs ("You will
+        # need Python 3.9 or later"): the list only keeps its entries' packages out
+        pythons += python_statements([b for b in ctx.docs.blocks if b.path in wanted])
     except Exception as exc:
         ctx.warnings.append(f"documentation requirements: {type(exc).__name__}: {exc}")
 

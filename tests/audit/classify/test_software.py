@@ -456,6 +456,14 @@ def test_awesome_and_reading_lists_state_no_requirements(tmp_path: Path) -> None
     assert labels["software_req"].value is True
 
 
+def test_a_readme_of_many_links_still_states_its_python(tmp_path: Path) -> None:
+    readme = _awesome_list(30) + "\n## Quickstart\n\nYou will need Python 3.9 or later.\n"
+    labels, ctx = _classify(tmp_path, {"README.md": readme})
+    assert labels["software_req"].value is False  # the entries' packages stay out
+    (python,) = ctx.details["python_versions"]
+    assert python["spec"] == ">=3.9" and python["source"].startswith("README.md:")
+
+
 def _notebook(*cells: str) -> str:
     import json
 
@@ -512,6 +520,19 @@ def test_a_list_after_a_test_environment_lead_in(tmp_path: Path) -> None:
     assert {("keras", "2.1.5"), ("tensorflow", "1.6.0")} <= {
         (d["name"], d["spec"]) for d in ctx.details["dependencies"]
     }
+
+
+def test_versions_labelled_in_a_list_of_the_environment_results_came_from(tmp_path: Path) -> None:
+    readme = (
+        "# Reward\n\n**Note:** The experimental results are produced in an environment that "
+        "satisfies:\n- (NVIDIA) Driver Version: 515.86.01\n- CUDA Version: 11.7\n"
+        "- `torch` Version: 1.12.1+cu113\n"
+    )
+    _, ctx = _classify(tmp_path, {"README.md": readme})
+    assert ("torch", "1.12.1") in {(d["name"], d["spec"]) for d in ctx.details["dependencies"]}
+    # a local version's "+cu113" is a build, not "or later"; "1.4+" still is
+    _, ctx = _classify(tmp_path / "p", {"README.md": "# Net\n\nRequires PyTorch 1.4+.\n"})
+    assert ("pytorch", ">=1.4") in {(d["name"], d["spec"]) for d in ctx.details["dependencies"]}
 
 
 def test_a_list_after_a_sentence_that_asks_for_it_names_requirements(tmp_path: Path) -> None:
