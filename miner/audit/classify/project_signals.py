@@ -153,6 +153,8 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
             hit = sf.hits.get("proj.optimizer")
             if hit and nn and not _optimises_inputs(index.text(sf)):
                 line, text, _ = index.where_code(sf.path, hit.samples)
+                if text.lstrip().startswith("class "):
+                    continue  # an optimizer defined for others (`class Adam(optimizers.Adam):`)
                 found.append((sf.weight, Evidence(sf.path, line, text, "training_code.optimizer")))
     for art in index.artifacts:
         if art.weight == 0:

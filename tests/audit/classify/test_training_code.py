@@ -100,6 +100,16 @@ def test_the_same_updates_beside_a_models_weights_train_it(tmp_path: Path) -> No
     assert _training(tmp_path / "c", {"train.py": tf1}).value is True
 
 
+def test_an_optimizer_class_defined_for_users_trains_nothing(tmp_path: Path) -> None:
+    defined = (
+        "import chainer\n\n\nclass Adam(chainer.optimizers.adam.Adam):\n"
+        "    def create_update_rule(self):\n        return AdamRule(self.hyperparam)\n"
+    )
+    assert _training(tmp_path / "a", {"renderer/optimizers.py": defined}).value is False
+    built = "import chainer\noptimizer = chainer.optimizers.Adam()\noptimizer.setup(model)\n"
+    assert _training(tmp_path / "b", {"train.py": built}).value is True
+
+
 def test_a_grid_search_fit_beside_a_network_is_not_training(tmp_path: Path) -> None:
     code = (
         "import torch\nfrom sklearn.model_selection import GridSearchCV\n"
