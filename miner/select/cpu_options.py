@@ -158,3 +158,66 @@ def on_the_cpu(command: tuple[str, ...], script: Path | None) -> tuple[tuple[str
         return command, ""
     shown = " ".join(w if w else "''" for w in option.words) or f"without {option.spellings[-1]}"
     return changed, f"cpu option: {shown} (declared at {script.name}:{option.line})"
+
+
+# A run that asks a GPU's number formats of a CPU: Hugging Face's "Your setup doesn't support
+# bf16/gpu", "--fp16 ... can only be used on CUDA", "--tf32 requires Ampere", Lightning's
+# 16-bit precision without a GPU.
+MIXED_PRECISION_ON_CPU = re.compile(
+    r"(?i)doesn't support bf16|\b(?:fp16|bf16|tf32|half precision|mixed precision|amp)\b"
+    r"[^\n]{0,80}\b(?:cuda|gpus?|ampere|use_cpu|requires? a)\b"
+)
+# The command's words that ask for it: a switch, or an option and its value.
+PRECISION_SWITCH = re.compile(r"^--(?:bf16|fp16|tf32|amp|use_amp|half|apex)(?:=(\w+))?$")
+PRECISION_OPTION = re.compile(r"^--(?:mixed_precision|mixed-precision|precision)(?:=(\S+))?$")
+TRUE_WORDS = ("true", "1", "yes")
+
+
+def without_mixed_precision(command: tuple[str, ...]) -> tuple[tuple[str, ...], str]:
+    """The command without its half-precision switches (`--bf16 True`, `--fp16`), and with
+    `--precision 32` or `--mixed_precision no` for an option that asked for 16 bits; a note of
+    what changed, or "" where nothing did."""
+    words: list[str] = []
+    dropped: list[str] = []
+    index = 0
+    while index < len(command):
+        word = command[index]
+        following = command[index + 1] if index + 1 < len(command) else ""
+        switch = PRECISION_SWITCH.match(word)
+        option = PRECISION_OPTION.match(word)
+        if switch:
+            takes = switch.group(1) is None and following.lower() in (*TRUE_WORDS, "false", "0")
+            dropped.append(f"{word} {following}" if takes else word)
+            index += 2 if takes else 1
+            continue
+        if option:
+            value = option.group(1) if option.group(1) is not None else following
+            full = "no" if "mixed" in word else "32"
+            if value and value not in ("no", "32", "fp32", "32-true"):
+                dropped.append(f"{word} {value} -> {full}")
+                words += [f"{word.split('=')[0]}={full}"] if option.group(1) else [word, full]
+                index += 1 if option.group(1) is not None else 2
+                continue
+        words.append(word)
+        index += 1
+    if not dropped:
+        return command, ""
+    return tuple(words), "cpu precision: full precision on the CPU (" + "; ".join(dropped) + ")"
+
+
+def cpu_rerun(
+    outcome: str, evidence: str, command: tuple[str, ...], script: Path | None, tried: set[str]
+) -> tuple[tuple[str, ...], str] | None:
+    """The command to run again on the CPU, and its note, after a run that ended for want of a
+    GPU (the script's own CPU option) or of a GPU's number formats (full precision); each kind
+    once (`tried` keeps count), None where neither applies or nothing would change."""
+    if outcome == "needs_gpu" and "option" not in tried:
+        tried.add("option")
+        changed, note = on_the_cpu(command, script)
+    elif (outcome == "runtime" and "precision" not in tried
+          and MIXED_PRECISION_ON_CPU.search(evidence)):  # fmt: skip
+        tried.add("precision")
+        changed, note = without_mixed_precision(command)
+    else:
+        return None
+    return (changed, note) if note else None

@@ -26,7 +26,8 @@ from miner.select.console_scripts import module_file
 # Scripts that are not training: demos, plots, servers, webcams, data preparation, evaluation.
 NOT_TRAINING = re.compile(
     r"(?i)(?:^|[_\-.])(?:demo|plot\w*|visuali[sz]\w*|vis|serve|server|app|api|webcam|camera|gui"
-    r"|preprocess\w*|prepare\w*|prep|download\w*|convert\w*|export\w*|test\w*|eval\w*|infer\w*"
+    r"|preprocess\w*|prepare\w*|prep|download\w*|fetch\w*|get|convert\w*|export\w*|test\w*"
+    r"|eval\w*|infer\w*"
     r"|predict\w*|detect|inference|setup|install|clean\w*|make_data\w*|build_\w*|deploy)(?:[_\-.]|$)"
 )
 TRAIN_THEN_TEST = re.compile(

@@ -36,7 +36,7 @@ from miner.select.arguments import (
 from miner.select.batches import small_batch
 from miner.select.blobs import fetch_omitted
 from miner.select.closure import closure_note, import_closure, script_in_command
-from miner.select.cpu_options import on_the_cpu
+from miner.select.cpu_options import cpu_rerun
 from miner.select.data_reruns import stand_in_files_for, wants_data
 from miner.select.installs import InstallPlan, install_plan
 from miner.select.ladder import Marks, stage_name, stage_reached, stage_seconds
@@ -239,22 +239,21 @@ def _train(
         target = replace(target, command=command)
         notes += list(smaller)
     training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
-    asked, own_cpu, repaired, stood_in = False, False, 0, 0
+    asked, on_cpu, repaired, stood_in = False, set[str](), 0, 0
     preparation = preparation_steps(copy, target.entry_evidence)
-    for _ in range(MAX_RERUNS + DATA_RERUNS + 6):  # each kind of rerun has its own bound
+    for _ in range(MAX_RERUNS + DATA_RERUNS + 7):  # each kind of rerun has its own bound
         if preparation and wants_data(training):
             notes += prepare_data(preparation, copy, venv, logs, work, base, options)
             preparation = ()  # once
             training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
             continue
-        if training.outcome == "needs_gpu" and not own_cpu:
-            own_cpu = True  # the script's own CPU path first; the shim only serves PyTorch
-            command, note = on_the_cpu(target.command, copy / script if script else None)
-            if note:
-                notes.append(note)
-                target = replace(target, command=command)
-                training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
-                continue
+        rerun = cpu_rerun(training.outcome, training.evidence.text, target.command,
+                          copy / script if script else None, on_cpu)  # fmt: skip
+        if rerun is not None:  # the script's own CPU path first; the shim only serves PyTorch
+            notes.append(rerun[1])
+            target = replace(target, command=rerun[0])
+            training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
+            continue
         if training.outcome == "needs_gpu" and options.cpu_shim and not options.claim_gpu:
             options = replace(options, claim_gpu=True)
             notes.append(f"cpu shim: the CPU shown as a GPU after {training.evidence.path}:"

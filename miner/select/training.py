@@ -154,6 +154,7 @@ def _launch(
         # network and no credentials logs nowhere instead (`wandb.init` returns a stand-in run)
         "WANDB_MODE": "disabled",
         "WANDB_SILENT": "true",
+        "MINER_CHECKOUT_ROOT": str(copy),  # the path hook puts it on sys.path (repair.envs)
         **hook_env(marks_file, base),
     }
     # The stand-in hook goes first on the path; it runs the stage hook after it.

@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from miner.select.cpu_options import declared_cpu_option, on_the_cpu
+from miner.select.cpu_options import (
+    cpu_rerun,
+    declared_cpu_option,
+    on_the_cpu,
+    without_mixed_precision,
+)
 
 PARSER = "import argparse\nparser = argparse.ArgumentParser()\n"
 
@@ -86,3 +91,50 @@ def test_nothing_changes_without_an_option_or_a_python_script(tmp_path: Path):
     with_option = ("{python}", "train.py", "--no_cuda")
     script.write_text(PARSER + "parser.add_argument('--no_cuda', action='store_true')\n")
     assert on_the_cpu(with_option, script) == (with_option, "")
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (
+            ("{python}", "sft.py", "--bf16", "True", "--lr", "1e-4"),
+            ("{python}", "sft.py", "--lr", "1e-4"),
+        ),
+        (("{python}", "sft.py", "--fp16", "--tf32=True"), ("{python}", "sft.py")),
+        (
+            ("{python}", "train.py", "--precision", "16-mixed"),
+            ("{python}", "train.py", "--precision", "32"),
+        ),
+        (
+            ("accelerate", "launch", "--mixed_precision=bf16", "t.py"),
+            ("accelerate", "launch", "--mixed_precision=no", "t.py"),
+        ),
+    ],
+)
+def test_half_precision_is_dropped_for_a_cpu_run(command, expected):
+    changed, note = without_mixed_precision(command)
+    assert changed == expected and note.startswith("cpu precision: full precision on the CPU")
+
+
+def test_a_command_in_full_precision_is_left_alone():
+    command = ("{python}", "train.py", "--precision", "32", "--epochs", "1")
+    assert without_mixed_precision(command) == (command, "")
+
+
+def test_each_cpu_rerun_is_tried_once(tmp_path: Path):
+    script = tmp_path / "train.py"
+    script.write_text(PARSER + "parser.add_argument('--no_cuda', action='store_true')\n")
+    tried: set[str] = set()
+    command = ("{python}", "train.py", "--bf16", "True")
+    assert cpu_rerun("needs_gpu", "no NVIDIA driver", command, script, tried) == (
+        (*command, "--no_cuda"),
+        "cpu option: --no_cuda (declared at train.py:3)",
+    )
+    assert cpu_rerun("needs_gpu", "no NVIDIA driver", command, script, tried) is None
+    message = "ValueError: Your setup doesn't support bf16/gpu. You need to assign use_cpu"
+    assert cpu_rerun("runtime", message, command, script, tried) == (
+        ("{python}", "train.py"),
+        "cpu precision: full precision on the CPU (--bf16 True)",
+    )
+    assert cpu_rerun("runtime", message, command, script, tried) is None
+    assert cpu_rerun("runtime", "KeyError: 'x'", command, script, set()) is None

@@ -108,6 +108,24 @@ def test_the_readme_command_that_trains_comes_first(tmp_path):
     assert scan_checkout(root).entry_points[0].args == ("--mode=train",)
 
 
+def test_a_script_that_fetches_weights_or_data_is_no_training_command(tmp_path):
+    readme = (
+        "Fetch the teachers:\n\n    sh scripts/fetch_pretrained_teachers.sh\n\n"
+        "Then train a student:\n\n    python train_student.py --distill kd --model_s resnet8x4\n"
+    )
+    root = write(tmp_path, {
+        "README.md": readme, "scripts/fetch_pretrained_teachers.sh": "wget http://x/ckpt.pth\n",
+        "scripts/get_data.sh": "wget http://x/data.zip\n",
+        "train_student.py": "import argparse\nif __name__ == '__main__':\n    loss.backward()\n",
+    })  # fmt: skip
+    assert scan_checkout(root).entry_points[0].script == "train_student.py"
+    from miner.select.entry import is_training_script
+
+    for name in ("fetch_pretrained_teachers.sh", "get_data.sh", "fetch.py"):
+        assert not is_training_script(name), name
+    assert is_training_script("target_train.py") and is_training_script("budget.py")
+
+
 def test_a_script_whose_own_statements_train_is_an_entry_point(tmp_path):
     root = write(tmp_path, {
         "FCN.py": "import keras\nfor name in names:\n    model.fit(x, y)\n",

@@ -195,6 +195,34 @@ def test_a_script_with_its_own_cpu_option_trains_on_the_cpu_with_it(tmp_path, wh
     assert not any(note.startswith("cpu shim") for note in result.notes)
 
 
+def test_a_command_that_changes_into_an_examples_folder_imports_the_roots_package(tmp_path, wheels):
+    files = {
+        "requirements.txt": "tinyfit==0.1\n", "fitpkg/__init__.py": "RATE = 0.1\n",
+        "examples/voc/train.py": "import fitpkg\n" + LOOP,
+    }  # fmt: skip
+    command = ("sh", "-c", 'cd examples/voc && exec "$@"', "sh", "{python}", "train.py")
+    result = run(tmp_path, wheels, files, command)
+    assert result.outcome == "ok", result.evidence
+
+
+BF16 = (
+    "import argparse\n"
+    "parser = argparse.ArgumentParser()\n"
+    "parser.add_argument('--bf16', default='False')\n"
+    "args = parser.parse_args()\n"
+    "if args.bf16 == 'True':\n"
+    '    raise ValueError("Your setup doesn\'t support bf16/gpu. You need to assign use_cpu if "\n'
+    '                     "you want to train the model on CPU.")\n'
+) + LOOP
+
+
+def test_a_half_precision_switch_a_cpu_refuses_is_dropped(tmp_path, wheels):
+    files = {"requirements.txt": "tinyfit==0.1\n", "sft.py": BF16}
+    result = run(tmp_path, wheels, files, ("{python}", "sft.py", "--bf16", "True"))
+    assert result.outcome == "ok", result.evidence
+    assert "cpu precision: full precision on the CPU (--bf16 True)" in result.notes
+
+
 OUTPUT_ARGS = (
     "import argparse, os\n"
     "parser = argparse.ArgumentParser()\n"

@@ -42,10 +42,13 @@ for name in names:
         out[name] = "%s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200])
 print("MINER-PROBE " + json.dumps(out))
 """
-# Put the working folder (the checkout's copy) and its src/ on the path of every run.
+# Put the working folder, the checkout's root (MINER_CHECKOUT_ROOT, where a README command first
+# changes into a folder of examples: `cd examples/voc && python train.py` imports the root's
+# package) and the root's src/ on the path of every run.
 PATH_HOOK = (
-    "import os, sys; [sys.path.insert(i, p) for i, p in enumerate("
-    "[os.getcwd(), os.path.join(os.getcwd(), 'src')]) if p not in sys.path]\n"
+    "import os, sys; r = os.environ.get('MINER_CHECKOUT_ROOT') or os.getcwd(); "
+    "[sys.path.insert(i, p) for i, p in enumerate("
+    "[os.getcwd(), r, os.path.join(r, 'src')]) if p not in sys.path]\n"
 )
 
 
