@@ -70,3 +70,26 @@ def closure_note(closure: Closure) -> str:
     names = ", ".join(closure.third_party[:30]) or "none"
     first = PurePosixPath(closure.files[0]).name if closure.files else "-"
     return f"S0: {len(closure.files)} local file(s) from {first}; third-party imports: {names}"
+
+
+def package_roots(root: Path, script: str | None, files: tuple[str, ...]) -> tuple[str, ...]:
+    """Folders between the entry script and the checkout's root that hold a package the closure
+    reads (`GOT-OCR-2.0-master/` holding `GOT/`, for `GOT-OCR-2.0-master/GOT/train/train.py`
+    importing `GOT.model`): a nested project's root, which its README makes the working folder
+    before it runs the script, and which Python puts on no path by itself."""
+    if not script:
+        return ()
+    own = PurePosixPath(script).parent
+    found: list[str] = []
+    for folder in own.parents:
+        if str(folder) in ("", "."):
+            break
+        prefix = f"{folder}/"
+        for path in files:
+            if not path.startswith(prefix) or path.startswith(f"{own}/"):
+                continue
+            package = path[len(prefix) :].split("/", 1)[0]
+            if (root / str(folder) / package / "__init__.py").is_file():
+                found.append(str(folder))
+                break
+    return tuple(found)

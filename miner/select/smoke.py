@@ -35,7 +35,12 @@ from miner.select.arguments import (
 )
 from miner.select.batches import small_batch
 from miner.select.blobs import fetch_omitted
-from miner.select.closure import closure_note, import_closure, script_in_command
+from miner.select.closure import (
+    closure_note,
+    import_closure,
+    package_roots,
+    script_in_command,
+)
 from miner.select.cpu_options import cpu_rerun
 from miner.select.data_reruns import stand_in_files_for, wants_data
 from miner.select.installs import InstallPlan, install_plan
@@ -127,6 +132,10 @@ def smoke(
             outcome, evidence, stage = closure.outcome, closure.evidence, -1
         else:
             notes.append(closure_note(closure))
+            if roots := package_roots(copy, entry, closure.files):
+                paths = (str(copy), *(str(copy / folder) for folder in roots))
+                base = {**base, "MINER_CHECKOUT_ROOT": os.pathsep.join(paths)}
+                notes.append(f"path: {', '.join(roots)} on sys.path (a nested project's root)")
             stage = 0
             reached(target.full_name, "S0")
             plan = install_plan(

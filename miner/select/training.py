@@ -154,7 +154,8 @@ def _launch(
         # network and no credentials logs nowhere instead (`wandb.init` returns a stand-in run)
         "WANDB_MODE": "disabled",
         "WANDB_SILENT": "true",
-        "MINER_CHECKOUT_ROOT": str(copy),  # the path hook puts it on sys.path (repair.envs)
+        # the path hook puts these on sys.path (repair.envs): the root, nested projects' roots
+        "MINER_CHECKOUT_ROOT": base.get("MINER_CHECKOUT_ROOT") or str(copy),
         **hook_env(marks_file, base),
     }
     # The stand-in hook goes first on the path; it runs the stage hook after it.

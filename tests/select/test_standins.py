@@ -89,6 +89,28 @@ def test_the_cpu_shim_wraps_a_model_kept_on_the_cpu_without_device_ids(tmp_path)
     assert dict(assists.shim)["DistributedDataParallel(device_ids) on the CPU"] == 1
 
 
+SYNC_BN = """
+import json, socket, torch, torch.distributed as dist
+probe = socket.socket(); probe.bind(("127.0.0.1", 0)); port = probe.getsockname()[1]; probe.close()
+dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+net = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4), torch.nn.ReLU())
+net = torch.nn.SyncBatchNorm.convert_sync_batchnorm(net).cuda()
+direct = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.SyncBatchNorm(4)).cuda()
+models = [torch.nn.parallel.DistributedDataParallel(m, device_ids=[0]) for m in (net, direct)]
+loss = models[0](torch.ones(2, 3, 8, 8).cuda()).sum() + models[1](torch.ones(5, 4).cuda()).sum()
+loss.backward()
+kinds = sorted({type(m).__name__ for m in models[1].module.modules()})
+print("RESULT " + json.dumps({"grad": net[0].weight.grad is not None, "kinds": kinds}))
+"""
+
+
+def test_the_cpu_shim_runs_synchronised_batch_norm_as_batch_norm(tmp_path):
+    need("torch")
+    result, assists, output = run_hooked(SYNC_BN, tmp_path, stand_ins=False, cpu_shim=True)
+    assert result.get("_exit") == 0 and result["grad"], output
+    assert "SyncBatchNorm" not in result["kinds"]
+    assert dict(assists.shim)["SyncBatchNorm as BatchNorm on the CPU"] >= 1
+
 ASKS_FOR_A_GPU = """
 import json, torch
 assert torch.cuda.is_available(), "this code trains on a GPU"

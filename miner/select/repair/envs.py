@@ -42,13 +42,14 @@ for name in names:
         out[name] = "%s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200])
 print("MINER-PROBE " + json.dumps(out))
 """
-# Put the working folder, the checkout's root (MINER_CHECKOUT_ROOT, where a README command first
-# changes into a folder of examples: `cd examples/voc && python train.py` imports the root's
-# package) and the root's src/ on the path of every run.
+# Put the working folder, the checkout's root and any nested project's root (MINER_CHECKOUT_ROOT,
+# a list: a README command that first changes into a folder of examples, `cd examples/voc &&
+# python train.py`, still imports the root's package), and their src/, on the path of every run.
 PATH_HOOK = (
-    "import os, sys; r = os.environ.get('MINER_CHECKOUT_ROOT') or os.getcwd(); "
+    "import os, sys; r = (os.environ.get('MINER_CHECKOUT_ROOT') or os.getcwd()).split(os.pathsep); "
     "[sys.path.insert(i, p) for i, p in enumerate("
-    "[os.getcwd(), r, os.path.join(r, 'src')]) if p not in sys.path]\n"
+    "[os.getcwd()] + [q for f in r if f for q in (f, os.path.join(f, 'src'))]) "
+    "if p not in sys.path]\n"
 )
 
 

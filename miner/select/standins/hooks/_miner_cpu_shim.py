@@ -156,10 +156,57 @@ def patch_torch(torch):
         torch.set_default_tensor_type = set_default_tensor_type
     _gloo_for_nccl(getattr(torch, "distributed", None))
     _ddp_on_cpu(torch)
+    _batch_norm_for_sync(torch)
     if os.environ.get("MINER_CPU_SHIM_CLAIM") == "1":  # the run refused to start without a GPU
         import _miner_cpu_claim
 
         _miner_cpu_claim.claim(torch)
+
+
+def _plain_batch_norm(torch):
+    """A batch norm over any number of dimensions, as SyncBatchNorm takes them."""
+    base = torch.nn.modules.batchnorm._BatchNorm
+
+    class BatchNorm(base):
+        def _check_input_dim(self, input):
+            if input.dim() < 2:
+                raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    return BatchNorm
+
+
+def _without_sync(torch, module):
+    """`module` with each SyncBatchNorm in it replaced by a plain batch norm that keeps its
+    weights and running statistics: synchronising them needs GPUs, one CPU process needs none."""
+    sync = torch.nn.SyncBatchNorm
+    if isinstance(module, sync):
+        plain = _plain_batch_norm(torch)(module.num_features, module.eps, module.momentum,
+                                         module.affine, module.track_running_stats)  # fmt: skip
+        plain.load_state_dict(module.state_dict())
+        plain.train(module.training)
+        common.shim_used("SyncBatchNorm as BatchNorm on the CPU")
+        return plain
+    for name, child in list(module.named_children()):
+        replaced = _without_sync(torch, child)
+        if replaced is not child:
+            setattr(module, name, replaced)
+    return module
+
+
+def _batch_norm_for_sync(torch):
+    """`SyncBatchNorm.convert_sync_batchnorm(model)` leaves the model's batch norms as they are
+    (counted once each)."""
+    sync = getattr(torch.nn, "SyncBatchNorm", None)
+    if sync is None:
+        return
+
+    def convert_sync_batchnorm(module, process_group=None):
+        for layer in module.modules():
+            if isinstance(layer, torch.nn.modules.batchnorm._BatchNorm):
+                common.shim_used("SyncBatchNorm as BatchNorm on the CPU")
+        return module
+
+    sync.convert_sync_batchnorm = staticmethod(convert_sync_batchnorm)
 
 
 def _ddp_on_cpu(torch):
@@ -174,6 +221,8 @@ def _ddp_on_cpu(torch):
     @functools.wraps(real)
     def construct(self, module, *args, **kwargs):
         on_cpu = all(p.device.type == "cpu" for p in module.parameters())
+        if on_cpu:
+            module = _without_sync(torch, module)
         if on_cpu and (kwargs.get("device_ids") or (args and args[0])):
             common.shim_used("DistributedDataParallel(device_ids) on the CPU")
             kwargs.pop("device_ids", None)
