@@ -223,7 +223,6 @@ def test_a_half_precision_switch_a_cpu_refuses_is_dropped(tmp_path, wheels):
     assert "cpu precision: full precision on the CPU (--bf16 True)" in result.notes
 
 
-
 def test_a_nested_projects_root_holding_the_imported_package_is_on_the_path(tmp_path, wheels):
     files = {
         "requirements.txt": "tinyfit==0.1\n", "OCR-master/GOT/__init__.py": "",
@@ -233,6 +232,7 @@ def test_a_nested_projects_root_holding_the_imported_package_is_on_the_path(tmp_
     result = run(tmp_path, wheels, files, ("{python}", "OCR-master/GOT/train/train.py"))
     assert result.outcome == "ok", result.evidence
     assert "path: OCR-master on sys.path (a nested project's root)" in result.notes
+
 
 OUTPUT_ARGS = (
     "import argparse, os\n"

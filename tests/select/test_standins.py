@@ -111,6 +111,7 @@ def test_the_cpu_shim_runs_synchronised_batch_norm_as_batch_norm(tmp_path):
     assert "SyncBatchNorm" not in result["kinds"]
     assert dict(assists.shim)["SyncBatchNorm as BatchNorm on the CPU"] >= 1
 
+
 ASKS_FOR_A_GPU = """
 import json, torch
 assert torch.cuda.is_available(), "this code trains on a GPU"

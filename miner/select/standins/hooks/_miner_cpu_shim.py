@@ -165,14 +165,13 @@ def patch_torch(torch):
 
 def _plain_batch_norm(torch):
     """A batch norm over any number of dimensions, as SyncBatchNorm takes them."""
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
     base = torch.nn.modules.batchnorm._BatchNorm
-
-    class BatchNorm(base):
-        def _check_input_dim(self, input):
-            if input.dim() < 2:
-                raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
-
-    return BatchNorm
+    return type("BatchNorm", (base,), {"_check_input_dim": _check_input_dim})
 
 
 def _without_sync(torch, module):
