@@ -269,8 +269,21 @@ def open_range_site(ctx: LintContext, dep: dict[str, Any]) -> tuple[Evidence, st
     return None
 
 
+def _pinned_beside(deps: list[tuple[str, dict[str, Any], Any]], family: str, path: str) -> bool:
+    """True when the page that states a range also pins the family exactly ("Tensorflow 1.13.0+"
+    in a note, `pip install tensorflow==1.15.0` in the install steps): the pin is what it asks."""
+    return any(
+        f == family and source(d)[0] == path and str(d.get("spec", "")).startswith("==")
+        for f, d, _ in deps
+    )
+
+
 def _range_too_open(ctx: LintContext) -> list[Finding]:
-    for _, dep, _ in _family_deps(ctx):
+    deps = _family_deps(ctx)
+    for family, dep, _ in deps:
+        path = source(dep)[0]
+        if path not in ctx.package_files and _pinned_beside(deps, family, path):
+            continue
         found = open_range_site(ctx, dep)
         if found is None:
             continue

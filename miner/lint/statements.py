@@ -38,6 +38,8 @@ PYTHON_IN_FILES = (
     # Replicate's Cog: `python_version: "3.11"`
     (re.compile(r"(^|/)cog\.ya?ml$"), re.compile(r"^\s*python_version\s*:\s*['\"]?3")),
     (re.compile(r"(^|/)(tox\.ini|\.travis\.yml|noxfile\.py)$"), re.compile(r"\bpy(?:thon)?3\d")),
+    # CircleCI's image for the project's jobs (`- image: circleci/python:3.9`)
+    (re.compile(r"^\.circleci/config\.ya?ml$"), re.compile(r"\bimage:\s*\S*python:[23]\.\d")),
     # The Pythons the tests run on: Travis's `python:` list, a workflow's matrix of them
     # (`python: [2.7, 3.6]`; a single `python-version:` is as often the Python of a formatter
     # or a docs build, and is not read)

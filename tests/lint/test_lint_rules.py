@@ -360,6 +360,15 @@ def test_an_open_range_that_admits_a_major_release_the_code_cannot_run_on(tmp_pa
     assert "MNR206" not in codes(write_project(tmp_path / "s", nested))
 
 
+def test_a_range_in_a_note_beside_the_pin_the_same_page_installs(tmp_path: Path) -> None:
+    tf1 = "import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 4])\n"
+    readme = UNSTATED + "\nNote: CUDA 10 needs Tensorflow 1.13.0+.\n"
+    files = {"README.md": readme, "requirements.txt": None, "train.py": None, "model.py": tf1}
+    assert "MNR206" in codes(write_project(tmp_path / "p", files))
+    pinned = readme + "\n    pip install tensorflow==1.15.0\n"
+    assert "MNR206" not in codes(write_project(tmp_path / "q", {**files, "README.md": pinned}))
+
+
 def test_an_attention_class_transformers_picks_by_the_torch_it_finds(tmp_path: Path) -> None:
     sdpa = (
         "import torch\n\n\nclass Qwen2Attention(torch.nn.Module):\n    pass\n\n\n"

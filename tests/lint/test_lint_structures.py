@@ -452,3 +452,12 @@ def test_the_pythons_a_workflow_matrix_tests_on_are_stated(tmp_path: Path) -> No
     )
     alone = {"README.md": readme, ".github/workflows/build.yml": lint_job}
     assert "MNR204" in codes(write_project(tmp_path / "r", alone))
+
+
+def test_the_python_image_circleci_runs_the_jobs_in_is_stated(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace("- Python 3.10\n", "")
+    config = "version: 2\njobs:\n  check:\n    docker:\n      - image: circleci/python:3.9\n"
+    stated = {"README.md": readme, ".circleci/config.yml": config}
+    assert "MNR204" not in codes(write_project(tmp_path / "q", stated))
+    node = {"README.md": readme, ".circleci/config.yml": config.replace("python:3.9", "node:18")}
+    assert "MNR204" in codes(write_project(tmp_path / "r", node))

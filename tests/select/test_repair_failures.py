@@ -435,3 +435,50 @@ def test_a_project_with_no_release_for_this_python_by_the_date_resolves_past_it(
     never = _attempt(tmp_path / "b", IndexSource(), ["opencv-python"])
     never.version, never.as_of = (3, 6), "2017-06-28T01:23:20Z"
     assert not never._repair(failure)
+
+
+def test_a_project_whose_releases_by_the_date_were_all_yanked_resolves_past_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """torchvision at a 2018-01 commit: its 0.1 releases were yanked, so the date allows none."""
+    from datetime import datetime, timezone
+
+    import miner.select.repair.attempt as attempt_module
+    import miner.select.repair.steps as steps
+
+    wheel = "torchvision-0.2.1-py2.py3-none-any.whl"
+    later = Release(Version("0.2.1"), (wheel,), datetime(2018, 4, 24, tzinfo=timezone.utc))
+    monkeypatch.setattr(steps, "releases", lambda source, name, as_of=None: [later])
+    monkeypatch.setattr(attempt_module, "distribution_on_index", lambda name, source: None)
+    attempt = _attempt(tmp_path, IndexSource(), ["torch==1.0.0", "torchvision"])
+    attempt.version, attempt.as_of = (3, 6), "2018-01-29T07:17:28Z"
+    failure = diagnose([
+        "  cause: Because torchvision==0.1.6 was yanked (reason: 0.1.6 is past it's support "
+        "date and confuses users on unsupported platforms) and only the following versions of "
+        "torchvision are available:",
+        "             torchvision==0.1.6", "             torchvision>=0.1.7",
+        "         we can conclude that torchvision<0.1.7 cannot be used.",
+    ])  # fmt: skip
+    assert failure is not None and (failure.kind, failure.name) == ("not_found", "torchvision")
+    assert attempt._repair(failure)
+    assert attempt.lines == ["torch==1.0.0", "torchvision==0.2.1"]
+
+
+def test_a_library_hugging_face_says_it_requires_is_installed() -> None:
+    """transformers names an optional library a tokenizer needs ("requires the protobuf library
+    but it was not found"): the same repair as a missing module, by the library's name."""
+    import tempfile
+
+    from miner.select.repair import runtime
+
+    with tempfile.TemporaryDirectory() as folder:
+        log = Path(folder) / "train.log"
+        log.write_text(
+            "[rank0]:     raise ImportError(PROTOBUF_IMPORT_ERROR.format(error_message))\n"
+            "[rank0]: ImportError: \n"
+            "[rank0]:  requires the protobuf library but it was not found in your environment. "
+            "Check out the instructions on the\n"
+        )
+        fault = runtime.runtime_fault(log, (3, 12), Path(folder))
+    assert fault is not None and (fault.kind, fault.module) == ("module", "protobuf")
+    assert fault.evidence.line == 3 and fault.evidence.rule == "repair.import.runtime"

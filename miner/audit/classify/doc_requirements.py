@@ -46,8 +46,9 @@ PACKAGE = re.compile(
 )  # fmt: skip
 VERSION_AFTER = re.compile(
     # "TensorFlow over ver1.0", "PyTorch above 1.4": a lower bound in words
-    # "`torch` Version: 1.12.1": a name in quotes, its version after a label
-    r"(?:-(?=\d)|[\s,:(`'\"*]*)(?:version\s*:?\s*|ver\.?\s*)?"
+    # "`torch` Version: 1.12.1": a name in quotes, its version after a label; "PyTorch tested on
+    # 1.4.0, 1.5.0"
+    r"(?:-(?=\d)|[\s,:(`'\"*]*)(?:(?:tested|verified)\s+(?:on|with)\s+)?(?:version\s*:?\s*|ver\.?\s*)?"
     r"(==|>=|<=|~=|=|>|<|≥|(?:over|above)\s+(?:version\s*|ver\.?\s*)?)?\s*[vr]?"
     r"(\d+(?:\.\d+)*[a-z]?\d*)\b"
     # "1.4+" is a lower bound; "1.12.1+cu113" is a local version (a build for CUDA 11.3)

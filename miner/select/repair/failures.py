@@ -29,6 +29,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # A direct URL requirement first: its download's `Failed to fetch` is no index's.
     ("url", re.compile(rf"Failed to (?:download and build|fetch|download) `{NAME}\s*@\s*([^`]+)`")),
     ("index", re.compile(r"Failed to fetch: `?(https?://[^\s`]+)")),
+    # Every release the date allows was yanked (torchvision 0.1.x by early 2018): none by the
+    # date, as for a project with no release at all then.
+    ("not_found", re.compile(rf"Because {NAME}(?:[<>=!~]=?[^\s,`]+)? was yanked")),
     ("missing_pin", re.compile(rf"there is no version of {NAME}\s*(==|===)\s*([^\s,`]+)")),
     ("missing_pin", re.compile(rf"only the following versions of {NAME} are available")),
     # pip's words, for Python 2 environments.

@@ -530,6 +530,15 @@ def test_versions_labelled_in_a_list_of_the_environment_results_came_from(tmp_pa
     )
     _, ctx = _classify(tmp_path, {"README.md": readme})
     assert ("torch", "1.12.1") in {(d["name"], d["spec"]) for d in ctx.details["dependencies"]}
+    # "PyTorch tested on 1.4.0, 1.5.0": the versions after the name and the verb
+    _, ctx = _classify(
+        tmp_path / "t",
+        {
+            "README.md": "# Net\n\n## Requirements\n\n- "
+            "[PyTorch](https://pytorch.org/) tested on 1.4.0, 1.5.0\n"
+        },
+    )
+    assert ("pytorch", "1.4.0") in {(d["name"], d["spec"]) for d in ctx.details["dependencies"]}
     # a local version's "+cu113" is a build, not "or later"; "1.4+" still is
     _, ctx = _classify(tmp_path / "p", {"README.md": "# Net\n\nRequires PyTorch 1.4+.\n"})
     assert ("pytorch", ">=1.4") in {(d["name"], d["spec"]) for d in ctx.details["dependencies"]}
