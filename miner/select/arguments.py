@@ -92,7 +92,12 @@ def role_of(option: str, placeholder: str) -> str:
     value_name = PurePosixPath(TOKEN.sub(" ", placeholder).strip() or placeholder).name.lower()
     option_words, value_words = _words(option), _words(placeholder)
     for words in (option_words, value_words) if option else (value_words,):
-        if NAME_WORDS.intersection(words) and words is option_words:
+        # a run's name: an option's word, or a bare placeholder's (`<experiment-tag>`)
+        if (
+            NAME_WORDS.intersection(words)
+            and (words is option_words or not option)
+            and not NOT_FILLED_WORDS.intersection(words)
+        ):
             return "name"
         if OUTPUT_WORDS.intersection(words):
             return "output"
@@ -126,6 +131,33 @@ def fill(option: str, placeholder: str) -> FilledArgument | None:
         return FilledArgument(option, RUN_NAME, role)
     folder = OUTPUTS if role == "output" else STAND_IN_DATA
     return FilledArgument(option, f"{folder}/{_name(option, placeholder, role)}", role)
+
+
+# A configuration file the repository ships, for a placeholder that names one (`<path-to-config>`,
+# `path/to/config.yaml`): under a folder of configurations, the smallest model's first.
+CONFIG_FOLDER = re.compile(r"(?:^|/)(?:configs?|cfgs?|conf|experiments?)/", re.I)
+CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".py", ".cfg")
+SIZE_WORDS = (("tiny", "nano", "mini", "micro"), ("small", "base"), ())
+
+
+def repository_config(option: str, placeholder: str, paths: frozenset[str]) -> str | None:
+    """A configuration file of the repository's for a placeholder (or option) that asks for
+    one, preferring the suffix the placeholder names and the smallest model; None otherwise."""
+    words = {*_words(option), *_words(placeholder)}
+    if not words & {"cfg", "config", "conf", "configs"}:
+        return None
+    named = next((s for s in CONFIG_SUFFIXES if placeholder.lower().endswith(s)), "")
+    wanted = (named,) if named else CONFIG_SUFFIXES[:3]
+    found = [p for p in paths if CONFIG_FOLDER.search(p) and p.lower().endswith(wanted)
+             and "__init__" not in p and "/_base_" not in p]  # fmt: skip
+
+    def rank(path: str) -> tuple[int, int, str]:
+        stem = PurePosixPath(path).stem.lower()
+        size = next((i for i, names in enumerate(SIZE_WORDS) if any(n in stem for n in names)),
+                    len(SIZE_WORDS))  # fmt: skip
+        return size, len(path), path
+
+    return min(found, key=rank) if found else None
 
 
 def fill_in_value(option: str, value: str) -> str | None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from miner.audit.closure import runs_python
-from miner.select.arguments import fill_in_value
+from miner.select.arguments import fill_in_value, repository_config
 from miner.select.console_scripts import module_file
 
 # Scripts that are not training: demos, plots, servers, webcams, data preparation, evaluation.
@@ -140,10 +140,13 @@ def _option_value(arg: str) -> tuple[str, str]:
     return "", arg
 
 
-def _split_placeholders(args: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _split_placeholders(
+    args: list[str], paths: frozenset[str] = frozenset()
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The arguments to run with, and every placeholder met (an option with its value): an
     output folder, a data path or a run name gets a value of the run's (miner.select.arguments),
-    anything else is left out with the option that precedes it."""
+    a configuration one of the repository's `paths`, anything else is left out with the option
+    that precedes it."""
     kept: list[str] = []
     placeholders: list[str] = []
     for arg in map(_first_choice, args):
@@ -155,6 +158,8 @@ def _split_placeholders(args: list[str]) -> tuple[tuple[str, ...], tuple[str, ..
         separate = not option and previous.startswith("-") and "=" not in previous
         placeholders.append(f"{previous} {arg}" if separate else arg)
         filled = fill_in_value(previous if separate else option, value)
+        if filled is None:
+            filled = repository_config(previous if separate else option, value, paths)
         if filled is not None:
             kept.append(arg[: len(arg) - len(value)] + filled)
         elif separate:
@@ -252,7 +257,7 @@ def _parse(
     named = TRAINING_NAME.search(name) or (runner == "shell" and _runs_training(script, read))
     if not _trains(name) or not named:
         return None
-    args, placeholders = _split_placeholders(rest)
+    args, placeholders = _split_placeholders(rest, paths)
     return ReadmeCommand(no, line.strip(), runner, script, args, placeholders, module, folder)
 
 
@@ -266,7 +271,7 @@ def _console(
     trains = bool(TRAINING_NAME.search(name)) and _trains(name.replace("-", "_"))
     if script is None or HELP.intersection(rest) or not (trains or sub in TRAINING_SUBCOMMANDS):
         return None
-    args, placeholders = _split_placeholders(rest)
+    args, placeholders = _split_placeholders(rest, paths)
     return ReadmeCommand(no, line.strip(), "console", script, args, placeholders,
                          f"{name}={target}")  # fmt: skip
 

@@ -182,6 +182,24 @@ def test_placeholders_are_kept_and_given_a_run_value_or_dropped_with_their_optio
     )
 
 
+def test_a_config_placeholder_gets_the_repositorys_smallest_models_config():
+    paths = frozenset({
+        "train.sh", "main.py", "configs/dat_base.yaml", "configs/dat_tiny.yaml",
+        "configs/dat_small.yaml", "configs/_base_/default.yaml", "docs/config.md",
+    })  # fmt: skip
+    [command] = readme_commands(
+        "README.md", "bash train.sh 8 <path-to-config> <experiment-tag>", paths,
+        read=lambda path: "python main.py --cfg $2 --tag $3\n",
+    )  # fmt: skip
+    assert command.args == ("8", "configs/dat_tiny.yaml", "smoke")
+    [option] = readme_commands("README.md", "python main.py --cfg path/to/config.yaml", paths)
+    assert option.args == ("--cfg", "configs/dat_tiny.yaml")
+    # no configuration shipped: the placeholder is left out with its option, as before
+    [bare] = readme_commands("README.md", "python main.py --cfg path/to/config.yaml",
+                             frozenset({"main.py"}))  # fmt: skip
+    assert bare.args == () and bare.placeholders == ("--cfg path/to/config.yaml",)
+
+
 def test_a_dict_literal_is_a_value_not_a_placeholder():
     [command] = commands(
         "python train.py --config_type_weights='{\"Default\":1.0}' --E0s='{1:-13.66, 6:-1029.2}' "
