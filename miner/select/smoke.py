@@ -43,6 +43,7 @@ from miner.select.closure import (
 )
 from miner.select.cpu_options import cpu_rerun
 from miner.select.data_reruns import stand_in_files_for, wants_data
+from miner.select.git_copy import GIT_NEEDED, make_repository
 from miner.select.installs import InstallPlan, install_plan
 from miner.select.ladder import Marks, stage_name, stage_reached, stage_seconds
 from miner.select.launchers import launch_env
@@ -250,7 +251,7 @@ def _train(
     training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
     asked, on_cpu, repaired, stood_in = False, set[str](), 0, 0
     preparation = preparation_steps(copy, target.entry_evidence)
-    for _ in range(MAX_RERUNS + DATA_RERUNS + 7):  # each kind of rerun has its own bound
+    for _ in range(MAX_RERUNS + DATA_RERUNS + 8):  # each kind of rerun has its own bound
         if preparation and wants_data(training):
             notes += prepare_data(preparation, copy, venv, logs, work, base, options)
             preparation = ()  # once
@@ -263,6 +264,12 @@ def _train(
             target = replace(target, command=rerun[0])
             training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
             continue
+        if training.outcome == "runtime" and GIT_NEEDED.search(training.evidence.text):
+            note = make_repository(copy)  # once: the copy is a repository after it
+            if note:
+                notes.append(note)
+                training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
+                continue
         if training.outcome == "needs_gpu" and options.cpu_shim and not options.claim_gpu:
             options = replace(options, claim_gpu=True)
             notes.append(f"cpu shim: the CPU shown as a GPU after {training.evidence.path}:"

@@ -234,6 +234,21 @@ def test_a_nested_projects_root_holding_the_imported_package_is_on_the_path(tmp_
     assert "path: OCR-master on sys.path (a nested project's root)" in result.notes
 
 
+GIT_HASH = (
+    "import subprocess\n"
+    "commit = subprocess.check_output(['git', 'log', '-n', '1', '--pretty=%h']).decode().strip()\n"
+    "print('commit', commit)\n"
+) + LOOP
+
+
+def test_code_that_logs_its_git_commit_runs_in_a_copy_made_a_repository(tmp_path, wheels):
+    files = {"requirements.txt": "tinyfit==0.1\n", "train.py": GIT_HASH}
+    result = run(tmp_path, wheels, files, ("{python}", "train.py"))
+    assert result.outcome == "ok", result.evidence
+    assert any(note.startswith("git: the copy made a repository") for note in result.notes)
+    assert not (tmp_path / "checkout" / ".git").exists()  # the checkout itself is untouched
+
+
 OUTPUT_ARGS = (
     "import argparse, os\n"
     "parser = argparse.ArgumentParser()\n"
