@@ -218,6 +218,34 @@ def cpu_rerun(
           and MIXED_PRECISION_ON_CPU.search(evidence)):  # fmt: skip
         tried.add("precision")
         changed, note = without_mixed_precision(command)
+        if not note and script is not None and script.suffix == ".sh":
+            note = _script_in_full_precision(script)
     else:
         return None
     return (changed, note) if note else None
+
+
+# The same switches inside a shell script the command runs (`bash scripts/run_sft.sh`, whose
+# `torchrun ... --bf16 True` line asks for them): written out of the smoke copy's script.
+SCRIPT_SWITCH = re.compile(
+    r"[ \t]--(?:bf16|fp16|tf32|amp|use_amp|half)(?:[ \t=](?:True|true|1|False|false))?(?=[ \t]|$)",
+    re.M,
+)
+SCRIPT_OPTION = re.compile(
+    r"([ \t]--(?:mixed_precision|mixed-precision)[ \t=])(?:fp16|bf16)(?=[ \t]|$)", re.M
+)
+
+
+def _script_in_full_precision(script: Path) -> str:
+    """Drop the half-precision switches from the copy's shell script; a note, or ""."""
+    try:
+        text = script.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+    found = [m.group(0).strip() for m in SCRIPT_SWITCH.finditer(text)]
+    changed = SCRIPT_OPTION.sub(r"\1no", SCRIPT_SWITCH.sub("", text))
+    if changed == text:
+        return ""
+    script.write_text(changed, encoding="utf-8")
+    dropped = "; ".join(found) or "--mixed_precision no"
+    return f"cpu precision: full precision on the CPU ({dropped}, in {script.name})"

@@ -138,3 +138,20 @@ def test_each_cpu_rerun_is_tried_once(tmp_path: Path):
     )
     assert cpu_rerun("runtime", message, command, script, tried) is None
     assert cpu_rerun("runtime", "KeyError: 'x'", command, script, set()) is None
+
+
+def test_half_precision_inside_the_shell_script_the_command_runs_is_dropped(tmp_path: Path):
+    script = tmp_path / "run_sft.sh"
+    script.write_text(
+        "torchrun --nproc_per_node 8 supervised_finetuning.py \\\n"
+        "    --model_name_or_path Qwen/Qwen2.5-0.5B \\\n    --bf16 True \\\n"
+        "    --fp16 \\\n    --num_train_epochs 1\n",
+        encoding="utf-8",
+    )
+    message = "ValueError: Your setup doesn't support bf16/gpu. You need to assign use_cpu"
+    command = ("bash", "run_sft.sh")
+    rerun = cpu_rerun("runtime", message, command, script, set())
+    assert rerun == (command, "cpu precision: full precision on the CPU (--bf16 True; --fp16, "
+                              "in run_sft.sh)")  # fmt: skip
+    text = script.read_text(encoding="utf-8")
+    assert "--bf16" not in text and "--fp16" not in text and "--num_train_epochs 1" in text
