@@ -89,6 +89,24 @@ def test_every_repair_is_recorded_and_the_project_trains(tmp_path: Path, index: 
     assert result.lock is not None and Path(result.lock).is_file()
 
 
+def test_a_library_the_run_says_it_requires_is_installed_by_that_name(tmp_path: Path) -> None:
+    """transformers' words ("requires the protobuf library but it was not found"): the
+    distribution named is installed, though its import name differs (`google.protobuf`)."""
+    index = tmp_path / "index"
+    build_wheel(index, "tinyfit", "0.1", {"tinyfit/__init__.py": TINYFIT})
+    build_wheel(index, "helperlib", "1.0", {"helper_impl/__init__.py": "READY = True\n"})
+    script = (
+        "try:\n    import helper_impl\nexcept ImportError:\n"
+        "    raise ImportError('\\n requires the helperlib library but it was not found in your "
+        "environment. Check out the instructions')\n"
+    ) + train()
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1"], script)
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    imported = [r for r in result.repairs if r.kind == "import" and r.after == "helperlib"]
+    assert imported and "the run says it requires this library" in imported[0].reason
+
+
 def test_a_failed_repair_leaves_the_last_good_environment(tmp_path: Path) -> None:
     index = tmp_path / "index"
     build_wheel(index, "tinyfit", "0.1", {"tinyfit/__init__.py": "X = 1\n"})

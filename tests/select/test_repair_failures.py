@@ -461,7 +461,13 @@ def test_a_project_whose_releases_by_the_date_were_all_yanked_resolves_past_it(
     ])  # fmt: skip
     assert failure is not None and (failure.kind, failure.name) == ("not_found", "torchvision")
     assert attempt._repair(failure)
-    assert attempt.lines == ["torch==1.0.0", "torchvision==0.2.1"]
+    # beside a pinned torch, the release built for it, though yanked (an exact pin installs it)
+    assert attempt.lines == ["torch==1.0.0", "torchvision==0.2.2"]
+    assert attempt.repairs[-1].kind == "companion"
+    (tmp_path / "b").mkdir()
+    alone = _attempt(tmp_path / "b", IndexSource(), ["torchvision"])
+    alone.version, alone.as_of = (3, 6), "2018-01-29T07:17:28Z"
+    assert alone._repair(failure) and alone.lines == ["torchvision==0.2.1"]
 
 
 def test_a_library_hugging_face_says_it_requires_is_installed() -> None:
@@ -481,4 +487,5 @@ def test_a_library_hugging_face_says_it_requires_is_installed() -> None:
         )
         fault = runtime.runtime_fault(log, (3, 12), Path(folder))
     assert fault is not None and (fault.kind, fault.module) == ("module", "protobuf")
+    assert fault.distribution == "protobuf"  # a distribution's name, installed as named
     assert fault.evidence.line == 3 and fault.evidence.rule == "repair.import.runtime"

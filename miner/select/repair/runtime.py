@@ -55,6 +55,7 @@ MISSING = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '?([
 # Hugging Face's words for an optional library a model or tokenizer needs ("... requires the
 # protobuf library but it was not found in your environment"): the library's own name.
 REQUIRES_LIBRARY = re.compile(r"requires the ([A-Za-z_][\w-]*) library but it was not found")
+LIBRARY = "a library the run names as required"
 # A name a package's installed release does not have, imported from its installed files.
 NO_NAME = re.compile(
     r"ImportError: cannot import name '?(\w+)'? from '([A-Za-z_][\w.]*)' \(([^)]*)\)"
@@ -163,7 +164,9 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
         library = REQUIRES_LIBRARY.search(line)
         if library:
             evidence = Evidence(log.name, number, line.strip()[:300], "repair.import.runtime")
-            return RuntimeFault("module", evidence, module=library.group(1))
+            name = library.group(1)  # a distribution's name: its import name may differ
+            return RuntimeFault("module", evidence, module=name, distribution=name,
+                                feature=LIBRARY)  # fmt: skip
         missing = MISSING.search(line)
         if missing:
             top = missing.group(1).split(".")[0]
@@ -241,15 +244,18 @@ def install_module(
     source = IndexSource.of(options, env)
     # `ruamel.yaml`, `google.protobuf`: a namespace package's part, with a distribution of its
     # own name, is installed as that distribution, not as whatever the namespace maps to.
-    part = _namespace_part(fault, builder, source, built.as_of)
+    library = fault.feature == LIBRARY  # named by its distribution: no import to probe
+    part = None if library else _namespace_part(fault, builder, source, built.as_of)
     if part is not None:
         fault = replace(fault, module=part[0], distribution=part[1])
-    elif fault.kind == "older" or not builder.probe([fault.module]):
+    elif not library and (fault.kind == "older" or not builder.probe([fault.module])):
         # The distribution is there and a part of it is missing: its previous release line.
         return _older(built, fault, builder, env) if fault.feature else None
     mapped: tuple[str, str] | None = (
         fault.distribution,
-        "the `future` package gives Python 2 these Python 3 names"
+        "the run says it requires this library"
+        if library
+        else "the `future` package gives Python 2 these Python 3 names"
         if part is None
         else "a distribution of its own name",
     )
@@ -262,7 +268,7 @@ def install_module(
         source = IndexSource.of(options, env)
         (distribution,), _ = dated([distribution], partial(newest_release, source, built.as_of))
     done = builder.install([*built.lines, distribution])
-    if done.exit_code != 0 or builder.probe([fault.module]):
+    if done.exit_code != 0 or (not library and builder.probe([fault.module])):
         return None
     with log.open("a", encoding="utf-8") as fh:
         fh.write(f"miner: repair import: {fault.module} -> {distribution}: imported at run time "

@@ -15,7 +15,7 @@ from miner.audit.closure import ImportClosure
 from miner.select.repair.envs import Builder
 from miner.select.repair.failures import Failure
 from miner.select.repair.index import IndexSource, ever_released, releases
-from miner.select.repair.moves import next_line, next_release, pin_move
+from miner.select.repair.moves import companion, next_line, next_release, pin_move
 from miner.select.repair.names import canonical
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import name_of, needed, requirement
@@ -156,6 +156,12 @@ class RepairSteps:
         release of a pin the index never had is."""
         if not self.as_of or failure.name in self.builder.past_date:
             return False
+        index = self._line(failure.name)
+        for at, paired, why in companion(self.lines):
+            if at == index and index is not None:  # torchvision for a torch moved past the date
+                before = self.lines[index]
+                self._replace(index, paired)  # an exact pin installs a yanked release too
+                return self._record("companion", before, paired, why, failure)
         found = releases(self.source, failure.name) or []
         if not found:
             return False  # not on the index at all: an alias or a drop answers it
