@@ -464,6 +464,7 @@ def test_a_project_whose_releases_by_the_date_were_all_yanked_resolves_past_it(
     # beside a pinned torch, the release built for it, though yanked (an exact pin installs it)
     assert attempt.lines == ["torch==1.0.0", "torchvision==0.2.2"]
     assert attempt.repairs[-1].kind == "companion"
+    assert attempt.builder.past_date == ("torchvision",)  # its release is past the date too
     (tmp_path / "b").mkdir()
     alone = _attempt(tmp_path / "b", IndexSource(), ["torchvision"])
     alone.version, alone.as_of = (3, 6), "2018-01-29T07:17:28Z"

@@ -157,15 +157,16 @@ class RepairSteps:
         if not self.as_of or failure.name in self.builder.past_date:
             return False
         index = self._line(failure.name)
+        past = (*self.builder.past_date, failure.name)
         for at, paired, why in companion(self.lines):
             if at == index and index is not None:  # torchvision for a torch moved past the date
+                self.builder = replace(self.builder, past_date=past)  # its release is later too
                 before = self.lines[index]
                 self._replace(index, paired)  # an exact pin installs a yanked release too
                 return self._record("companion", before, paired, why, failure)
         found = releases(self.source, failure.name) or []
         if not found:
             return False  # not on the index at all: an alias or a drop answers it
-        past = (*self.builder.past_date, failure.name)
         self.builder = replace(self.builder, past_date=past)
         # the first release with a wheel for this Python, not today's (a sdist that no longer
         # builds for an old interpreter)
