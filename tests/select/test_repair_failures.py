@@ -465,6 +465,15 @@ def test_a_project_whose_releases_by_the_date_were_all_yanked_resolves_past_it(
     assert attempt.lines == ["torch==1.0.0", "torchvision==0.2.2"]
     assert attempt.repairs[-1].kind == "companion"
     assert attempt.builder.past_date == ("torchvision",)  # its release is past the date too
+    # that release pins a dependency released after the date too: resolved past it as well
+    pinned = diagnose([
+        "  cause: Because there is no version of tqdm==4.19.9 and torchvision==0.2.2 depends on "
+        "tqdm==4.19.9, we can conclude that torchvision==0.2.2 cannot be used.",
+    ])  # fmt: skip
+    assert pinned is not None and attempt._repair(pinned)
+    assert attempt.builder.past_date == ("torchvision", "tqdm")
+    assert attempt.lines == ["torch==1.0.0", "torchvision==0.2.2"]  # the companion stays pinned
+    assert "released after the commit's date" in attempt.repairs[-1].reason
     (tmp_path / "b").mkdir()
     alone = _attempt(tmp_path / "b", IndexSource(), ["torchvision"])
     alone.version, alone.as_of = (3, 6), "2018-01-29T07:17:28Z"

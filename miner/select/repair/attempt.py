@@ -250,6 +250,8 @@ class Attempt(RepairSteps):
                     f"its build imports {failure.build_missing} without declaring it",
                     failure,
                 )
+        if failure.dependent and self._dependency_past_the_date(failure):
+            return True
         if failure.dependent and self._dependent(failure):
             return True
         if failure.kind in ("missing_pin", "sdist_format") and line:

@@ -99,6 +99,20 @@ class RepairSteps:
         self._replace(index, move[0])
         return self._record("pin", line, move[0], why, failure)
 
+    def _dependency_past_the_date(self, failure: Failure) -> bool:
+        """A release resolved past the commit's date that pins what came after it too
+        (torchvision 0.2.2, for torch 1.0, asks for `tqdm==4.19.9`): that dependency is resolved
+        past the date as well, rather than the release left to the resolver."""
+        owner = failure.dependent.partition("==")[0]
+        if (failure.kind != "missing_pin" or not owner or owner not in self.builder.past_date
+                or failure.name in self.builder.past_date):  # fmt: skip
+            return False
+        self.builder = replace(self.builder, past_date=(*self.builder.past_date, failure.name))
+        asks = failure.evidence.text.split(" depends on ", 1)[-1].split(" and ")[0].split(",")[0]
+        why = (f"{failure.dependent} asks for {asks}, released after the commit's date; resolved "
+               f"past it, as {owner} is")  # fmt: skip
+        return self._record("pin", failure.name, f"{failure.name} (past the date)", why, failure)
+
     def _dependent(self, failure: Failure) -> bool:
         """A pinned release that asks for what cannot be had (a version the index lacks, or one
         another pin rules out): left to the resolver, which picks a release that fits."""
