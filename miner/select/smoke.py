@@ -27,11 +27,7 @@ from miner.codebook import Evidence
 from miner.errors import DiskFull, ExperimentError
 from miner.models import SMOKE_OUTCOMES
 from miner.select.arguments import (
-    FilledArgument,
-    fill_required,
     one_device,
-    required_arguments,
-    weights_required,
 )
 from miner.select.batches import small_batch
 from miner.select.blobs import fetch_omitted
@@ -67,10 +63,9 @@ from miner.select.smoke_records import SmokeOptions, SmokeResult, SmokeTarget
 from miner.select.standins.assists import REPORT_DIR, read_assists
 from miner.select.standins.mounts import mount_data
 from miner.select.training import Training, prepare_data, train_entry
+from miner.select.usage import placeholder_outcome, required_values
 
 __all__ = ["SmokeOptions", "SmokeResult", "SmokeTarget", "smoke"]
-# Outcomes a README placeholder explains: the run needed data the user must name.
-PLACEHOLDER_OUTCOMES = ("usage", "needs_data", "data")
 MAX_RERUNS = 2  # runs again after a repair the training log called for
 DATA_RERUNS = 2  # runs again after stand-in files for a missing data set were written
 
@@ -168,7 +163,7 @@ def smoke(
                     # a run past its imports shows what the build's import check could not
                     imports = built.imports_ok or training.outcome != "import"
                     lock = locked(built, venv, logs, work, base) if imports else None
-                outcome, evidence = _placeholders(target, training, notes)
+                outcome, evidence = placeholder_outcome(target, training, notes)
                 stage = stage_reached(
                     outcome, training.marks, closure.parses_arguments, training.ended,
                     training.progress,
@@ -289,7 +284,7 @@ def _train(
             continue
         if training.outcome == "usage" and not asked:
             asked = True
-            given = _required(target, training)
+            given = required_values(target, training)
             if not given:
                 break
             notes += [f"required by {training.evidence.path}:{training.evidence.line}: "
@@ -314,14 +309,6 @@ def _train(
             break  # the rebuild did not install; the first run's outcome stands
         training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
     return training, built
-
-
-def _required(target: SmokeTarget, training: Training) -> tuple[FilledArgument, ...]:
-    """Values for the arguments a usage error says are required, when the command runs a Python
-    script itself (a shell script need not pass them on) and every one can be made up."""
-    if "{python}" not in target.command[:6]:
-        return ()
-    return fill_required(required_arguments(training.evidence.text))
 
 
 def _repaired(
@@ -353,25 +340,6 @@ def _repaired(
                     fault.evidence)  # fmt: skip
     return replace(rebuilt, repairs=(*built.repairs, repair, *rebuilt.repairs),
                    seconds=built.seconds + rebuilt.seconds)  # fmt: skip
-
-
-def _placeholders(
-    target: SmokeTarget, training: Training, notes: list[str]
-) -> tuple[str, Evidence]:
-    """A run whose README command had placeholders and that stopped for want of arguments or
-    data needs data the user must name: the README line is the evidence. One that stopped for
-    a required checkpoint argument needs weights."""
-    ev = training.evidence
-    if training.outcome == "usage" and weights_required(ev.text):
-        return "needs_weights", Evidence(ev.path, ev.line, ev.text, "smoke.needs_weights.argument")
-    if not target.placeholders or training.outcome not in PLACEHOLDER_OUTCOMES:
-        return training.outcome, training.evidence
-    notes.append(f"{training.outcome}: {ev.path}:{ev.line} {ev.text}")
-    where = target.entry_evidence or Evidence("README", 0, "", "")
-    text = f"placeholders {' '.join(target.placeholders)} in: {where.text}"
-    return "needs_data", Evidence(
-        where.path, where.line, text[:500], "smoke.needs_data.placeholder"
-    )
 
 
 def _qualifier(assists: tuple[str, ...], outcome: str, stage: int) -> str | None:

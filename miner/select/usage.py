@@ -1,0 +1,56 @@
+"""What a run that stopped for its arguments asks for: the values a usage error's required
+arguments can be given, and the outcome a README placeholder explains.
+
+A usage error names the arguments the entry point requires (`the following arguments are
+required: --outdir`); where the command runs a Python script itself and every one can be made
+up (an output folder, a run name), the run starts again with them. A run whose README command
+had placeholders and that stopped for want of arguments or data needs data the user must name,
+and the README line is its evidence; one that stopped for a required checkpoint argument needs
+weights.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from miner.codebook import Evidence
+from miner.select.arguments import (
+    FilledArgument,
+    fill_required,
+    required_arguments,
+    weights_required,
+)
+
+if TYPE_CHECKING:
+    from miner.select.smoke_records import SmokeTarget
+    from miner.select.training import Training
+
+# Outcomes a README placeholder explains: the run needed data the user must name.
+PLACEHOLDER_OUTCOMES = ("usage", "needs_data", "data")
+
+
+def required_values(target: SmokeTarget, training: Training) -> tuple[FilledArgument, ...]:
+    """Values for the arguments a usage error says are required, when the command runs a Python
+    script itself (a shell script need not pass them on) and every one can be made up."""
+    if "{python}" not in target.command[:6]:
+        return ()
+    return fill_required(required_arguments(training.evidence.text))
+
+
+def placeholder_outcome(
+    target: SmokeTarget, training: Training, notes: list[str]
+) -> tuple[str, Evidence]:
+    """The outcome and evidence of a run that stopped: `needs_data` with the README line where
+    its command had placeholders, `needs_weights` for a required checkpoint argument, else the
+    run's own (a note keeps what the run printed)."""
+    ev = training.evidence
+    if training.outcome == "usage" and weights_required(ev.text):
+        return "needs_weights", Evidence(ev.path, ev.line, ev.text, "smoke.needs_weights.argument")
+    if not target.placeholders or training.outcome not in PLACEHOLDER_OUTCOMES:
+        return training.outcome, training.evidence
+    notes.append(f"{training.outcome}: {ev.path}:{ev.line} {ev.text}")
+    where = target.entry_evidence or Evidence("README", 0, "", "")
+    text = f"placeholders {' '.join(target.placeholders)} in: {where.text}"
+    return "needs_data", Evidence(
+        where.path, where.line, text[:500], "smoke.needs_data.placeholder"
+    )
