@@ -137,7 +137,7 @@ def fill(option: str, placeholder: str) -> FilledArgument | None:
 # `path/to/config.yaml`): under a folder of configurations, the smallest model's first.
 CONFIG_FOLDER = re.compile(r"(?:^|/)(?:configs?|cfgs?|conf|experiments?)/", re.I)
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".py", ".cfg")
-SIZE_WORDS = (("tiny", "nano", "mini", "micro"), ("small", "base"), ())
+SIZE_WORDS = (("tiny", "nano", "mini", "micro"), ("small", "base"))  # then every other
 
 
 def repository_config(option: str, placeholder: str, paths: frozenset[str]) -> str | None:

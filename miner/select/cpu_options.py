@@ -28,7 +28,6 @@ GPU_ID = re.compile(r"^(?:gpus?|gpu_?ids?|gpu_?id|gpu_?num)$")
 MINUS_ONE_IS_CPU = re.compile(r"(?i)-1\W+(?:\w+\W+){0,3}cpu|cpu\W+(?:\w+\W+){0,3}-1")
 GPU_VALUE = re.compile(r"(?i)^(?:cuda|gpu)(?::\d+)?$")
 BOOL_TYPE = re.compile(r"(?i)bool")  # `str2bool`, `strtobool`, `boolean_string`
-TRUE = ("true", "1", "yes")
 
 
 @dataclass(frozen=True)
@@ -170,7 +169,8 @@ MIXED_PRECISION_ON_CPU = re.compile(
 # The command's words that ask for it: a switch, or an option and its value.
 PRECISION_SWITCH = re.compile(r"^--(?:bf16|fp16|tf32|amp|use_amp|half|apex)(?:=(\w+))?$")
 PRECISION_OPTION = re.compile(r"^--(?:mixed_precision|mixed-precision|precision)(?:=(\S+))?$")
-TRUE_WORDS = ("true", "1", "yes")
+# The values a boolean switch may be given (`--bf16 True`, `--fp16 0`).
+SWITCH_VALUES = ("true", "1", "yes", "false", "0")
 
 
 def without_mixed_precision(command: tuple[str, ...]) -> tuple[tuple[str, ...], str]:
@@ -186,7 +186,7 @@ def without_mixed_precision(command: tuple[str, ...]) -> tuple[tuple[str, ...], 
         switch = PRECISION_SWITCH.match(word)
         option = PRECISION_OPTION.match(word)
         if switch:
-            takes = switch.group(1) is None and following.lower() in (*TRUE_WORDS, "false", "0")
+            takes = switch.group(1) is None and following.lower() in SWITCH_VALUES
             dropped.append(f"{word} {following}" if takes else word)
             index += 2 if takes else 1
             continue

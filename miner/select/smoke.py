@@ -26,9 +26,7 @@ from pathlib import Path
 from miner.codebook import Evidence
 from miner.errors import DiskFull, ExperimentError
 from miner.models import SMOKE_OUTCOMES
-from miner.select.arguments import (
-    one_device,
-)
+from miner.select.arguments import one_device
 from miner.select.batches import small_batch
 from miner.select.blobs import fetch_omitted
 from miner.select.closure import (

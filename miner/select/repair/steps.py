@@ -108,9 +108,8 @@ class RepairSteps:
                 or failure.name in self.builder.past_date):  # fmt: skip
             return False
         self.builder = replace(self.builder, past_date=(*self.builder.past_date, failure.name))
-        asks = failure.evidence.text.split(" depends on ", 1)[-1].split(" and ")[0].split(",")[0]
-        why = (f"{failure.dependent} asks for {asks}, released after the commit's date; resolved "
-               f"past it, as {owner} is")  # fmt: skip
+        why = (f"{failure.dependent} asks for {_asked_for(failure)}, released after the commit's "
+               f"date; resolved past it, as {owner} is")  # fmt: skip
         return self._record("pin", failure.name, f"{failure.name} (past the date)", why, failure)
 
     def _dependent(self, failure: Failure) -> bool:
@@ -133,8 +132,8 @@ class RepairSteps:
         self.lines[index] = loose
         what = ("the index does not have" if failure.kind == "missing_pin"
                 else "the other requirements rule out")  # fmt: skip
-        asks = failure.evidence.text.split(" depends on ", 1)[-1].split(" and ")[0].split(",")[0]
-        why = f"{failure.dependent} asks for {asks}, which {what}; the resolver picks a release"
+        why = (f"{failure.dependent} asks for {_asked_for(failure)}, which {what}; the resolver "
+               "picks a release")  # fmt: skip
         return self._record("pin", line, loose, why, failure)
 
     def _past_metadata(self, failure: Failure) -> bool:
@@ -188,7 +187,7 @@ class RepairSteps:
         after = line
         if wheels and name_of(line) == line.strip():
             after = f"{line.strip()}=={min(wheels, key=lambda r: r.version).version}"
-            self._replace(self._line(failure.name), after)
+            self._replace(index, after)
         why = (f"no release of {failure.name} for this Python on the index by {self.as_of[:10]}; "
                "the first with a wheel for it, past the commit's date")  # fmt: skip
         return self._record("pin", line, after, why, failure)
@@ -245,3 +244,8 @@ def _pins_release(line: str, failure: Failure) -> bool:
         and specs[0].operator in ("==", "===")
         and (specs[0].version == failure.version)
     )
+
+
+def _asked_for(failure: Failure) -> str:
+    """What the dependent release asks for, from uv's words (`... depends on tqdm==4.19.9 and`)."""
+    return failure.evidence.text.split(" depends on ", 1)[-1].split(" and ")[0].split(",")[0]
