@@ -10,6 +10,10 @@ no user to ask, so it gives each such argument what its name says it is:
   (ImageFolder and its kin) serves stand-in data there, and any other loader stops as it would
   for a user who has not downloaded the data (`needs_data`, the README line as evidence);
 - a run name (`--exp_name <name>`) the word `smoke`;
+- a count of GPUs, processes or nodes (`sh train.sh <num_gpu> <port>`, `--gpus $GPUS`) one, a
+  GPU's id zero, and a port (`<port>`, `$MASTER_PORT`) a fixed one: the run has its own network
+  namespace, so runs side by side never share it; a positional argument left out would shift
+  every one after it;
 - weights, a checkpoint to resume, a configuration file, a key or a device nothing: the argument
   stays out, as before.
 """
@@ -32,6 +36,15 @@ OUTPUT_WORDS = frozenset(
     "ckptdir checkpointdir checkpointsdir".split()
 )
 NAME_WORDS = frozenset("name tag expname runname".split())
+# How many devices, processes or nodes a launch uses, or which device: one, the first.
+DEVICE_WORDS = frozenset(
+    "gpu gpus ngpu ngpus numgpu numgpus gpunum gpusnum nproc nprocs nprocpernode numproc "
+    "numprocs ndevices numdevices devices worldsize nnodes numnodes".split()
+)
+COUNTING = frozenset("num n per node".split())
+ID_WORDS = frozenset("id ids gpuid gpuids deviceid deviceids".split())
+PORT_WORDS = frozenset("port masterport distport".split())
+PORT = "29500"
 NOT_FILLED_WORDS = frozenset(
     "ckpt checkpoint checkpoints weight weights pretrained pretrain resume restore init load "
     "model cfg config conf configs yaml yml vocab tokenizer key token api url host port gpu gpus "
@@ -66,7 +79,7 @@ class FilledArgument:
 
     option: str
     value: str
-    role: str  # output | data | name
+    role: str  # output | data | name | count | device | port
 
     def words(self) -> tuple[str, ...]:
         """The argv words it adds to a command."""
@@ -75,7 +88,8 @@ class FilledArgument:
     def note(self) -> str:
         """What was given, and why, for the run's notes."""
         what = {"output": "an output folder of the run", "data": "a stand-in data path",
-                "name": "a run name"}[self.role]  # fmt: skip
+                "name": "a run name", "count": "one device", "device": "the first device",
+                "port": "a port of the run's own network"}[self.role]  # fmt: skip
         return f"{self.option or 'positional argument'} given {what}: {self.value}"
 
 
@@ -91,6 +105,9 @@ def role_of(option: str, placeholder: str) -> str:
     output, name, data, or "" (weights, a configuration, anything a run cannot make up)."""
     value_name = PurePosixPath(TOKEN.sub(" ", placeholder).strip() or placeholder).name.lower()
     option_words, value_words = _words(option), _words(placeholder)
+    device = _device_role(option_words, value_words)
+    if device:
+        return device
     for words in (option_words, value_words) if option else (value_words,):
         # a run's name: an option's word, or a bare placeholder's (`<experiment-tag>`)
         if (
@@ -106,6 +123,23 @@ def role_of(option: str, placeholder: str) -> str:
         if DATA_WORDS.intersection(words):
             return "data"
     return ""
+
+
+def _device_role(option_words: list[str], value_words: list[str]) -> str:
+    """count, device or port when the option's or the placeholder's words are only of devices,
+    processes or ports (`<num_gpu>`, `--gpu <gpu_id>`, `$MASTER_PORT`), else ""."""
+    kinds = []
+    for words in (option_words, value_words):
+        named = set(words)
+        if named and named <= PORT_WORDS | {"master", "dist"} and named & PORT_WORDS:
+            kinds.append("port")
+        elif named & (DEVICE_WORDS | ID_WORDS) and named <= DEVICE_WORDS | ID_WORDS | COUNTING:
+            kinds.append("device" if named & ID_WORDS else "count")
+        elif named:
+            kinds.append("")
+    if not kinds or kinds[0] == "" or "port" in kinds and len(set(kinds)) > 1:
+        return ""  # the option says what it is (`--data <id>`), or the two disagree
+    return "device" if "device" in kinds else kinds[0]
 
 
 def _name(option: str, placeholder: str, role: str) -> str:
@@ -129,6 +163,9 @@ def fill(option: str, placeholder: str) -> FilledArgument | None:
         return None
     if role == "name":
         return FilledArgument(option, RUN_NAME, role)
+    if role in ("count", "device", "port"):
+        value = {"count": "1", "device": "0", "port": PORT}[role]
+        return FilledArgument(option, value, role)
     folder = OUTPUTS if role == "output" else STAND_IN_DATA
     return FilledArgument(option, f"{folder}/{_name(option, placeholder, role)}", role)
 

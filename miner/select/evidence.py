@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from miner.audit.detect.reproducibility import SEED_PATTERNS, THREAD_PATTERNS
 from miner.audit.files import RepoTree, is_vendored
 from miner.codebook import Evidence
+from miner.select.arguments import fill_in_value
 from miner.select.console_scripts import call_code, console_scripts
 from miner.select.entry import SCRIPT_IN_SHELL, is_training_script, readme_commands
 from miner.select.versions import VersionSpec, version_specs
@@ -253,15 +254,18 @@ def _package_of(tree: RepoTree, path: str) -> str:
     return ".".join(folders) if all(f.isidentifier() for f in folders) else ""
 
 
-def _entry_order(entry: EntryPoint) -> tuple[float, bool, int | bool, str]:
-    """Strongest kind first; README commands that run as written, then those that train, in the
-    README's order; then train.py, then the shallowest path."""
+def _entry_order(entry: EntryPoint) -> tuple[float, bool, int | bool, bool | str, int | str]:
+    """Strongest kind first; README commands that run as written, then those that train, then
+    those the authors wrote out in full, in the README's order; then train.py, then the
+    shallowest path."""
     name = PurePosixPath(entry.script).name.lower()
     if entry.kind == "readme_command":
         trains = "train" in name or any("train" in a.lower() for a in entry.args)
-        # a command that runs as written before one that needs values only the user has
-        return (-entry.strength, _dropped(entry) > 0, not trains, "")
-    return (-entry.strength, name != "train.py", entry.script.count("/"), entry.script)
+        # a command that runs as written before one that needs values only the user has; and a
+        # worked example (`--path Exp/proxyless_cpu`) before the template it follows (`--path
+        # <path>`), whose values the run can only guess
+        return (-entry.strength, _dropped(entry) > 0, not trains, bool(entry.placeholders), "")
+    return (-entry.strength, name != "train.py", entry.script.count("/"), entry.script, "")
 
 
 def _dropped(entry: EntryPoint) -> int:
@@ -271,7 +275,8 @@ def _dropped(entry: EntryPoint) -> int:
     filled = any("{run_dir}" in arg for arg in entry.args)
     return sum(
         1 for p in entry.placeholders
-        if (p.split()[0].partition("=")[0] not in given if p.startswith("-") else not filled)
+        if (p.split()[0].partition("=")[0] not in given if p.startswith("-")
+            else not filled and fill_in_value("", p) is None)
     )  # fmt: skip
 
 

@@ -18,6 +18,7 @@ from miner.select.arguments import (
     FilledArgument,
     fill_required,
     required_arguments,
+    role_of,
     weights_required,
 )
 
@@ -27,6 +28,17 @@ if TYPE_CHECKING:
 
 # Outcomes a README placeholder explains: the run needed data the user must name.
 PLACEHOLDER_OUTCOMES = ("usage", "needs_data", "data")
+# Placeholders the run gives a value that serves as well as the user's: they explain nothing.
+MADE_UP_ROLES = ("output", "name", "count", "device", "port")
+
+
+def _wants_the_user(placeholder: str) -> bool:
+    """Whether a README placeholder (`--data <path>`, `<num_gpu>`) is one only the user can
+    fill: a data path, weights, a configuration, not an output folder or a device count."""
+    option, _, value = placeholder.partition(" ") if placeholder.startswith("-") else ("", "", "")
+    if placeholder.startswith("-") and not value:
+        option, _, value = placeholder.partition("=")
+    return role_of(option, value or placeholder) not in MADE_UP_ROLES
 
 
 def required_values(target: SmokeTarget, training: Training) -> tuple[FilledArgument, ...]:
@@ -46,11 +58,12 @@ def placeholder_outcome(
     ev = training.evidence
     if training.outcome == "usage" and weights_required(ev.text):
         return "needs_weights", Evidence(ev.path, ev.line, ev.text, "smoke.needs_weights.argument")
-    if not target.placeholders or training.outcome not in PLACEHOLDER_OUTCOMES:
+    wanted = [p for p in target.placeholders if _wants_the_user(p)]
+    if not wanted or training.outcome not in PLACEHOLDER_OUTCOMES:
         return training.outcome, training.evidence
     notes.append(f"{training.outcome}: {ev.path}:{ev.line} {ev.text}")
     where = target.entry_evidence or Evidence("README", 0, "", "")
-    text = f"placeholders {' '.join(target.placeholders)} in: {where.text}"
+    text = f"placeholders {' '.join(wanted)} in: {where.text}"
     return "needs_data", Evidence(
         where.path, where.line, text[:500], "smoke.needs_data.placeholder"
     )

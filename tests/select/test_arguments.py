@@ -1,5 +1,6 @@
 """Values for README placeholders and required arguments: outputs get a folder of the run, data
-paths a stand-in path, run names a word, anything else nothing."""
+paths a stand-in path, run names a word, device counts one, ports a fixed one, anything else
+nothing."""
 
 from __future__ import annotations
 
@@ -32,7 +33,15 @@ from miner.select.arguments import (
         ("--pretrained", "<PATH/TO/WEIGHTS>", None),
         ("", "path/to/model.pth", None),
         ("--field", "enter-field-here", None),
-        ("--gpu_ids", "<ids>", None),
+        ("--gpu_ids", "<ids>", "0"),
+        ("", "<num_gpu>", "1"),
+        ("", "<port>", "29500"),
+        ("--gpus", "$GPUS", "1"),
+        ("--nproc_per_node", "<N>", "1"),
+        ("--gpu", "<gpu_id>", "0"),
+        ("--master_port", "${PORT}", "29500"),
+        ("--device", "<id>", None),
+        ("", "<gpu_list>", None),
     ],
 )
 def test_a_placeholder_gets_what_its_words_say_it_is(option, placeholder, value):

@@ -301,6 +301,36 @@ def test_a_readme_command_that_runs_as_written_comes_before_one_that_needs_a_val
     assert (first.kind, first.script) == ("readme_command", "scripts/ECL/iTransformer.sh")
 
 
+def test_a_worked_example_comes_before_the_template_it_follows(tmp_path):
+    root = write(tmp_path, {
+        "README.md": (
+            "```bash\n# Train a model: <path>/run.config; <path>/net.config\n"
+            "python run_exp.py --path <path> --train\n\n"
+            "# Train on a CPU\n"
+            "python run_exp.py --path Exp/proxyless_cpu --train --net proxyless_cpu\n```\n"
+        ),
+        "run_exp.py": "import argparse\n" + LOOP,
+    })  # fmt: skip
+    first, second = scan_checkout(root).entry_points[:2]
+    assert first.command() == (
+        "{python}", "run_exp.py", "--path", "Exp/proxyless_cpu", "--train", "--net",
+        "proxyless_cpu",
+    )  # fmt: skip
+    assert second.placeholders == ("--path <path>",)
+
+
+def test_a_launch_scripts_device_count_and_port_keep_their_places(tmp_path):
+    root = write(tmp_path, {
+        "README.md": "## Training\n\n```bash\nsh scripts/train.sh <num_gpu> <port>\n```\n",
+        "scripts/train.sh": "python -m torch.distributed.launch --nproc_per_node=$1 "
+                            "--master_port=$2 unimatch.py --port $2\n",
+        "unimatch.py": "import argparse\n" + LOOP,
+    })  # fmt: skip
+    first = scan_checkout(root).entry_points[0]
+    assert first.command()[-3:] == ("scripts/train.sh", "1", "29500")
+    assert first.placeholders == ("<num_gpu>", "<port>")
+
+
 def test_without_a_readme_command_a_training_script_never_a_demo(tmp_path):
     root = write(tmp_path, {
         "demo.py": LOOP, "webcam_demo.py": LOOP, "preprocess.py": LOOP, "plot.py": LOOP,

@@ -40,3 +40,12 @@ def test_placeholders_explain_a_stop_for_data_and_a_checkpoint_argument_needs_we
     assert placeholder_outcome(_target(("{python}", "train.py")), resume, [])[0] == "needs_weights"
     crash = _training("runtime", "KeyError: 'model'")
     assert placeholder_outcome(target, crash, []) == ("runtime", crash.evidence)
+
+
+def test_placeholders_the_run_filled_as_well_as_a_user_explain_no_stop():
+    usage = _training("usage", "train.py: error: the following arguments are required: --lr")
+    filled = _target(("bash", "train.sh", "1", "29500"), ("<num_gpu>", "<port>", "--out <dir>"))
+    assert placeholder_outcome(filled, usage, []) == ("usage", usage.evidence)
+    both = _target(("bash", "train.sh", "1"), ("<num_gpu>", "--data=<path>"))
+    outcome, evidence = placeholder_outcome(both, usage, [])
+    assert outcome == "needs_data" and evidence.text.startswith("placeholders --data=<path> in:")
