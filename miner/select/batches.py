@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from miner.select.arguments import devices_asked
+from miner.select.declared_options import declared_options
 
 SMALL_BATCH = 4  # a multiple of the usual group sizes (minibatch-std groups of 4, pairs)
 
@@ -56,24 +57,13 @@ def _is_batch(option: str) -> bool:
 
 def declared_batch_options(source: str) -> tuple[BatchOption, ...]:
     """The batch options a script's argparse, click or absl parser declares."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return ()
     found = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
-            continue
-        strings = [a.value for a in node.args if isinstance(a, ast.Constant)
-                   and isinstance(a.value, str)]  # fmt: skip
-        default = next((k.value for k in node.keywords if k.arg == "default"), None)
-        if node.func.attr in ("add_argument", "option"):
-            spellings = tuple(s for s in strings if s.startswith("-"))
-            if spellings and any(_is_batch(s) for s in spellings if s.startswith("--")):
-                found.append(BatchOption(spellings, _int(default)))
-        elif node.func.attr == "DEFINE_integer" and strings and _is_batch(strings[0]):
-            value = node.args[1] if len(node.args) > 1 else default
-            found.append(BatchOption((f"--{strings[0]}",), _int(value), absl=True))
+    for option in declared_options(source):
+        if option.absl:
+            if option.define == "DEFINE_integer" and _is_batch(option.longest):
+                found.append(BatchOption(option.spellings, _int(option.default), absl=True))
+        elif any(_is_batch(s) for s in option.spellings if s.startswith("--")):
+            found.append(BatchOption(option.spellings, _int(option.default)))
     return tuple(found)
 
 

@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from miner.select.declared_options import DeclaredOption, constant, declared_options, option_name
+
 # Names with `-` read as `_` and without their dashes.
 ASKS_FOR_CPU = re.compile(
     r"^(?:no_?(?:cuda|gpus?)|(?:use_|force_|only_)?cpu|cpu_only|disable_cuda)$"
@@ -40,18 +42,6 @@ class CpuOption:
     takes_value: bool  # whether the option is followed by a value on the command line
 
 
-def _name(option: str) -> str:
-    return option.lstrip("-").replace("-", "_").lower()
-
-
-def _keyword(node: ast.Call, name: str) -> ast.expr | None:
-    return next((k.value for k in node.keywords if k.arg == name), None)
-
-
-def _constant(node: ast.expr | None) -> object:
-    return node.value if isinstance(node, ast.Constant) else None
-
-
 def _type_name(node: ast.expr | None) -> str:
     if isinstance(node, ast.Name):
         return node.id
@@ -62,14 +52,11 @@ def _type_name(node: ast.expr | None) -> str:
     return ""
 
 
-def _argparse_option(node: ast.Call, spellings: tuple[str, ...]) -> CpuOption | None:
-    longest = max(spellings, key=len)
-    names = {_name(s) for s in spellings if s.startswith("--")} or {_name(longest)}
-    action = _constant(_keyword(node, "action"))
-    default = _constant(_keyword(node, "default"))
-    kind = _type_name(_keyword(node, "type"))
-    help_text = str(_constant(_keyword(node, "help")) or "")
-    line = node.lineno
+def _argparse_option(option: DeclaredOption) -> CpuOption | None:
+    spellings, longest, line = option.spellings, option.longest, option.line
+    names = option.names()
+    action, default = option.action, constant(option.default)
+    kind = _type_name(option.kind)
     if action == "store_true" and any(ASKS_FOR_CPU.match(n) for n in names):
         return CpuOption(spellings, (longest,), line, takes_value=False)
     if action == "store_true" and any(ASKS_FOR_GPU.match(n) for n in names):
@@ -82,46 +69,31 @@ def _argparse_option(node: ast.Call, spellings: tuple[str, ...]) -> CpuOption | 
     if any(DEVICE.match(n) for n in names) and kind in ("", "str"):
         if isinstance(default, str) and GPU_VALUE.match(default):
             return CpuOption(spellings, (longest, "cpu"), line, takes_value=True)
-        if "cpu" in help_text.lower():
+        if "cpu" in option.help.lower():
             return CpuOption(spellings, (longest, "cpu"), line, takes_value=True)
-    if any(GPU_ID.match(n) for n in names) and MINUS_ONE_IS_CPU.search(help_text):
+    if any(GPU_ID.match(n) for n in names) and MINUS_ONE_IS_CPU.search(option.help):
         if default not in (-1, "-1"):
             return CpuOption(spellings, (longest, "-1"), line, takes_value=True)
     return None
 
 
-def _absl_option(node: ast.Call) -> CpuOption | None:
-    strings = [a.value for a in node.args if isinstance(a, ast.Constant)]
-    if not strings or not isinstance(strings[0], str):
+def _absl_option(option: DeclaredOption) -> CpuOption | None:
+    if option.define not in ("DEFINE_bool", "DEFINE_boolean"):
         return None
-    name = strings[0]
-    default = strings[1] if len(strings) > 1 else _constant(_keyword(node, "default"))
-    spelling = f"--{name}"
-    if ASKS_FOR_GPU.match(_name(name)) and default is True:
-        return CpuOption((spelling,), (f"{spelling}=false",), node.lineno, takes_value=False)
-    if ASKS_FOR_CPU.match(_name(name)) and default is False:
-        return CpuOption((spelling,), (f"{spelling}=true",), node.lineno, takes_value=False)
+    spelling, default = option.longest, constant(option.default)
+    name = option_name(spelling)
+    if ASKS_FOR_GPU.match(name) and default is True:
+        return CpuOption((spelling,), (f"{spelling}=false",), option.line, takes_value=False)
+    if ASKS_FOR_CPU.match(name) and default is False:
+        return CpuOption((spelling,), (f"{spelling}=true",), option.line, takes_value=False)
     return None
 
 
 def declared_cpu_option(source: str) -> CpuOption | None:
     """The first option a script's argparse, click or absl parser declares that runs it on the
     CPU, or None."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
-    calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)
-                    and isinstance(n.func, ast.Attribute)), key=lambda n: n.lineno)  # fmt: skip
-    for node in calls:
-        if node.func.attr in ("add_argument", "option"):  # type: ignore[attr-defined]
-            spellings = tuple(a.value for a in node.args if isinstance(a, ast.Constant)
-                              and isinstance(a.value, str) and a.value.startswith("-"))  # fmt: skip
-            found = _argparse_option(node, spellings) if spellings else None
-        elif node.func.attr in ("DEFINE_bool", "DEFINE_boolean"):  # type: ignore[attr-defined]
-            found = _absl_option(node)
-        else:
-            continue
+    for option in declared_options(source):
+        found = _absl_option(option) if option.absl else _argparse_option(option)
         if found is not None:
             return found
     return None
