@@ -189,6 +189,18 @@ def test_a_framework_named_with_its_commit_is_a_stated_requirement(tmp_path: Pat
     assert "MNR201" not in codes(write_project(tmp_path / "r", versioned))
 
 
+def test_versions_stated_in_each_experiment_folders_readme_are_stated(tmp_path: Path) -> None:
+    readme = "# BCQ\n\nTwo versions of BCQ, one per folder.\n"
+    files: dict[str, str | None] = {
+        "README.md": readme, "requirements.txt": None,
+        "continuous/main.py": "import torch\nimport gym\n", "continuous/README.md":
+        "# Continuous BCQ\n\nNetworks are trained using PyTorch 1.4 and Python 3.6.\n",
+    }  # fmt: skip
+    assert "MNR201" not in codes(write_project(tmp_path / "p", files))
+    files["continuous/README.md"] = "# Continuous BCQ\n\nNetworks are trained with PyTorch.\n"
+    assert "MNR201" in codes(write_project(tmp_path / "q", files))
+
+
 def test_python_stated_in_the_readme_beside_the_training_code(tmp_path: Path) -> None:
     readme = COMPLETE_README.replace("- Python 3.10\n", "")
     files: dict[str, str | None] = {"README.md": readme, "train.py": None}
@@ -461,3 +473,19 @@ def test_the_python_image_circleci_runs_the_jobs_in_is_stated(tmp_path: Path) ->
     assert "MNR204" not in codes(write_project(tmp_path / "q", stated))
     node = {"README.md": readme, ".circleci/config.yml": config.replace("python:3.9", "node:18")}
     assert "MNR204" in codes(write_project(tmp_path / "r", node))
+
+
+def test_a_conda_package_list_under_any_name_states_its_python(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace("- Python 3.10\n", "")
+    explicit = (
+        "# platform: linux-64\n@EXPLICIT\n"
+        "https://repo.continuum.io/pkgs/main/linux-64/python-dateutil-2.7.2-py36_0.tar.bz2\n"
+        "https://repo.continuum.io/pkgs/main/linux-64/python-3.6.5-hc3d631a_2.tar.bz2\n"
+    )
+    exported = "# platform: linux-64\nnumpy=1.14.3=py36h28100ab_1\npython=3.6.5=hc3d631a_2\n"
+    for name, text in (("conda_packagelist.txt", explicit), ("env/packages.txt", exported)):
+        stated = {"README.md": readme, name: text}
+        assert "MNR204" not in codes(write_project(tmp_path / name.replace("/", "-"), stated))
+    # the list's other packages built for a Python say nothing of which one the project runs
+    dateutil_only = {"README.md": readme, "conda_packagelist.txt": explicit.rsplit("\n", 2)[0]}
+    assert "MNR204" in codes(write_project(tmp_path / "none", dateutil_only))

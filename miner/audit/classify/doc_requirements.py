@@ -55,10 +55,11 @@ VERSION_AFTER = re.compile(
     r"(\+(?!\w)|\s*(?:or|and)\s+(?:later|higher|newer|above|greater)\b)?",
     re.I,
 )
-# "Python 3.6", "python3.7", "Python (>=3.8)", "Python 3.x", "py3.9": the interpreter's version.
+# "Python 3.6", "python3.7", "Python (>=3.8)", "Python (version == 2.7)", "Python 3.x", "py3.9":
+# the interpreter's version.
 PYTHON_VERSION = re.compile(
     # not inside a word or path (`ipython-3`, `--python`); a dash opening a line is a list item
-    r"(?:(?<![\w./-])|(?<=^-)|(?<=\n-))(?:python|py)\s*(?:version\s*)?[(:]?\s*(==|>=|<=|~=|=|>|<|≥)?\s*v?"
+    r"(?:(?<![\w./-])|(?<=^-)|(?<=\n-))(?:python|py)\s*[(:]?\s*(?:version\s*)?[(:]?\s*(==|>=|<=|~=|=|>|<|≥)?\s*v?"
     r"([23](?:\.\d+|\.x)?)(?![\w-]|\.\d*[a-wyz])(\+|\s*(?:or|and)\s+(?:later|higher|newer|above|greater)\b)?",
     re.I,
 )

@@ -41,7 +41,7 @@ TRIGGERS: dict[str, tuple[frozenset[str], re.Pattern[str]]] = {
             "instinct dgx gpu gpus card cards graphics".split()
         ),
         re.compile(
-            r"[vpakmthlb]\d\d|mi\d\d|\d ?ti\b"
+            r"[vpakmthlb]-?\d\d|mi\d\d|\d ?ti\b"
             r"|\b(?:consumer|single|one|two|four|eight|an?) (?:10[5-8]0|16[56]0|20[6-8]0|30[5-9]0"
             r"|40[6-9]0|50[6-9]0)\b"
         ),
@@ -144,10 +144,11 @@ GPU: list[Pattern] = [
     [_w("titan", "titian"), GPU_WORD],
     # Data-centre cards: Tesla V100, NVIDIA P40, K40 GPU, standalone V100/P100/A100/H100/K80.
     [_w("tesla"), _w(*DC_LETTER), _re(r"^\d{1,3}$")],
-    [_w("nvidia"), _glued(*DC_LETTER), _re(r"^\d{1,4}$")],
-    [_glued(*DC_LETTER), _re(r"^\d{1,4}$"), GPU_WORD],
-    [_glued("v", "p", "a", "h"), _w("100")],
-    [_glued("k"), _w("80")],
+    # ... and written with a hyphen: "NVidia K-80", "Tesla V-100", "a K-80"
+    [_w("nvidia"), _glued(*DC_LETTER), HYPHEN, _re(r"^\d{1,4}$")],
+    [_glued(*DC_LETTER), HYPHEN, _re(r"^\d{1,4}$"), GPU_WORD],
+    [_glued("v", "p", "a", "h"), HYPHEN, _w("100")],
+    [_glued("k"), HYPHEN, _w("80")],
     [_w("rtx"), _w("a"), _re(r"^\d{4}$")],  # RTX A6000
     # Today's data-centre cards, unambiguous without a GPU word: A6000, A800, A10G, L40S, H200,
     # H800, B200, GH200 (short ones such as A10, L4 or T4 need "NVIDIA" or "GPU" beside them).

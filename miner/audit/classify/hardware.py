@@ -226,12 +226,15 @@ def _device_name(span: Any) -> str:
     """The device as written, spacing normalised and model codes upper-cased ("Tesla V100")."""
     start, end = span.start, span.end
     while start < end - 1 and span.doc[start].lower_ in LEADING_WORDS:
+        if span.doc[start].lower_ == "a" and not span.doc[start].whitespace_:
+            break  # the A of "A100", "A-100", not an article
         start += 1  # "GPUs (3090)" -> "3090", "a consumer 4090" -> "4090"
     if end - start > 1 and (span.doc[end - 1].is_punct or span.doc[end - 1].is_stop):
         end -= 1  # "a single 3090!" -> "3090"
     while end - 1 > start and span.doc[end - 1].lower_.strip("):") in GENERIC_DEVICE_WORDS | {""}:
         end -= 1  # "V100 GPUs" -> "V100", "M1 chip" -> "M1"
     name = " ".join(span.doc[start:end].text.rstrip(".").split())
+    name = re.sub(r"\b([kmpvtahl])-(\d{2,4})\b", r"\1\2", name, flags=re.I)  # "K-80" -> "K80"
     name = re.sub(r"\b(gtx|rtx|gt|mx|tpu|dgx)\b", lambda m: m.group(1).upper(), name, flags=re.I)
     return re.sub(
         r"(?<!\d )\b(gh|gb|mi|[kmpvtahlb])(\d{1,4})([gsx]?)\b",

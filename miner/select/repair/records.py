@@ -32,6 +32,7 @@ KINDS = (
     "path",  # the checkout's root and src/ put on the path
     "setuptools",  # setuptools (pkg_resources) installed
     "python2",  # a Python 2 project given a 2.7 interpreter
+    "extension",  # the project's own compiled extension built in the copy of the checkout
 )
 
 

@@ -20,6 +20,7 @@ from packaging.version import InvalidVersion, Version
 from miner.codebook import Evidence
 from miner.select.repair.attempt import EnvironmentBuild
 from miner.select.repair.envs import Builder
+from miner.select.repair.extensions import extension_setup
 from miner.select.repair.generated import generating_setup
 from miner.select.repair.imports import distribution_on_index, namespace_part_on_index
 from miner.select.repair.index import IndexSource, newest_release, releases
@@ -128,15 +129,15 @@ class RuntimeFault:
     """What a training log says the environment lacks."""
 
     kind: str  # "module" (install it), "older" (its previous release line), "bound" (a bound
-    # such as numpy<2), "interpreter" (rebuild on an older one) or "generate" (run the setup.py,
-    # `feature`, that writes the module)
+    # such as numpy<2), "interpreter" (rebuild on an older one), "generate" (run the setup.py,
+    # `feature`, that writes the module) or "compile" (build the extension `generated` with it)
     evidence: Evidence
     module: str = ""  # the top-level module not found
     before: tuple[int, int] = (0, 0)  # the first Python without the feature
     feature: str = ""
     distribution: str = ""  # the distribution that provides the module, when known here
     importer: str = ""  # the installed package whose file made the failing import, if one did
-    generated: str = ""  # the module a setup.py writes (`basicsr.version`), for "generate"
+    generated: str = ""  # the module a setup.py writes (`basicsr.version`) or builds
 
 
 def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFault | None:
@@ -173,6 +174,11 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
             evidence = Evidence(log.name, number, line.strip()[:300], "repair.import.runtime")
             if python < (3, 0) and top in FUTURE_MODULES:
                 return RuntimeFault("module", evidence, module=top, distribution="future")
+            compiled = extension_setup(root, missing.group(1))
+            if compiled is not None:  # `fcos_core._C`, built by the project's own setup.py
+                evidence = Evidence(log.name, number, line.strip()[:300], "repair.extension")
+                return RuntimeFault("compile", evidence, module=top, feature=compiled[0],
+                                    generated=compiled[1])  # fmt: skip
             setup = generating_setup(root, missing.group(1))
             if setup is not None:  # `basicsr.version`, written by the package's setup.py
                 evidence = Evidence(log.name, number, line.strip()[:300], "repair.generated")
@@ -187,6 +193,12 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
             return RuntimeFault("module", evidence, module=top,
                                 feature=_part_named(lines, number, top))  # fmt: skip
         no_name = NO_NAME.search(line)
+        if no_name and "-packages" not in no_name.group(3):
+            compiled = extension_setup(root, f"{no_name.group(2)}.{no_name.group(1)}")
+            if compiled is not None:  # `cannot import name '_C' from 'fcos_core' (<copy>/...)`
+                evidence = Evidence(log.name, number, line.strip()[:300], "repair.extension")
+                return RuntimeFault("compile", evidence, module=no_name.group(2).split(".")[0],
+                                    feature=compiled[0], generated=compiled[1])  # fmt: skip
         if no_name and "-packages" in no_name.group(3):
             top = no_name.group(2).split(".")[0]
             if top in sys.stdlib_module_names or top in shipped_modules(root):

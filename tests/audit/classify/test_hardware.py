@@ -356,6 +356,14 @@ SPECS = {
         "It runs faster than real-time on a consumer 4090!",
         {"kind": "gpu", "device": "4090", "count": 1, "memory_gb": None},
     ),
+    "data-centre card written with a hyphen": (
+        "Finetuning takes 10 minutes to run on a single NVidia K-80.",
+        {"kind": "gpu", "device": "NVidia K80", "count": 1, "memory_gb": None},
+    ),
+    "an A100, not an article": (
+        "It trains in 2 hours on 8 x A100.",
+        {"kind": "gpu", "device": "A100", "count": 8, "memory_gb": None},
+    ),
     "board": (
         "It runs on a Jetson Nano.",
         {"kind": "other", "device": "Jetson Nano", "count": 1, "memory_gb": None},

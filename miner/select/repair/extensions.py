@@ -1,0 +1,118 @@
+"""The project's own compiled extension, built in the smoke run's copy.
+
+Detection and segmentation code of the maskrcnn-benchmark lineage (FCOS, its forks), and many
+projects with custom operators, ship the C++ (and CUDA) sources of an extension module
+(`fcos_core._C`, `MultiScaleDeformableAttention`) and a `setup.py` that builds it; their README
+runs `python setup.py build develop` before anything else. Run from the checkout without that
+step, the first import stops (`cannot import name '_C' from 'fcos_core'`). The repair builds the
+extension in place with the run's interpreter (`setup.py build_ext --inplace`, from the folder
+of the `setup.py` that names it), against the headers of the framework the environment has, and
+puts that folder on the environment's path as `setup.py develop` would. No CUDA is there, so a
+setup that chooses its sources by `torch.cuda.is_available()` builds its CPU operators; one that
+needs `nvcc` fails, and the import outcome stands with the build's log in install.log.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from miner.select.repair.attempt import EnvironmentBuild
+from miner.select.repair.records import Repair
+from miner.select.sandbox import network_cut_prefix
+
+if TYPE_CHECKING:
+    from miner.select.repair.runtime import RuntimeFault
+
+# A compiled extension a setup.py declares: `CppExtension("fcos_core._C", ...)`,
+# `extension(name="MultiScaleDeformableAttention", ...)`, `Extension('nms.cpu_nms', ...)`.
+EXTENSION_NAME = re.compile(r"""\b\w*[Ee]xtension\(\s*(?:name\s*=\s*)?['"]([A-Za-z_][\w.]*)['"]""")
+EXTENSION_BUILD = re.compile(r"\bext_modules\s*=|\bBuildExtension\b|\bcythonize\(")
+MAX_DEPTH = 3  # `setup.py`, `ops/setup.py`, `models/dcn/setup.py`, `lib/models/ops/setup.py`
+BUILT_SUFFIXES = (".so", ".pyd")
+# Variables that make a setup build its CUDA sources (or look for a toolkit) where none is.
+CUDA_VARIABLES = ("FORCE_CUDA", "CUDA_HOME", "CUDA_PATH", "TORCH_CUDA_ARCH_LIST")
+
+
+def extension_setup(root: Path, module: str) -> tuple[str, str] | None:
+    """The checkout's `setup.py` (relative path) that builds the extension `module`
+    (`fcos_core._C`, or its last part where the error gives only that), with the extension's
+    full name; None when no setup.py names it."""
+    setups = [p for depth in range(MAX_DEPTH + 1)
+              for p in sorted(root.glob("*/" * depth + "setup.py"))]  # fmt: skip
+    for setup in setups:
+        try:
+            text = setup.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if not EXTENSION_BUILD.search(text):
+            continue
+        for match in EXTENSION_NAME.finditer(text):
+            name = match.group(1)
+            if name == module or name.endswith("." + module) or module.endswith("." + name):
+                return setup.relative_to(root).as_posix(), name
+    return None
+
+
+def built_file(folder: Path, extension: str) -> Path | None:
+    """The compiled file of `extension` under `folder` (`fcos_core/_C.cpython-311-x86_64-linux-
+    gnu.so`), None before it is built."""
+    package, _, name = extension.rpartition(".")
+    where = folder / package.replace(".", "/") if package else folder
+    for path in sorted(where.glob(f"{name}.*")):
+        if path.suffix in BUILT_SUFFIXES:
+            return path
+    return None
+
+
+def build_extension(
+    root: Path, setup: str, extension: str, python: Path, env: Mapping[str, str], log: Path,
+    seconds: float,
+) -> bool:  # fmt: skip
+    """Build `extension` with `setup` in place, the network cut where the OS allows, and put its
+    folder on the environment's path; True once the compiled file is there."""
+    folder = (root / setup).parent
+    build_env = {k: v for k, v in env.items() if k not in CUDA_VARIABLES}
+    build_env["MAX_JOBS"] = str(max(1, min(4, os.cpu_count() or 1)))
+    argv = [*(network_cut_prefix() or ()), str(python), "setup.py", "build_ext", "--inplace"]
+    with log.open("a", encoding="utf-8") as fh:
+        fh.write(f"miner: building {extension} with {setup} build_ext --inplace\n")
+        fh.flush()
+        try:
+            subprocess.run(argv, cwd=folder, env=build_env, stdout=fh, stderr=subprocess.STDOUT,
+                           timeout=seconds, check=False)  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            fh.write(f"miner: the build of {extension} stopped: {exc}\n")
+            return False
+    if built_file(folder, extension) is None:
+        return False
+    _on_path(python, folder)
+    return True
+
+
+def _on_path(python: Path, folder: Path) -> None:
+    """A `.pth` file in the environment naming `folder`, as `setup.py develop` writes one."""
+    venv = python.parent.parent
+    for site in sorted(venv.glob("lib/python*/site-packages")):
+        with (site / "_miner_extension.pth").open("a", encoding="utf-8") as fh:
+            fh.write(f"{folder}\n")
+        return
+
+
+def with_extension(
+    built: EnvironmentBuild, fault: RuntimeFault, root: Path, python: Path,
+    env: Mapping[str, str], log: Path, seconds: float,
+) -> EnvironmentBuild | None:  # fmt: skip
+    """The environment once the extension `fault` names is built, the build a repair of its
+    own; None when it did not build."""
+    if not build_extension(root, fault.feature, fault.generated, python, env, log, seconds):
+        return None
+    repair = Repair("extension", fault.generated, f"{fault.feature} build_ext --inplace",
+                    "the project's own compiled extension, never built in the checkout",
+                    fault.evidence)  # fmt: skip
+    return replace(built, repairs=(*built.repairs, repair))

@@ -1,0 +1,91 @@
+"""The project's own compiled extension: found from the import error, built in place with the
+run's interpreter, and put on the environment's path."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from miner.select.repair.extensions import build_extension, built_file, extension_setup
+from miner.select.repair.runtime import runtime_fault
+
+SETUP = """
+from setuptools import setup, Extension
+setup(name="lab", ext_modules=[Extension("{name}", ["{source}"])])
+"""
+MODULE = """
+#include <Python.h>
+static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, "_C", NULL, -1, NULL};
+PyMODINIT_FUNC PyInit__C(void) { return PyModule_Create(&mod); }
+"""
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_the_setup_that_builds_the_missing_module_is_found(tmp_path: Path) -> None:
+    root = _write(tmp_path, {
+        "setup.py": "from torch.utils.cpp_extension import CppExtension, BuildExtension\n"
+                    "ext_modules = [CppExtension('fcos_core._C', ['fcos_core/csrc/v.cpp'])]\n",
+        "models/ops/setup.py": "ext_modules=[CUDAExtension(name='MultiScaleDeformableAttention',"
+                               " sources=[])]\n",
+        "tools/setup.py": "setup(name='tools', packages=['tools'])  # builds nothing\n",
+    })  # fmt: skip
+    assert extension_setup(root, "fcos_core._C") == ("setup.py", "fcos_core._C")
+    assert extension_setup(root, "MultiScaleDeformableAttention") == (
+        "models/ops/setup.py", "MultiScaleDeformableAttention",
+    )  # fmt: skip
+    assert extension_setup(root, "tools") is None and extension_setup(root, "dcn_v2") is None
+
+
+def test_an_import_of_an_unbuilt_extension_is_a_fault_to_compile(tmp_path: Path) -> None:
+    root = _write(tmp_path / "copy", {"setup.py": SETUP.format(name="lab._C", source="c.c")})
+    log = tmp_path / "train.log"
+    log.write_text(
+        "Traceback (most recent call last):\n"
+        f"ImportError: cannot import name '_C' from 'lab' ({root}/lab/__init__.py)\n",
+        encoding="utf-8",
+    )
+    fault = runtime_fault(log, (3, 11), root)
+    assert fault is not None and (fault.kind, fault.feature, fault.generated) == (
+        "compile", "setup.py", "lab._C",
+    )  # fmt: skip
+    log.write_text("ModuleNotFoundError: No module named 'lab._C'\n", encoding="utf-8")
+    assert runtime_fault(log, (3, 11), root).kind == "compile"  # type: ignore[union-attr]
+
+
+def _venv(tmp_path: Path) -> Path:
+    venv = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages",
+                    str(venv)], check=True)  # fmt: skip
+    return venv / "bin" / "python"
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler on this machine")
+def test_the_extension_is_built_in_place_and_imports(tmp_path: Path) -> None:
+    root = _write(tmp_path / "copy", {
+        "setup.py": SETUP.format(name="lab._C", source="lab/csrc/c.c"),
+        "lab/__init__.py": "", "lab/csrc/c.c": MODULE,
+    })  # fmt: skip
+    python, log = _venv(tmp_path), tmp_path / "install.log"
+    assert build_extension(root, "setup.py", "lab._C", python, {"PATH": "/usr/bin:/bin"}, log, 120)
+    assert built_file(root, "lab._C") is not None
+    ran = subprocess.run([str(python), "-c", "import lab._C"], cwd=tmp_path, check=False)
+    assert ran.returncode == 0  # from outside the checkout: the folder is on the path
+    assert "building lab._C" in log.read_text(encoding="utf-8")
+
+
+def test_a_build_that_fails_leaves_the_environment_as_it_was(tmp_path: Path) -> None:
+    root = _write(tmp_path / "copy", {"setup.py": "raise SystemExit('nvcc not found')\n"})
+    python, log = _venv(tmp_path), tmp_path / "install.log"
+    assert not build_extension(root, "setup.py", "lab._C", python, {}, log, 60)
+    assert not list((tmp_path / "env").glob("lib/python*/site-packages/_miner_extension.pth"))
+    assert "nvcc not found" in log.read_text(encoding="utf-8")
