@@ -27,6 +27,9 @@ BUNDLED_FRAMEWORK = {
 
 SUBMODULE_PATH = re.compile(r"(?m)^\s*path\s*=\s*(\S+)")
 UNRELEASED = frozenset({"torch7", "darknet"})
+# Frameworks another framework's wheels carry: Caffe2 ships inside PyTorch's since 1.0, so a
+# stated torch release states the Caffe2 build.
+CARRIED_BY = {"caffe2": ("torch", "pytorch", "torch-nightly")}
 # Frameworks with a pip package of their own: not MNR207's (a framework pip cannot install),
 # and ONNX is an exchange format whose runtime serves exporters and inference.
 PIP_PACKAGED = frozenset({"onnx", "cntk", "dynet"})
@@ -168,6 +171,10 @@ def framework_unknown(ctx: LintContext) -> list[Finding]:
         stated = [d for d in dependencies(ctx) if dep_name(d) in names]
         if any(str(d.get("spec", "")).strip() for d in stated):
             continue
+        carriers = CARRIED_BY.get(framework, ())
+        if any(dep_name(d) in carriers and str(d.get("spec", "")).strip()
+               for d in dependencies(ctx)):  # fmt: skip
+            continue  # `torch==1.3.1`: the build of Caffe2 its wheel carries
         named = (
             framework_named(ctx, framework)
             or framework_named(ctx, framework, anyhow=True)

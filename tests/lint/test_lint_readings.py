@@ -198,3 +198,21 @@ def test_a_version_in_parentheses_after_a_linked_framework_name_is_stated(tmp_pa
         found = [f for f in lint(write_project(tmp_path / "q", stated)).findings
                  if f.code == "MNR207"]  # fmt: skip
         assert found == [], said
+
+
+def test_caffe2_code_states_its_build_with_the_torch_release_that_carries_it(
+    tmp_path: Path,
+) -> None:
+    caffe2 = "from caffe2.python import core, workspace\n\nworkspace.RunNetOnce(core.Net('t'))\n"
+    readme = "# DLRM\n\nPython 3.7. Implementations in PyTorch and in Caffe2.\n"
+    files = {
+        "train.py": None, "prepare_data.py": None, "README.md": readme,
+        "dlrm_caffe2.py": caffe2, "requirements.txt": "torch\nnumpy==1.18\n",
+    }  # fmt: skip
+
+    def caffe2_findings(name: str, found: dict[str, str | None]) -> list[str]:
+        return [f.message for f in lint(write_project(tmp_path / name, found)).findings
+                if f.code == "MNR207"]  # fmt: skip
+
+    assert caffe2_findings("p", files) == ["Caffe2 is named without a version or commit"]
+    assert caffe2_findings("q", {**files, "requirements.txt": "torch==1.3.1\nnumpy==1.18\n"}) == []
