@@ -344,12 +344,12 @@ def test_a_name_an_installed_package_imports_moves_its_provider_to_the_importers
     # of diffusers 0.21.4's release, in one step rather than a release line a run.
     from datetime import datetime, timezone
 
-    from miner.select.repair import runtime
+    from miner.select.repair import older, runtime
     from miner.select.repair.envs import Builder
 
     day = datetime(2023, 10, 5, tzinfo=timezone.utc)
     monkeypatch.setattr(
-        runtime,
+        older,
         "releases",
         lambda source, name, as_of=None: [
             Release(Version("0.21.4"), ("diffusers-0.21.4-py3-none-any.whl",), day)
@@ -361,7 +361,7 @@ def test_a_name_an_installed_package_imports_moves_its_provider_to_the_importers
         seen.append(date)
         return "0.17.3"
 
-    monkeypatch.setattr(runtime, "newest_release", newest)
+    monkeypatch.setattr(older, "newest_release", newest)
     monkeypatch.setattr(Builder, "freeze",
                         lambda self: ["diffusers==0.21.4", "huggingface-hub==0.35.1"])  # fmt: skip
     builder = Builder(tmp_path / "venv", tmp_path, tmp_path / "install.log", {}, 60.0)
@@ -369,14 +369,60 @@ def test_a_name_an_installed_package_imports_moves_its_provider_to_the_importers
                                  module="huggingface_hub",
                                  feature="huggingface_hub.cached_download",
                                  importer="diffusers")  # fmt: skip
-    era = runtime._importer_era(fault, "huggingface-hub", "0.35.1", builder, IndexSource())
+    era = older._importer_era(fault, "huggingface-hub", "0.35.1", builder, IndexSource())
     assert era is not None and era[0] == "huggingface-hub<=0.17.3"
     assert seen == ["2023-10-05T00:00:00Z"] and "diffusers 0.21.4 imports" in era[1]
     # No importer, or one whose era is no older than what is installed: the release line step.
-    assert runtime._importer_era(replace(fault, importer=""), "huggingface-hub", "0.35.1",
+    assert older._importer_era(replace(fault, importer=""), "huggingface-hub", "0.35.1",
                                  builder, IndexSource()) is None  # fmt: skip
-    assert runtime._importer_era(fault, "huggingface-hub", "0.17.3", builder,
+    assert older._importer_era(fault, "huggingface-hub", "0.17.3", builder,
                                  IndexSource()) is None  # fmt: skip
+
+
+def test_an_importer_too_new_for_a_release_a_repair_held_moves_to_that_releases_era(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # An earlier repair held huggingface-hub at 0.19.4; accelerate 0.32.1 imports what 0.23
+    # added: accelerate moves to its release of 0.19.4's era, not the hub further back.
+    from datetime import datetime, timezone
+
+    from miner.audit.closure import ImportClosure
+    from miner.select.repair import older, runtime
+    from miner.select.repair.attempt import EnvironmentBuild
+    from miner.select.repair.envs import Builder
+
+    day = datetime(2023, 11, 17, tzinfo=timezone.utc)
+    monkeypatch.setattr(older, "releases", lambda source, name, as_of=None: [
+        Release(Version("0.19.4"), ("huggingface_hub-0.19.4-py3-none-any.whl",), day)
+    ])  # fmt: skip
+    monkeypatch.setattr(older, "newest_release", lambda source, date, name: "0.24.1")
+    monkeypatch.setattr(older, "distribution_on_index", lambda module, source, as_of: None)
+    monkeypatch.setattr(Builder, "freeze",
+                        lambda self: ["accelerate==0.32.1", "huggingface-hub==0.19.4"])  # fmt: skip
+    installed: list[list[str]] = []
+
+    class Done:
+        exit_code = 0
+
+    def install(self: Builder, lines: list[str]) -> Done:
+        installed.append(lines)
+        return Done()
+
+    monkeypatch.setattr(Builder, "install", install)
+    builder = Builder(tmp_path / "venv", tmp_path, tmp_path / "install.log", {}, 60.0)
+    lines = ("diffusers==0.24.0", "accelerate", "huggingface-hub<=0.19.4")
+    built = EnvironmentBuild(None, 1.0, "python3.12", (), lines, ImportClosure((), ()))
+    fault = runtime.RuntimeFault(
+        "older", Evidence("train.log", 22, "ImportError: cannot import name", "r"),
+        module="huggingface_hub", importer="accelerate",
+        feature="huggingface_hub.split_torch_state_dict_into_shards",
+    )  # fmt: skip
+    moved = older.older_release(built, fault, builder, {})
+    assert moved is not None and moved.lines[-1] == "accelerate<=0.24.1"
+    [repair] = moved.repairs
+    assert (repair.before, repair.after) == ("accelerate==0.32.1", "accelerate<=0.24.1")
+    assert "huggingface-hub 0.19.4 (held)" in repair.reason
+    assert installed == [[*built.lines, "accelerate<=0.24.1"]]
 
 
 def test_an_attribute_a_provider_removed_under_another_package_moves_the_provider(

@@ -15,18 +15,16 @@ from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
-
 from miner.codebook import Evidence
 from miner.select.repair.attempt import EnvironmentBuild
 from miner.select.repair.envs import Builder
 from miner.select.repair.extensions import extension_setup
 from miner.select.repair.generated import generating_setup
 from miner.select.repair.imports import distribution_on_index, namespace_part_on_index
-from miner.select.repair.index import IndexSource, newest_release, releases
-from miner.select.repair.names import canonical
+from miner.select.repair.index import IndexSource, newest_release
+from miner.select.repair.older import older_release
 from miner.select.repair.records import Repair
-from miner.select.repair.requirements import dated, is_option, requirement
+from miner.select.repair.requirements import dated, is_option
 from miner.select.repair.undeclared import shipped_modules
 
 # Python 3 module names that the `future` package provides on Python 2 (`from builtins import`).
@@ -262,7 +260,7 @@ def install_module(
         fault = replace(fault, module=part[0], distribution=part[1])
     elif not library and (fault.kind == "older" or not builder.probe([fault.module])):
         # The distribution is there and a part of it is missing: its previous release line.
-        return _older(built, fault, builder, env) if fault.feature else None
+        return older_release(built, fault, builder, env) if fault.feature else None
     mapped: tuple[str, str] | None = (
         fault.distribution,
         "the run says it requires this library"
@@ -319,90 +317,3 @@ def _bounded(
     repair = Repair("pin", bound.split("<")[0], bound, f"the code or a dependency uses "
                     f"{fault.feature}", fault.evidence)  # fmt: skip
     return replace(built, repairs=(*built.repairs, repair), lines=(*built.lines, bound))
-
-
-def _older(
-    built: EnvironmentBuild, fault: RuntimeFault, builder: Builder, env: dict[str, str],
-    why: str = "",
-) -> EnvironmentBuild | None:  # fmt: skip
-    """`built` with the distribution of `fault.module` moved below its installed release line
-    (`timm<1.0` where timm 1.0.9 is installed and lacks `timm.models.layers.helpers`), when the
-    requirements do not pin it; None otherwise or when that does not install."""
-    options = tuple(ln for ln in (*built.options, *built.lines) if is_option(ln))
-    mapped = distribution_on_index(fault.module, IndexSource.of(options, env), built.as_of)
-    names = {canonical(fault.module), *((canonical(mapped[0]),) if mapped else ())}
-    installed = [ln for ln in builder.freeze() if canonical(ln.split("==")[0]) in names]
-    if len(installed) != 1 or "==" not in installed[0]:
-        return None
-    dist, version = installed[0].split("==", 1)
-    if any(_pins(line, dist) for line in built.lines):
-        if fault.importer:  # the package that imports it is too new for the release pinned
-            why = f"it imports {fault.feature}, which {dist} {version} (pinned) does not have"
-            importer = replace(fault, module=fault.importer, importer="", feature="")
-            return _older(built, importer, builder, env, why)
-        return None  # the project asked for this release: the fault lies elsewhere
-    tries: list[tuple[str, str]] = []
-    era = _importer_era(fault, dist, version, builder, IndexSource.of(options, env))
-    if era is not None:  # the importer's era first; where that does not install, a line back
-        tries.append(era)
-    parts = version.split(".")
-    if parts[0].isdigit() and (len(parts) < 2 or parts[1].isdigit()):
-        line = f"{parts[0]}.{parts[1]}" if len(parts) > 1 and parts[1] != "0" else parts[0]
-        tries.append((f"{dist}<{line}", why or (f"{fault.feature} is not in {dist} {version}, "
-                                                "the release installed; the release line "
-                                                "before it")))  # fmt: skip
-    chosen = next((t for t in tries if t[0] not in built.lines
-                   and builder.install([*built.lines, t[0]]).exit_code == 0), None)  # fmt: skip
-    if chosen is None:
-        return None
-    bound, why = chosen
-    with builder.log.open("a", encoding="utf-8") as fh:
-        fh.write(f"miner: repair older: {dist}=={version} -> {bound}: {why} "
-                 f"({fault.evidence.path}:{fault.evidence.line})\n")  # fmt: skip
-    repair = Repair("older", f"{dist}=={version}", bound, why,
-                    replace(fault.evidence, rule="repair.older.runtime"))  # fmt: skip
-    return replace(built, repairs=(*built.repairs, repair), lines=(*built.lines, bound))
-
-
-def _importer_era(
-    fault: RuntimeFault, dist: str, version: str, builder: Builder, source: IndexSource
-) -> tuple[str, str] | None:
-    """`dist<=N` and why, where N is the newest release of `dist` when the installed package
-    that makes the failing import was released (diffusers 0.21 imports `cached_download`, which
-    huggingface-hub 0.26 removed): one step to the importer's era instead of a release line a
-    run; None when the importer or its release date is not known, or that is no older."""
-    if not fault.importer:
-        return None
-    installed = [
-        ln
-        for ln in builder.freeze()
-        if "==" in ln and canonical(ln.split("==")[0]) == canonical(fault.importer)
-    ]
-    if len(installed) != 1:
-        return None
-    importer, importer_version = installed[0].split("==", 1)
-    found = releases(source, importer) or []
-    release = next((r for r in found if str(r.version) == importer_version), None)
-    if release is None or release.uploaded is None:
-        return None
-    when = release.uploaded.strftime("%Y-%m-%dT%H:%M:%SZ")
-    newest = newest_release(source, when, dist)
-    try:
-        if newest is None or Version(newest) >= Version(version):
-            return None
-    except InvalidVersion:
-        return None
-    why = (f"{importer} {importer_version} imports {fault.feature}, which {dist} {version} does "
-           f"not have; {newest} is the newest {dist} when {importer} {importer_version} was "
-           f"released ({when[:10]})")  # fmt: skip
-    return f"{dist}<={newest}", why
-
-
-def _pins(line: str, dist: str) -> bool:
-    """True when requirement `line` pins `dist` to one release (`==`)."""
-    parsed = requirement(line)
-    return (
-        parsed is not None
-        and canonical(parsed.name) == canonical(dist)
-        and any(spec.operator in ("==", "===") for spec in parsed.specifier)
-    )

@@ -1,0 +1,132 @@
+"""An unpinned package moved back to an older release when the run imports from it a part that
+its installed release lacks, or when it imports from a package held at an older release.
+
+A run stops at `cannot import name 'X' from 'pkg'` for one of two reasons: `pkg` is too new (it
+removed X) or the package importing it is too new for the `pkg` release the requirements or an
+earlier repair hold. The first moves `pkg` to the release of its importer's era, else a release
+line back; the second moves the importer to its release of the held package's era.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from packaging.version import InvalidVersion, Version
+
+from miner.select.repair.attempt import EnvironmentBuild
+from miner.select.repair.envs import Builder
+from miner.select.repair.imports import distribution_on_index
+from miner.select.repair.index import IndexSource, newest_release, releases
+from miner.select.repair.names import canonical
+from miner.select.repair.records import Repair
+from miner.select.repair.requirements import is_option, requirement
+
+if TYPE_CHECKING:
+    from miner.select.repair.runtime import RuntimeFault
+
+
+def older_release(
+    built: EnvironmentBuild, fault: RuntimeFault, builder: Builder, env: dict[str, str],
+    why: str = "", held_by: tuple[str, str, IndexSource] | None = None,
+) -> EnvironmentBuild | None:  # fmt: skip
+    """`built` with the distribution of `fault.module` moved below its installed release line
+    (`timm<1.0` where timm 1.0.9 is installed and lacks `timm.models.layers.helpers`), when the
+    requirements do not pin it; None otherwise or when that does not install. Where it is
+    moved because it imports from a package the requirements or a repair hold at a release
+    (`held_by`: huggingface-hub held at 0.19.4, accelerate 0.32 imports what 0.23 added), its
+    release of that package's era is tried first."""
+    options = tuple(ln for ln in (*built.options, *built.lines) if is_option(ln))
+    mapped = distribution_on_index(fault.module, IndexSource.of(options, env), built.as_of)
+    names = {canonical(fault.module), *((canonical(mapped[0]),) if mapped else ())}
+    installed = [ln for ln in builder.freeze() if canonical(ln.split("==")[0]) in names]
+    if len(installed) != 1 or "==" not in installed[0]:
+        return None
+    dist, version = installed[0].split("==", 1)
+    if any(_holds(line, dist) for line in built.lines):
+        if fault.importer:  # the package that imports it is too new for the release held
+            why = f"it imports {fault.feature}, which {dist} {version} (held) does not have"
+            importer = replace(fault, module=fault.importer, importer="", feature="")
+            held = (dist, version, IndexSource.of(options, env))
+            return older_release(built, importer, builder, env, why, held)
+        return None  # the project (or a repair) asked for this release: the fault lies elsewhere
+    tries: list[tuple[str, str]] = []
+    if held_by is not None and (era_of_held := _era_of(dist, held_by)) is not None:
+        tries.append((era_of_held, why))  # one step to the held package's era
+    era = _importer_era(fault, dist, version, builder, IndexSource.of(options, env))
+    if era is not None:  # the importer's era first; where that does not install, a line back
+        tries.append(era)
+    parts = version.split(".")
+    if parts[0].isdigit() and (len(parts) < 2 or parts[1].isdigit()):
+        line = f"{parts[0]}.{parts[1]}" if len(parts) > 1 and parts[1] != "0" else parts[0]
+        tries.append((f"{dist}<{line}", why or (f"{fault.feature} is not in {dist} {version}, "
+                                                "the release installed; the release line "
+                                                "before it")))  # fmt: skip
+    chosen = next((t for t in tries if t[0] not in built.lines
+                   and builder.install([*built.lines, t[0]]).exit_code == 0), None)  # fmt: skip
+    if chosen is None:
+        return None
+    bound, why = chosen
+    with builder.log.open("a", encoding="utf-8") as fh:
+        fh.write(f"miner: repair older: {dist}=={version} -> {bound}: {why} "
+                 f"({fault.evidence.path}:{fault.evidence.line})\n")  # fmt: skip
+    repair = Repair("older", f"{dist}=={version}", bound, why,
+                    replace(fault.evidence, rule="repair.older.runtime"))  # fmt: skip
+    return replace(built, repairs=(*built.repairs, repair), lines=(*built.lines, bound))
+
+
+def _importer_era(
+    fault: RuntimeFault, dist: str, version: str, builder: Builder, source: IndexSource
+) -> tuple[str, str] | None:
+    """`dist<=N` and why, where N is the newest release of `dist` when the installed package
+    that makes the failing import was released (diffusers 0.21 imports `cached_download`, which
+    huggingface-hub 0.26 removed): one step to the importer's era instead of a release line a
+    run; None when the importer or its release date is not known, or that is no older."""
+    if not fault.importer:
+        return None
+    installed = [
+        ln
+        for ln in builder.freeze()
+        if "==" in ln and canonical(ln.split("==")[0]) == canonical(fault.importer)
+    ]
+    if len(installed) != 1:
+        return None
+    importer, importer_version = installed[0].split("==", 1)
+    found = releases(source, importer) or []
+    release = next((r for r in found if str(r.version) == importer_version), None)
+    if release is None or release.uploaded is None:
+        return None
+    when = release.uploaded.strftime("%Y-%m-%dT%H:%M:%SZ")
+    newest = newest_release(source, when, dist)
+    try:
+        if newest is None or Version(newest) >= Version(version):
+            return None
+    except InvalidVersion:
+        return None
+    why = (f"{importer} {importer_version} imports {fault.feature}, which {dist} {version} does "
+           f"not have; {newest} is the newest {dist} when {importer} {importer_version} was "
+           f"released ({when[:10]})")  # fmt: skip
+    return f"{dist}<={newest}", why
+
+
+def _holds(line: str, dist: str) -> bool:
+    """True when requirement `line` holds `dist` at or below a release (`==`, `<=`, `<`, `~=`):
+    the project's pin, or the bound of an earlier repair."""
+    parsed = requirement(line)
+    return (
+        parsed is not None
+        and canonical(parsed.name) == canonical(dist)
+        and any(spec.operator in ("==", "===", "<=", "<", "~=") for spec in parsed.specifier)
+    )
+
+
+def _era_of(dist: str, held_by: tuple[str, str, IndexSource]) -> str | None:
+    """`dist<=N`, N the newest release of `dist` when the held package's installed release came
+    out; None when that date or release is not known."""
+    held, held_version, source = held_by
+    release = next((r for r in releases(source, held) or [] if str(r.version) == held_version),
+                   None)  # fmt: skip
+    if release is None or release.uploaded is None:
+        return None
+    newest = newest_release(source, release.uploaded.strftime("%Y-%m-%dT%H:%M:%SZ"), dist)
+    return None if newest is None else f"{dist}<={newest}"
