@@ -51,16 +51,66 @@ echo "scontrol: no SLURM cluster here (a smoke run)" >&2
 exit 1
 """
 LAUNCHERS = {"srun": SRUN, "scontrol": SCONTROL}
+# nvidia-smi where the CPU shim claims one GPU: scripts that pick an idle GPU before they start
+# Python (`nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits` in a loop
+# that waits "until a GPU is free") find GPU 0 idle. Only under the claim: a script that asks
+# nvidia-smi whether to run on the CPU must hear that there is no GPU.
+NVIDIA_SMI = """#!/bin/sh
+# nvidia-smi under the smoke run's CPU shim: one idle GPU, 0, which is the CPU.
+fields=""; header=1; units=1
+for arg in "$@"; do
+  case "$arg" in
+    --query-gpu=*) fields="${arg#--query-gpu=}";;
+    --format=*) case "$arg" in *noheader*) header=0;; esac
+                case "$arg" in *nounits*) units=0;; esac;;
+    -L|--list-gpus) echo "GPU 0: CPU shim (UUID: GPU-00000000-0000-0000-0000-000000000000)"
+                    exit 0;;
+  esac
+done
+if [ -z "$fields" ]; then
+  echo "+-----------------------------------------------------------------------------+"
+  echo "| NVIDIA-SMI stand-in of a smoke run: GPU 0 is the CPU (the CPU shim)          |"
+  echo "|   0  CPU shim        0MiB / 16384MiB     0%   No running processes found     |"
+  echo "+-----------------------------------------------------------------------------+"
+  exit 0
+fi
+[ "$header" = 1 ] && echo "$fields" | sed 's/,/, /g'
+out=""
+for field in $(echo "$fields" | tr ',' ' '); do
+  case "$field" in
+    index) value=0;;
+    name) value="CPU shim";;
+    uuid) value="GPU-00000000-0000-0000-0000-000000000000";;
+    memory.total|memory.free) value=16384; [ "$units" = 1 ] && value="16384 MiB";;
+    memory.used) value=0; [ "$units" = 1 ] && value="0 MiB";;
+    utilization.gpu|utilization.memory) value=0; [ "$units" = 1 ] && value="0 %";;
+    temperature.gpu) value=30;;
+    *) value="[N/A]";;
+  esac
+  out="${out:+$out, }$value"
+done
+echo "$out"
+"""
 
 
-def launcher_folder(work: Path) -> Path:
-    """A folder of launcher stand-ins under `work`, to put first on a run's PATH."""
-    folder = work / "launchers"
+def _write_scripts(folder: Path, scripts: dict[str, str]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    for name, text in LAUNCHERS.items():
+    for name, text in scripts.items():
         path = folder / name
         path.write_text(text, encoding="utf-8")
         path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return folder
+
+
+def launcher_folder(work: Path, claim_gpu: bool = False) -> Path:
+    """A folder of launcher stand-ins under `work`, to put first on a run's PATH; with
+    `claim_gpu`, nvidia-smi's stand-in beside them."""
+    folder = _write_scripts(work / "launchers", LAUNCHERS)
+    smi = folder / "nvidia-smi"
+    if claim_gpu:
+        _write_scripts(folder, {"nvidia-smi": NVIDIA_SMI})
+    elif smi.exists():
+        smi.unlink()
     return folder
 
 

@@ -183,6 +183,10 @@ def classify_training(
     if timed_out:
         if progress is not None:
             return "ok", progress
+        waiting = _waits_for_a_gpu(lines)
+        if waiting is not None:  # a script that polls for an idle GPU until the time bound
+            return "needs_gpu", Evidence(log.name, waiting[0], _clip(waiting[1]),
+                                         "smoke.needs_gpu.waits")  # fmt: skip
         return "timeout", Evidence(
             log.name, len(lines), f"no training progress in {timeout:g} s", "smoke.timeout"
         )
@@ -240,6 +244,22 @@ def _ends_in_a_traceback(lines: list[str]) -> bool:
     # loguru's annotated traceback runs to a hundred lines and more, its frames indented
     return any(line.lstrip().startswith(("Traceback (most recent call last)", "File \""))
                for line in lines[-TRACEBACK_LINES:])  # fmt: skip
+
+
+# A launch script's wait for an idle GPU: its probe fails or finds none, and it sleeps and asks
+# again ("nvidia-smi: command not found" then "No GPU available at the moment. Retrying in 1
+# minute."), so it reaches the time bound without starting Python.
+GPU_PROBE_FAILED = re.compile(r"nvidia-smi: (?:command )?not found|nvidia-smi.*No such file")
+WAITS = 2
+
+
+def _waits_for_a_gpu(lines: list[str]) -> tuple[int, str] | None:
+    """The first line of a GPU wait the log repeats (the probe's failure or the script's own
+    words), None where the log shows none."""
+    seen = [(no, line) for no, line in enumerate(lines, 1)
+            if GPU_PROBE_FAILED.search(line) or GPU.search(line)]  # fmt: skip
+    words = {line.strip() for _, line in seen}
+    return seen[0] if len(seen) >= WAITS and len(words) < len(seen) else None
 
 
 def _gpu_assert(lines: list[str], tail: list[tuple[int, str]]) -> tuple[int, str] | None:

@@ -141,7 +141,11 @@ def _launch(
         "HOME": str(home),  # no dotfiles of the host (credentials, caches) reach the project
         "VIRTUAL_ENV": str(venv),
         "PATH": os.pathsep.join(
-            (str(venv / "bin"), str(launcher_folder(work)), base.get("PATH", os.defpath))
+            (
+                str(venv / "bin"),
+                str(launcher_folder(work, options.cpu_shim and options.claim_gpu)),
+                base.get("PATH", os.defpath),
+            )  # fmt: skip
         ),
         "CUDA_VISIBLE_DEVICES": "",  # CPU only, even on a machine with GPUs
         "PYTHONUNBUFFERED": "1",

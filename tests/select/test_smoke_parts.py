@@ -389,3 +389,35 @@ def test_a_short_disk_is_pruned_first_and_refused_with_one_line(tmp_path, monkey
     with pytest.raises(DiskFull, match=r"only 1\.0 GiB free at .*`uv cache clean`"):
         repair.ensure_disk_room(env, tmp_path)
     assert real_shutil.disk_usage(tmp_path).free > 0
+
+
+def test_a_script_that_waits_for_an_idle_gpu_needs_one(tmp_path: Path) -> None:
+    waiting = (
+        "scripts/run.sh: line 6: nvidia-smi: command not found\n"
+        "No GPU available at the moment. Retrying in 1 minute.\n"
+    ) * 2
+    got, evidence = classify_training(log(tmp_path, waiting), None, True, 120, None)
+    assert (got, evidence.line, evidence.rule) == ("needs_gpu", 1, "smoke.needs_gpu.waits")
+    # one probe that finds nothing, then a long silent step: the time bound, not a GPU
+    once = "nvidia-smi: command not found\nloading 4,000,000 points...\n"
+    assert classify_training(log(tmp_path, once), None, True, 120, None)[0] == "timeout"
+
+
+def test_nvidia_smi_under_the_claim_shows_one_idle_gpu(tmp_path: Path) -> None:
+    import subprocess
+
+    from miner.select.launchers import launcher_folder
+
+    assert not (launcher_folder(tmp_path) / "nvidia-smi").exists()
+    smi = launcher_folder(tmp_path, claim_gpu=True) / "nvidia-smi"
+
+    def ask(*args: str) -> str:
+        return subprocess.run([str(smi), *args], capture_output=True, text=True,
+                              check=True).stdout  # fmt: skip
+
+    query = "--query-gpu=index,memory.used"
+    assert ask(query, "--format=csv,noheader,nounits") == "0, 0\n"
+    assert ask(query, "--format=csv") == "index, memory.used\n0, 0 MiB\n"
+    assert ask("-L").startswith("GPU 0: ")
+    assert "GPU 0 is the CPU" in ask()
+    assert not (launcher_folder(tmp_path) / "nvidia-smi").exists()  # gone once the claim is

@@ -45,7 +45,9 @@ def older_release(
     dist, version = installed[0].split("==", 1)
     if any(_holds(line, dist) for line in built.lines):
         if fault.importer:  # the package that imports it is too new for the release held
-            why = f"it imports {fault.feature}, which {dist} {version} (held) does not have"
+            pinned = any(_holds(line, dist, ("==", "===")) for line in built.lines)
+            how = "pinned" if pinned else "held"
+            why = f"it imports {fault.feature}, which {dist} {version} ({how}) does not have"
             importer = replace(fault, module=fault.importer, importer="", feature="")
             held = (dist, version, IndexSource.of(options, env))
             return older_release(built, importer, builder, env, why, held)
@@ -109,14 +111,17 @@ def _importer_era(
     return f"{dist}<={newest}", why
 
 
-def _holds(line: str, dist: str) -> bool:
+HOLDING = ("==", "===", "<=", "<", "~=")
+
+
+def _holds(line: str, dist: str, operators: tuple[str, ...] = HOLDING) -> bool:
     """True when requirement `line` holds `dist` at or below a release (`==`, `<=`, `<`, `~=`):
     the project's pin, or the bound of an earlier repair."""
     parsed = requirement(line)
     return (
         parsed is not None
         and canonical(parsed.name) == canonical(dist)
-        and any(spec.operator in ("==", "===", "<=", "<", "~=") for spec in parsed.specifier)
+        and any(spec.operator in operators for spec in parsed.specifier)
     )
 
 
