@@ -140,6 +140,8 @@ DOWNLOAD_LITERALS = (
 # What a line fetches when it fetches model weights rather than data.
 WEIGHTS = re.compile(
     r"\.(?:pth?|ckpt|bin|safetensors|h5|onnx|caffemodel|pb|tflite|t7|weights|pkl)\b|"
+    # Darknet's pretrained convolutional layers: `darknet53.conv.74`, `yolov4.conv.137`
+    r"\.conv\.\d+\b|"
     r"checkpoint|ckpt|weights?\b|pretrain|pre-train|model",
     re.I,
 )
@@ -311,3 +313,29 @@ def is_data_script(ctx: AuditContext, path: str, views: CodeViews | None = None)
             and fetches_data(ctx.tree.read_text(path) or "", views) is not None
         )
     return known[path]
+
+
+URL_LOOKBACK = 10  # lines above a download in which the URL it fetches is assigned
+
+
+def training_downloads(
+    ctx: AuditContext, index: CodeIndex, paths: frozenset[str]
+) -> list[Evidence]:
+    """A download in a training script itself (`subprocess.run(["wget", raw_data_source, ...])`
+    two lines under `raw_data_source = 'https://.../wikitext-103-raw-v1.zip'`): the script
+    fetches its data before it trains. The URL must be written on the line or just above it
+    and be no model file or software host; a fetch of a path the user gives is none."""
+    for path in sorted(paths):
+        if in_foreign_tree(ctx.tree, path) or in_analysis_folder(path):
+            continue
+        text = ctx.tree.read_text(path) or ""
+        found = fetches_data(text, index.views.get(path))
+        if found is None:
+            continue
+        lines = text.splitlines()
+        above = lines[max(0, found[0] - 1 - URL_LOOKBACK) : found[0]]
+        urls = [u for line in above for u in URL.findall(line)
+                if not NOT_DATA_URL.search(u) and not fetches_weights(u)]  # fmt: skip
+        if urls:
+            return [Evidence(path, found[0], found[1], "data_available.training_download")]
+    return []

@@ -14,7 +14,12 @@ import re
 from collections import Counter
 
 from miner.audit.classify.data_docs import documented_data
-from miner.audit.classify.data_fetch import environments, fetching_code, scripts_fetching_data
+from miner.audit.classify.data_fetch import (
+    environments,
+    fetching_code,
+    scripts_fetching_data,
+    training_downloads,
+)
 from miner.audit.detect import AuditContext
 from miner.audit.detect.sources import LANG_BY_SUFFIX, CodeIndex
 from miner.audit.ownership import in_foreign_tree
@@ -63,9 +68,13 @@ NOT_DATA_NAME = re.compile(
 )
 
 
-def data_evidence(ctx: AuditContext, index: CodeIndex, trains: bool = True) -> list[Evidence]:
+def data_evidence(
+    ctx: AuditContext, index: CodeIndex, trains: bool = True,
+    training_files: frozenset[str] = frozenset(),
+) -> list[Evidence]:  # fmt: skip
     """Data in the tree, code that fetches a dataset, download scripts for data, environments of
-    an agent, and dataset links or download commands in the documentation.
+    an agent, downloads in the training scripts (`training_files`) themselves, and dataset links
+    or download commands in the documentation.
 
     Files in the tree of a neural-network project that trains nothing (`trains` false) are what
     it evaluates or demonstrates on, not training data (the codebook: evaluation sets alone do
@@ -75,6 +84,7 @@ def data_evidence(ctx: AuditContext, index: CodeIndex, trains: bool = True) -> l
     out += _in_repository(ctx) if trains else []
     out += fetching_code(index)
     out += scripts_fetching_data(ctx, index)
+    out += training_downloads(ctx, index, training_files)
     out += environments(index)
     out += documented_data(ctx, index)
     return out

@@ -212,7 +212,8 @@ def classify_project(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterable
     blocks = _readme_blocks(ctx)
     dl = _is_dl(index)
     training = training_evidence(index, bool(dl))
-    data = data_evidence(ctx, index, trains=bool(training) or not dl)
+    data = data_evidence(ctx, index, trains=bool(training) or not dl,
+                         training_files=frozenset(e.path for e in training))  # fmt: skip
     yield Label("is_dl", bool(dl), tuple(dl))
     yield Label("training_code", bool(training), tuple(training[:3]))
     yield Label("data_available", bool(data), tuple(data[:3]))

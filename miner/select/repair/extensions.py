@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import tempfile
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -79,8 +80,13 @@ def build_extension(
     folder = (root / setup).parent
     build_env = {k: v for k, v in env.items() if k not in CUDA_VARIABLES}
     build_env["MAX_JOBS"] = str(max(1, min(4, os.cpu_count() or 1)))
+    # PyTorch compiles with ninja where it finds one, from its build folder, where the relative
+    # include folders setup scripts give (`-Ifcos_core/csrc`) do not resolve; without ninja it
+    # compiles from the setup's folder, as the scripts were written for.
     argv = [*(network_cut_prefix() or ()), str(python), "setup.py", "build_ext", "--inplace"]
-    with log.open("a", encoding="utf-8") as fh:
+    with log.open("a", encoding="utf-8") as fh, tempfile.TemporaryDirectory() as hidden:
+        path = (str(_no_ninja(Path(hidden))), env.get("PATH", os.defpath))
+        build_env["PATH"] = os.pathsep.join(path)
         fh.write(f"miner: building {extension} with {setup} build_ext --inplace\n")
         fh.flush()
         try:
@@ -93,6 +99,19 @@ def build_extension(
         return False
     _on_path(python, folder)
     return True
+
+
+NO_NINJA = "#!/bin/sh\n# ninja hidden from a build in place (miner)\nexit 1\n"
+
+
+def _no_ninja(where: Path) -> Path:
+    """A folder whose `ninja` fails `ninja --version`, so PyTorch builds without it."""
+    folder = where / "no-ninja"
+    folder.mkdir(parents=True, exist_ok=True)
+    ninja = folder / "ninja"
+    ninja.write_text(NO_NINJA, encoding="utf-8")
+    ninja.chmod(0o755)
+    return folder
 
 
 def _on_path(python: Path, folder: Path) -> None:

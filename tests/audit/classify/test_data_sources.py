@@ -178,6 +178,39 @@ def test_download_scripts_for_data_but_not_for_weights_or_tests(tmp_path: Path) 
     assert _evidence(tmp_path / "e", {"download_apex.sh": tool}) == []
 
 
+def test_darknets_pretrained_convolutional_layers_are_weights(tmp_path: Path) -> None:
+    readme = "# YOLOv3\n\n## Training\n\n1. wget https://pjreddie.com/media/files/{}\n"
+    assert _evidence(tmp_path / "a", {"README.md": readme.format("darknet53.conv.74")}) == []
+    found = _evidence(tmp_path / "b", {"README.md": readme.format("VOCtrainval_11-May-2012.tar")})
+    assert found and found[0].rule == "data_available.command"
+
+
+def test_a_training_script_that_downloads_its_data_before_it_trains(tmp_path: Path) -> None:
+    from miner.audit.classify.data_fetch import training_downloads
+
+    train = (
+        "import subprocess, torch\n"
+        "if not os.path.exists(hyp['data_location']):\n"
+        "    raw_data_source = 'https://wikitext.smerity.com/wikitext-103-raw-v1.zip'\n"
+        "    raw_data_cache = './data_raw/'\n"
+        "    os.makedirs(raw_data_cache, exist_ok=True)\n"
+        "    subprocess.run(['wget', raw_data_source, '-O', raw_data_cache + 'data.zip'])\n"
+        "loss.backward()\noptimizer.step()\n"
+    )
+    user_path = "import requests\nimg = requests.get(input_path).content\nloss.backward()\n"
+    weights = train.replace("wikitext-103-raw-v1.zip", "releases/model-small.pt")
+    for name, text, found in (("a", train, 6), ("b", user_path, None), ("c", weights, None)):
+        root = tmp_path / name
+        root.mkdir()
+        (root / "main.py").write_text(text, encoding="utf-8")
+        tree = RepoTree(root)
+        ctx = AuditContext(tree=tree, docs=Documents(tree))
+        evidence = training_downloads(ctx, code_index(ctx), frozenset({"main.py"}))
+        assert [e.line for e in evidence] == ([found] if found else []), name
+    # only in a script the caller names as training code
+    assert _evidence(tmp_path / "d", {"main.py": train}) == []
+
+
 def test_documented_commands_that_run_a_data_script(tmp_path: Path) -> None:
     fetch = "import urllib.request\nurllib.request.urlretrieve(URL, 'train.csv')\n"
     convert = "import lmdb\nwrite(folder)\n"
