@@ -6,8 +6,10 @@ found, an empty list when there is none.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
+from collections.abc import Callable
 
 from miner.audit.detect import AuditContext
 from miner.audit.detect.framework_map import module_framework
@@ -121,6 +123,11 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
     copied from another repository trains that repository's model.
     """
     found: list[tuple[float, Evidence]] = []
+
+    @functools.cache
+    def runs_a_trainer() -> bool:
+        return any(TRAINER_CALL.search(index.text(sf)) for sf in index.own() if sf.read)
+
     for sf in index.own():
         if not sf.read or sf.role == "doc" or (sf.role == "test" and _unit_test(sf)):
             continue
@@ -142,6 +149,10 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
             ]  # fmt: skip
             if not samples and classical:
                 continue
+            if signal == "proj.train" and _only_plumbing(
+                index.text(sf), samples or hit.samples, runs_a_trainer
+            ):
+                continue
             if _optimises_inputs(index.text(sf)):
                 break
             line, text, _ = index.where_code(sf.path, samples or hit.samples)
@@ -151,6 +162,8 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
             # An optimizer built in network code trains something, even when the update call
             # is out of sight (`Adam(lr).\` continued on the next line, a pipeline's fit).
             hit = sf.hits.get("proj.optimizer")
+            if hit and TRAINING_HOOK.search(index.text(sf)) and not runs_a_trainer():
+                continue  # `configure_optimizers` of a Lightning module no trainer runs
             if hit and nn and not _optimises_inputs(index.text(sf)):
                 line, text, _ = index.where_code(sf.path, hit.samples)
                 if text.lstrip().startswith("class "):
@@ -171,6 +184,31 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
         found = _training_loops(index, dl)
     found.sort(key=lambda item: -item[0])
     return [e for _, e in found]
+
+
+# Gradients routed by hand (`torch.autograd.backward(res, grads)` in a custom autograd
+# function or a checkpointing helper): the caller's loss is elsewhere, if anywhere.
+ROUTED_GRADIENTS = re.compile(r"\bautograd\.backward\(\s*[\w.]+\s*,")
+# A Lightning module's training hook, defined (or one hook calling another): it trains only
+# where a trainer runs it.
+TRAINING_HOOK = re.compile(r"(?:\bdef\s+|\bself\.)_?training_step\(")
+TRAINER_CALL = re.compile(r"\bTrainer\(|\.fit\(")
+
+
+def _only_plumbing(text: str, samples: list[str], runs_a_trainer: Callable[[], bool]) -> bool:
+    """True when every line of `text` holding a training signal's `samples` trains nothing by
+    itself: gradients routed by hand, or a `training_step` hook defined where no code of the
+    project runs a trainer."""
+    lines = [ln for ln in text.splitlines() if any(s in ln for s in samples)]
+    if not lines:
+        return False
+    for line in lines:
+        if ROUTED_GRADIENTS.search(line):
+            continue
+        if TRAINING_HOOK.search(line) and not runs_a_trainer():
+            continue
+        return False
+    return True
 
 
 def _unit_test(sf: SourceFile) -> bool:
@@ -197,6 +235,11 @@ def _training_loops(index: CodeIndex, dl: bool) -> list[tuple[float, Evidence]]:
     """Training written the JAX way (`jax.value_and_grad`, `optax.apply_updates`), with a
     gradient scaler after `zero_grad()`, or handed to a toolbox's train function or runner."""
     found: list[tuple[float, Evidence]] = []
+
+    @functools.cache
+    def runs_a_trainer() -> bool:
+        return any(TRAINER_CALL.search(index.text(sf)) for sf in index.own() if sf.read)
+
     for sf in index.own():
         if not sf.read or sf.role == "doc" or (sf.role == "test" and _unit_test(sf)):
             continue

@@ -147,3 +147,30 @@ def test_a_training_loop_in_a_borrowed_component_trains_another_s_model(tmp_path
     assert not _training(tmp_path / "a", files).value
     own = {**files, "README.md": "# Sound Gen\n\nOur model and its encoder.\n"}
     assert _training(tmp_path / "b", own).value
+
+
+def test_gradients_routed_by_hand_are_not_training(tmp_path: Path) -> None:
+    helper = NET + (
+        "class Checkpointed(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, *grads):\n"
+        "        res = ctx.function(*ctx.saved_tensors)\n"
+        "        torch.autograd.backward(res, grads)\n"
+    )
+    assert _training(tmp_path / "a", {"utils/compile.py": helper}).value is False
+    loss = helper + "\nloss = criterion(model(x), y)\nloss.backward()\n"
+    assert _training(tmp_path / "b", {"utils/compile.py": loss}).value is True
+
+
+def test_a_lightning_hook_trains_only_where_a_trainer_runs_it(tmp_path: Path) -> None:
+    module = NET + (
+        "import pytorch_lightning as pl\n\nclass AutoEncoder(pl.LightningModule):\n"
+        "    def training_step(self, batch, batch_idx):\n"
+        "        return self._training_step(batch, batch_idx=batch_idx)\n"
+        "    def configure_optimizers(self):\n"
+        "        return torch.optim.Adam(self.parameters(), lr=1e-4)\n"
+    )
+    copied = {"models/autoencoder.py": module, "sample.py": "import torch\nvae.decode(z)\n"}
+    assert _training(tmp_path / "a", copied).value is False
+    trained = {**copied, "train.py": "import pytorch_lightning as pl\npl.Trainer().fit(model)\n"}
+    assert _training(tmp_path / "b", trained).value is True
