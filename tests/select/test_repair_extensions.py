@@ -89,3 +89,13 @@ def test_a_build_that_fails_leaves_the_environment_as_it_was(tmp_path: Path) -> 
     assert not build_extension(root, "setup.py", "lab._C", python, {}, log, 60)
     assert not list((tmp_path / "env").glob("lib/python*/site-packages/_miner_extension.pth"))
     assert "nvcc not found" in log.read_text(encoding="utf-8")
+
+
+def test_the_projects_header_folders_are_given_to_the_compiler(tmp_path: Path) -> None:
+    from miner.select.repair.extensions import header_folders
+
+    root = _write(tmp_path, {
+        "fcos_core/csrc/nms.h": "", "fcos_core/csrc/cpu/vision.h": "", "fcos_core/csrc/v.cpp": "",
+        "build/temp/fcos_core/csrc/old.h": "", "README.md": "",
+    })  # fmt: skip
+    assert header_folders(root) == [root / "fcos_core/csrc", root / "fcos_core/csrc/cpu"]

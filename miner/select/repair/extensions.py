@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import tempfile
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -81,12 +80,12 @@ def build_extension(
     build_env = {k: v for k, v in env.items() if k not in CUDA_VARIABLES}
     build_env["MAX_JOBS"] = str(max(1, min(4, os.cpu_count() or 1)))
     # PyTorch compiles with ninja where it finds one, from its build folder, where the relative
-    # include folders setup scripts give (`-Ifcos_core/csrc`) do not resolve; without ninja it
-    # compiles from the setup's folder, as the scripts were written for.
+    # include folders a setup script gives (`-Ifcos_core/csrc`) do not resolve: the compiler
+    # is given the project's header folders as absolute paths as well.
+    headers = [str(p) for p in header_folders(folder)]
+    build_env["CPATH"] = os.pathsep.join([*headers, *filter(None, [env.get("CPATH")])])
     argv = [*(network_cut_prefix() or ()), str(python), "setup.py", "build_ext", "--inplace"]
-    with log.open("a", encoding="utf-8") as fh, tempfile.TemporaryDirectory() as hidden:
-        path = (str(_no_ninja(Path(hidden))), env.get("PATH", os.defpath))
-        build_env["PATH"] = os.pathsep.join(path)
+    with log.open("a", encoding="utf-8") as fh:
         fh.write(f"miner: building {extension} with {setup} build_ext --inplace\n")
         fh.flush()
         try:
@@ -101,17 +100,17 @@ def build_extension(
     return True
 
 
-NO_NINJA = "#!/bin/sh\n# ninja hidden from a build in place (miner)\nexit 1\n"
+HEADER_SUFFIXES = (".h", ".hpp", ".cuh", ".hh")
+MAX_HEADER_FOLDERS = 40
 
 
-def _no_ninja(where: Path) -> Path:
-    """A folder whose `ninja` fails `ninja --version`, so PyTorch builds without it."""
-    folder = where / "no-ninja"
-    folder.mkdir(parents=True, exist_ok=True)
-    ninja = folder / "ninja"
-    ninja.write_text(NO_NINJA, encoding="utf-8")
-    ninja.chmod(0o755)
-    return folder
+def header_folders(folder: Path) -> list[Path]:
+    """The folders under `folder` that hold C/C++ headers (`fcos_core/csrc`), shallowest first."""
+    found: set[Path] = set()
+    for path in folder.rglob("*"):
+        if path.suffix in HEADER_SUFFIXES and "build" not in path.relative_to(folder).parts:
+            found.add(path.parent)
+    return sorted(found, key=lambda p: (len(p.parts), str(p)))[:MAX_HEADER_FOLDERS]
 
 
 def _on_path(python: Path, folder: Path) -> None:
