@@ -91,6 +91,9 @@ DOWNLOAD = re.compile(
     # hubs that say they are offline: torch.hub, Hugging Face
     r"|no internet connection|couldn't connect to|LocalEntryNotFoundError|offline mode is enabled"
     r"|Cannot find the requested files in the (?:disk )?cache"
+    # an archive a blocked download left empty (`wget -O data.zip` with the network cut)
+    r"|BadZip[Ff]ile: File is not a zip file|ReadError: (?:file could not be opened|empty file)"
+    r"|Not a gzipped file"
 )
 DATA = re.compile(
     r"(?i)^(?!\s*tee: )"  # tee's log file in a missing folder is an output, not data

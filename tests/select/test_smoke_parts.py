@@ -421,3 +421,14 @@ def test_nvidia_smi_under_the_claim_shows_one_idle_gpu(tmp_path: Path) -> None:
     assert ask("-L").startswith("GPU 0: ")
     assert "GPU 0 is the CPU" in ask()
     assert not (launcher_folder(tmp_path) / "nvidia-smi").exists()  # gone once the claim is
+
+
+def test_an_archive_a_blocked_download_left_empty_is_data(tmp_path: Path) -> None:
+    crash = (
+        "downloading data and tokenizing (1-2 min)\nTraceback (most recent call last):\n"
+        '  File "main.py", line 126, in <module>\n'
+        "    with zipfile.ZipFile('data_raw/data.zip', 'r') as zip_ref:\n"
+        "zipfile.BadZipFile: File is not a zip file\n"
+    )
+    got, evidence = classify_training(log(tmp_path, crash), 1, False, 120, None)
+    assert (got, evidence.line) == ("data", 5)
