@@ -129,7 +129,7 @@ def _requirements_unstated(ctx: LintContext) -> list[Finding]:
         return []  # the docs name the framework to build (Caffe): MNR207 asks for its version
     if any(framework_versioned(ctx, f) for f in sorted(ctx.label("frameworks") or ())):
         return []  # "implemented by MXNet @92053bd": the docs state the build the code needs
-    if _versions_in_other_pages(ctx):
+    if _requirements_in_other_pages(ctx):
         return []  # a sub-project's README: "Networks are trained using PyTorch 1.4"
     framework = FRAMEWORK_TITLES.get(ctx.label("primary_framework") or "", "the framework")
     python = python_version_stated(ctx.tree, ctx.audit.details)
@@ -147,17 +147,18 @@ def _requirements_unstated(ctx: LintContext) -> list[Finding]:
     ]
 
 
-def _versions_in_other_pages(ctx: LintContext) -> Evidence | None:
-    """The first statement of a package with its version in a Markdown page of the project the
-    audit's reading leaves out (each experiment folder's README), read as the audit reads the
-    README."""
+def _requirements_in_other_pages(ctx: LintContext) -> Evidence | None:
+    """The first statement of required software in a Markdown page of the project the audit's
+    reading leaves out (each experiment folder's README: "Networks are trained using PyTorch
+    1.4", a Requirements list), read as the audit reads the README; with no version, MNR202
+    speaks for it."""
     from miner.audit.classify.doc_requirements import doc_requirements
     from miner.audit.docs import parse_markdown
 
     for path in ctx.other_pages[:MAX_OTHER_PAGES]:
         text = ctx.tree.read_text(path) or ""
         for finding in doc_requirements(parse_markdown(path, text), frozenset()):
-            if any(d.spec and d.name.lower() != "python" for d in finding.deps):
+            if any(d.name.lower() != "python" for d in finding.deps):
                 return finding.evidence
     return None
 

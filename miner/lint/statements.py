@@ -35,11 +35,15 @@ PYTHON_IN_FILES = (
         ),
     ),
     (re.compile(r"(^|/)(\.python-version|runtime\.txt)$"), re.compile(r"\d\.\d")),
+    # Pipenv's `[requires] python_version = "3.7"`
+    (re.compile(r"(^|/)Pipfile$"), re.compile(r"^\s*python_(?:full_)?version\s*=\s*['\"]?[23]\.")),
     # A conda package list under any name (`conda create --file conda_packagelist.txt`): the
     # export's `python=3.6.5=hc3d631a_2`, or the explicit list's URL of the Python package
     (
         re.compile(r"\.txt$"),
-        re.compile(r"^python=[23]\.\d+(?:\.\d+)?=|/python-[23]\.\d+\.\d+-\w+\.(?:tar\.bz2|conda)\s*$"),
+        re.compile(
+            r"^python=[23]\.\d+(?:\.\d+)?=|/python-[23]\.\d+\.\d+-\w+\.(?:tar\.bz2|conda)\s*$"
+        ),
     ),
     # Replicate's Cog: `python_version: "3.11"`
     (re.compile(r"(^|/)cog\.ya?ml$"), re.compile(r"^\s*python_version\s*:\s*['\"]?3")),

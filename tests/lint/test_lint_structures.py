@@ -189,7 +189,7 @@ def test_a_framework_named_with_its_commit_is_a_stated_requirement(tmp_path: Pat
     assert "MNR201" not in codes(write_project(tmp_path / "r", versioned))
 
 
-def test_versions_stated_in_each_experiment_folders_readme_are_stated(tmp_path: Path) -> None:
+def test_requirements_stated_in_each_experiment_folders_readme_are_stated(tmp_path: Path) -> None:
     readme = "# BCQ\n\nTwo versions of BCQ, one per folder.\n"
     files: dict[str, str | None] = {
         "README.md": readme, "requirements.txt": None,
@@ -197,8 +197,11 @@ def test_versions_stated_in_each_experiment_folders_readme_are_stated(tmp_path: 
         "# Continuous BCQ\n\nNetworks are trained using PyTorch 1.4 and Python 3.6.\n",
     }  # fmt: skip
     assert "MNR201" not in codes(write_project(tmp_path / "p", files))
-    files["continuous/README.md"] = "# Continuous BCQ\n\nNetworks are trained with PyTorch.\n"
-    assert "MNR201" in codes(write_project(tmp_path / "q", files))
+    listed = "# T-GCN\n\n## Requirements:\n\n* tensorflow\n* scipy\n* numpy\n"
+    files["continuous/README.md"] = listed  # named without versions: MNR202's to say
+    assert "MNR201" not in codes(write_project(tmp_path / "q", files))
+    files["continuous/README.md"] = "# Continuous BCQ\n\nRun `python main.py`.\n"
+    assert "MNR201" in codes(write_project(tmp_path / "r", files))
 
 
 def test_python_stated_in_the_readme_beside_the_training_code(tmp_path: Path) -> None:
@@ -489,3 +492,12 @@ def test_a_conda_package_list_under_any_name_states_its_python(tmp_path: Path) -
     # the list's other packages built for a Python say nothing of which one the project runs
     dateutil_only = {"README.md": readme, "conda_packagelist.txt": explicit.rsplit("\n", 2)[0]}
     assert "MNR204" in codes(write_project(tmp_path / "none", dateutil_only))
+
+
+def test_pipenvs_required_python_is_stated(tmp_path: Path) -> None:
+    readme = COMPLETE_README.replace("- Python 3.10\n", "")
+    pipfile = '[packages]\ntorch = "==1.1.0"\n\n[requires]\npython_version = "3.7"\n'
+    stated = {"README.md": readme, "Pipfile": pipfile}
+    assert "MNR204" not in codes(write_project(tmp_path / "q", stated))
+    unstated = {"README.md": readme, "Pipfile": pipfile.split("[requires]")[0]}
+    assert "MNR204" in codes(write_project(tmp_path / "r", unstated))

@@ -33,12 +33,37 @@ IMAGE_PACKAGES = (
 )  # fmt: skip
 
 
+GENERIC_IMAGES = frozenset({"python", "runtime", "base", "devel", "gpu", "cpu", "latest"})
+# A framework built from its own repository at a release tag (`git clone --branch v1.2.0
+# https://github.com/pytorch/pytorch`): the tag is the version.
+FRAMEWORK_REPOS = {
+    "pytorch/pytorch": "torch", "tensorflow/tensorflow": "tensorflow", "apache/mxnet": "mxnet",
+    "apache/incubator-mxnet": "mxnet", "bvlc/caffe": "caffe", "google/jax": "jax",
+    "chainer/chainer": "chainer", "theano/theano": "theano", "keras-team/keras": "keras",
+}  # fmt: skip
+GIT_CLONE = re.compile(r"\bgit\s+clone\b(?P<rest>.*)", re.I)
+CLONED_REPO = re.compile(r"github\.com[/:]([\w.-]+/[\w.-]+?)(?:\.git)?(?=[\s\"'/]|$)", re.I)
+CLONED_TAG = re.compile(r"(?:--branch|-b)[\s=]+v?(\d+\.\d+(?:\.\d+)?)\b")
+
+
+def cloned_framework(line: str) -> tuple[str, str] | None:
+    """(package, version) for a framework cloned at a release tag, None otherwise."""
+    clone = GIT_CLONE.search(line)
+    if clone is None:
+        return None
+    repo, tag = CLONED_REPO.search(clone.group("rest")), CLONED_TAG.search(clone.group("rest"))
+    package = FRAMEWORK_REPOS.get(repo.group(1).lower()) if repo else None
+    return (package, tag.group(1)) if package and tag else None
+
+
 def image_dependency(image: str) -> tuple[str, str] | None:
     """(package, version) for a framework base image such as tensorflow/tensorflow:1.4-gpu."""
     repo, _, tag = image.partition(":")
     low = repo.lower()
+    # the image's name, or its publisher's when the name is generic (`mxnet/python:1.4.1_gpu`)
+    names = low.split("/")[-2:] if low.rsplit("/", 1)[-1] in GENERIC_IMAGES else low.split("/")[-1:]
     for needle, package in IMAGE_PACKAGES:
-        if needle in low.rsplit("/", 1)[-1] or (needle == "cuda" and "cuda" in low):
+        if any(needle in name for name in names) or (needle == "cuda" and "cuda" in low):
             version = re.match(r"v?(\d+(?:\.\d+)*)", tag)
             return package, (version.group(1) if version else "")
     return None
@@ -68,6 +93,8 @@ def _commands(r: Reader, text_lines: Iterator[tuple[int, str]]) -> list[Dependen
             continue  # comments, and messages that only suggest a command
         for cmd in install_commands(line):
             deps.append(r.dep(cmd.name, cmd.spec, n))
+        if cloned := cloned_framework(line):
+            deps.append(r.dep(cloned[0], f"=={cloned[1]}", n))
     return deps
 
 

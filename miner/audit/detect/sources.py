@@ -41,7 +41,8 @@ DIR_WEIGHTS = (
     (frozenset({"doc", "docs", "documentation", "site", "website"}), "doc", 0.2),
     (frozenset({"example", "examples", "demo", "demos", "sample", "samples", "tutorial",
                 "tutorials", "playground", "legacy", "old", "archive", "deprecated", "misc",
-                "benchmark", "benchmarks", "contrib", "extra", "extras"}), "example", 0.5),
+                "benchmark", "benchmarks", "contrib", "extra", "extras", "appendix"}), "example",
+     0.5),
 )  # fmt: skip
 # Code in these folders exercises or illustrates the project: it confirms what the project's own
 # code shows (a framework, a layer type) but never decides it on its own.

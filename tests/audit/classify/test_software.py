@@ -133,6 +133,12 @@ FILE_KINDS = {
          "RUN pip install -r requirements.txt && pip install opencv-python==4.1\n"},
         "dockerfile", "software.dockerfile", {"tensorflow", "liblmdb-dev", "git", "opencv-python"},
     ),
+    "dockerfile_framework_by_publisher_and_clone": (
+        {"docker/Dockerfile": "FROM mxnet/python:1.4.1_gpu_cu100_mkl_py3\n"
+         "RUN git clone --single-branch --branch v1.2.0 --recursive "
+         "https://github.com/pytorch/pytorch\n"},
+        "dockerfile", "software.dockerfile", {"mxnet", "torch"},
+    ),
     "docker_compose": (
         {"docker-compose.yml": "services:\n  app:\n    image: pytorch/pytorch:1.7.0-cuda11.0\n"},
         "dockerfile", "software.docker_compose", {"pytorch"},
@@ -630,3 +636,27 @@ def test_an_nbdev_settings_file_the_setup_script_reads(tmp_path: Path) -> None:
     assert torch["spec"] == ">=2" and torch["source"] == "settings.ini:5"
     labels, _ = _classify(tmp_path / "q", {**files, "setup.py": "import setuptools\n"})
     assert labels["software_req"].value is False  # a settings file nothing reads lists nothing
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ("FROM mxnet/python:1.4.1_gpu_cu100_mkl_py3", ("mxnet", "1.4.1")),
+        ("FROM pytorch/pytorch:1.3-cuda10.1-cudnn7-runtime", ("pytorch", "1.3")),
+        ("FROM python:3.8-slim", None),
+        ("FROM ubuntu:18.04", None),
+    ],
+)
+def test_a_framework_image_by_its_name_or_its_publisher(line: str, found: object) -> None:
+    from miner.audit.classify.manifests import image_dependency
+
+    assert image_dependency(line.split()[1]) == found
+
+
+def test_a_framework_built_from_its_repository_at_a_release_tag() -> None:
+    from miner.audit.classify.manifests import cloned_framework
+
+    clone = "RUN git clone --single-branch --branch v1.2.0 --recursive https://github.com/pytorch/pytorch"
+    assert cloned_framework(clone) == ("torch", "1.2.0")
+    assert cloned_framework("git clone https://github.com/pytorch/pytorch") is None  # no tag
+    assert cloned_framework("git clone -b 22.04-dev https://github.com/NVIDIA/apex") is None
