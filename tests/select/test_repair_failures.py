@@ -545,3 +545,33 @@ def test_a_library_hugging_face_says_it_requires_is_installed() -> None:
     assert fault is not None and (fault.kind, fault.module) == ("module", "protobuf")
     assert fault.distribution == "protobuf"  # a distribution's name, installed as named
     assert fault.evidence.line == 3 and fault.evidence.rule == "repair.import.runtime"
+
+
+def test_an_ancient_release_the_resolver_fell_back_to_gets_a_floor_at_the_date(
+    tmp_path: Path,
+) -> None:
+    # uv passes over pandas 0.13 to 0.24 (metadata it cannot parse) and settles on 0.12, whose
+    # sdist does not build: a floor at the date's newest release with a wheel, so the metadata
+    # repair takes over from there.
+    index = tmp_path / "index"
+    for version in ("0.23.4", "0.24.2"):
+        build_wheel(index, "pandas", version, {"pandas/__init__.py": ""})
+    build_failure = (
+        "error: Failed to build `pandas==0.12.0`\n"
+        "  cause: The build backend returned an error\n"
+        "         error in pandas setup command: use_2to3 is invalid.\n"
+    )
+    failure = diagnose(build_failure.splitlines())
+    assert failure is not None and (failure.kind, failure.version) == ("build", "0.12.0")
+    attempt = _attempt(tmp_path, IndexSource((), (str(index),)), ["numpy==1.16.2", "pandas"])
+    attempt.version, attempt.as_of = (3, 6), "2019-04-19T00:00:00Z"
+    assert attempt._repair(failure)
+    assert attempt.lines == ["numpy==1.16.2", "pandas>=0.24.2"]
+    assert (attempt.repairs[0].kind, attempt.repairs[0].after) == ("era", "pandas>=0.24.2")
+    # a second failure of the same kind goes on to the build repairs
+    assert attempt._repair(failure) and attempt.repairs[1].kind == "build"
+    # a project that bounds it from above asked for an old line: no floor
+    (tmp_path / "b").mkdir()
+    bounded = _attempt(tmp_path / "b", IndexSource((), (str(index),)), ["pandas<0.13"])
+    bounded.version, bounded.as_of = (3, 6), "2019-04-19T00:00:00Z"
+    assert bounded._repair(failure) and bounded.repairs[0].kind == "build"

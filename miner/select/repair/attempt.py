@@ -219,6 +219,8 @@ class Attempt(RepairSteps):
         parent = self._line(failure.required_by) if index is None else None
         if parent is not None and self._platform_only(self.lines[parent], failure):
             return True
+        if failure.kind == "build" and self._floor_at_the_date(line, failure):
+            return True
         if failure.kind == "build" and (failure.use_2to3 or failure.legacy):
             if "setuptools<58" not in self.constraints:
                 self.constraints += ("setuptools<58",)

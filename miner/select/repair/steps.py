@@ -10,6 +10,7 @@ import sys
 from dataclasses import replace
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
 
 from miner.audit.closure import ImportClosure
 from miner.select.repair.envs import Builder
@@ -98,6 +99,36 @@ class RepairSteps:
         index = self._line(failure.name)
         self._replace(index, move[0])
         return self._record("pin", line, move[0], why, failure)
+
+    def _floor_at_the_date(self, line: str, failure: Failure) -> bool:
+        """An open requirement the resolver settled on a release of a much older line that does
+        not build (pandas 0.12 for a project of 2019, because uv cannot parse the metadata of
+        pandas 0.13 to 0.24 and passes over them): a floor at the newest release of the commit's
+        date, so the resolver meets that release, and its own repair, instead."""
+        parsed = requirement(line) if line else None
+        if not self.as_of or parsed is None or parsed.url:
+            return False
+        if any(s.operator in ("==", "===", "<", "<=", "~=") for s in parsed.specifier):
+            return False
+        # the newest release of the date with a wheel for this interpreter: one the resolver
+        # would have had no reason to pass over but its metadata
+        built = [r.version for r in releases(self.source, failure.name, self.as_of) or []
+                 if not r.version.is_prerelease and r.wheel_for(self.version)]  # fmt: skip
+        try:
+            old, new = Version(failure.version), max(built)
+        except (InvalidVersion, ValueError):
+            return False
+        newest = str(new)
+        if new.release[:2] <= old.release[:2]:
+            return False  # the same release line: a build repair's, not the resolver's choice
+        floor = f"{failure.name}>={newest}"
+        if floor in self.tried:
+            return False
+        self.tried.add(floor)
+        self._replace(self._line(failure.name), floor)
+        why = (f"the resolver took {failure.name} {failure.version}, which does not build, over "
+               f"the releases up to {newest}, the newest at the commit's date")  # fmt: skip
+        return self._record("era", line or failure.name, floor, why, failure)
 
     def _dependency_past_the_date(self, failure: Failure) -> bool:
         """A release resolved past the commit's date that pins what came after it too
