@@ -80,7 +80,7 @@ def package_roots(root: Path, script: str | None, files: tuple[str, ...]) -> tup
     if not script:
         return ()
     own = PurePosixPath(script).parent
-    found: list[str] = []
+    found: list[str] = installable_folders(root)
     for folder in own.parents:
         if str(folder) in ("", "."):
             break
@@ -92,4 +92,21 @@ def package_roots(root: Path, script: str | None, files: tuple[str, ...]) -> tup
             if (root / str(folder) / package / "__init__.py").is_file():
                 found.append(str(folder))
                 break
-    return tuple(found)
+    return tuple(dict.fromkeys(found))
+
+
+SETUP_FILES = ("setup.py", "pyproject.toml")
+
+
+def installable_folders(root: Path) -> list[str]:
+    """Folders of the checkout that hold a project of their own, installed by the README before
+    anything runs (`cd torchlight; python setup.py install`): a `setup.py` beside a package of
+    the folder's name (`torchlight/torchlight/__init__.py`). The folder goes on the path as the
+    install would put the package there; from the checkout's root, `import torchlight` would
+    find only the outer folder, a namespace package without the names."""
+    found = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        inner = folder / folder.name.replace("-", "_")
+        if any((folder / f).is_file() for f in SETUP_FILES) and (inner / "__init__.py").is_file():
+            found.append(folder.name)
+    return found

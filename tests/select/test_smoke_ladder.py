@@ -234,6 +234,17 @@ def test_a_nested_projects_root_holding_the_imported_package_is_on_the_path(tmp_
     assert "path: OCR-master on sys.path (a nested project's root)" in result.notes
 
 
+def test_a_project_a_folder_installs_is_on_the_path_as_its_install_would_put_it(tmp_path, wheels):
+    files = {
+        "requirements.txt": "tinyfit==0.1\n", "torchlight/setup.py": "from setuptools import setup\n",
+        "torchlight/torchlight/__init__.py": "def import_class(name):\n    return name\n",
+        "main.py": "import torchlight\nfrom torchlight import import_class\n" + LOOP,
+    }  # fmt: skip
+    result = run(tmp_path, wheels, files, ("{python}", "main.py"))
+    assert result.outcome == "ok", result.evidence
+    assert "path: torchlight on sys.path (a nested project's root)" in result.notes
+
+
 GIT_HASH = (
     "import subprocess\n"
     "commit = subprocess.check_output(['git', 'log', '-n', '1', '--pretty=%h']).decode().strip()\n"
