@@ -236,7 +236,8 @@ def test_a_nested_projects_root_holding_the_imported_package_is_on_the_path(tmp_
 
 def test_a_project_a_folder_installs_is_on_the_path_as_its_install_would_put_it(tmp_path, wheels):
     files = {
-        "requirements.txt": "tinyfit==0.1\n", "torchlight/setup.py": "from setuptools import setup\n",
+        "requirements.txt": "tinyfit==0.1\n",
+        "torchlight/setup.py": "from setuptools import setup\n",
         "torchlight/torchlight/__init__.py": "def import_class(name):\n    return name\n",
         "main.py": "import torchlight\nfrom torchlight import import_class\n" + LOOP,
     }  # fmt: skip

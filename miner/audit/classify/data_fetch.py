@@ -316,11 +316,14 @@ def is_data_script(ctx: AuditContext, path: str, views: CodeViews | None = None)
 
 
 URL_LOOKBACK = 10  # lines above a download in which the URL it fetches is assigned
+# The tools and calls that fetch a URL by themselves (not a helper named for downloading).
+FETCH_TOOL = re.compile(
+    r"\b(?:wget|curl|gdown|axel|aria2c)\b|\burlretrieve\(|\burlopen\(|\brequests\.get\("
+    r"|\bdownload_url\(|\bdownload_and_extract\w*\("
+)
 
 
-def training_downloads(
-    ctx: AuditContext, index: CodeIndex, paths: frozenset[str]
-) -> list[Evidence]:
+def training_fetches(ctx: AuditContext, index: CodeIndex, paths: frozenset[str]) -> list[Evidence]:
     """A download in a training script itself (`subprocess.run(["wget", raw_data_source, ...])`
     two lines under `raw_data_source = 'https://.../wikitext-103-raw-v1.zip'`): the script
     fetches its data before it trains. The URL must be written on the line or just above it
@@ -330,8 +333,8 @@ def training_downloads(
             continue
         text = ctx.tree.read_text(path) or ""
         found = fetches_data(text, index.views.get(path))
-        if found is None:
-            continue
+        if found is None or not FETCH_TOOL.search(found[1]):
+            continue  # a project's own `download_x(...)` helper says nothing of what it fetches
         lines = text.splitlines()
         above = lines[max(0, found[0] - 1 - URL_LOOKBACK) : found[0]]
         urls = [u for line in above for u in URL.findall(line)

@@ -18,7 +18,7 @@ from miner.audit.classify.data_fetch import (
     environments,
     fetching_code,
     scripts_fetching_data,
-    training_downloads,
+    training_fetches,
 )
 from miner.audit.detect import AuditContext
 from miner.audit.detect.sources import LANG_BY_SUFFIX, CodeIndex
@@ -84,7 +84,7 @@ def data_evidence(
     out += _in_repository(ctx) if trains else []
     out += fetching_code(index)
     out += scripts_fetching_data(ctx, index)
-    out += training_downloads(ctx, index, training_files)
+    out += training_fetches(ctx, index, training_files)
     out += environments(index)
     out += documented_data(ctx, index)
     return out

@@ -186,7 +186,7 @@ def test_darknets_pretrained_convolutional_layers_are_weights(tmp_path: Path) ->
 
 
 def test_a_training_script_that_downloads_its_data_before_it_trains(tmp_path: Path) -> None:
-    from miner.audit.classify.data_fetch import training_downloads
+    from miner.audit.classify.data_fetch import training_fetches
 
     train = (
         "import subprocess, torch\n"
@@ -205,7 +205,7 @@ def test_a_training_script_that_downloads_its_data_before_it_trains(tmp_path: Pa
         (root / "main.py").write_text(text, encoding="utf-8")
         tree = RepoTree(root)
         ctx = AuditContext(tree=tree, docs=Documents(tree))
-        evidence = training_downloads(ctx, code_index(ctx), frozenset({"main.py"}))
+        evidence = training_fetches(ctx, code_index(ctx), frozenset({"main.py"}))
         assert [e.line for e in evidence] == ([found] if found else []), name
     # only in a script the caller names as training code
     assert _evidence(tmp_path / "d", {"main.py": train}) == []
