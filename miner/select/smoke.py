@@ -53,7 +53,7 @@ from miner.select.repair import (
     package_cache_env,
 )
 from miner.select.repair.envs import python2_interpreters
-from miner.select.repair.extensions import with_extension
+from miner.select.repair.extensions import extension_repair
 from miner.select.repair.generated import run_setup
 from miner.select.repair.records import Repair
 from miner.select.repair.runtime import RuntimeFault, install_module, runtime_fault
@@ -321,9 +321,9 @@ def _repaired(
         wrote = run_setup(copy, fault.feature, fault.generated, venv / "bin" / "python", env,
                           logs / "install.log")  # fmt: skip
         return built if wrote else None
-    if fault.kind == "compile":
-        return with_extension(built, fault, copy, venv / "bin" / "python", env,
-                              logs / "install.log", options.install_timeout)  # fmt: skip
+    if fault.kind in ("compile", "rebuild"):
+        return extension_repair(built, fault, copy, venv, work, logs / "install.log", env,
+                                options.install_timeout)  # fmt: skip
     if fault.kind in ("module", "bound", "older"):
         return install_module(built, fault, venv, work, logs / "install.log", env,
                               options.install_timeout)  # fmt: skip

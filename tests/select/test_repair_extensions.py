@@ -99,3 +99,38 @@ def test_the_projects_header_folders_are_given_to_the_compiler(tmp_path: Path) -
         "build/temp/fcos_core/csrc/old.h": "", "README.md": "",
     })  # fmt: skip
     assert header_folders(root) == [root / "fcos_core/csrc", root / "fcos_core/csrc/cpu"]
+
+
+def test_an_installed_extension_built_against_another_framework_is_built_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from miner.audit.closure import ImportClosure
+    from miner.select.repair.attempt import EnvironmentBuild
+    from miner.select.repair.envs import Builder
+    from miner.select.repair.extensions import extension_repair
+    from miner.select.sandbox import Finished
+
+    log = tmp_path / "train.log"
+    log.write_text(
+        "OSError: /env/lib/python3.8/site-packages/torch_cluster/_version.so: undefined symbol: "
+        "_ZN3c106detail12infer_schema20make_function_schemaEOSsS2_\n",
+        encoding="utf-8",
+    )
+    fault = runtime_fault(log, (3, 8), tmp_path)
+    assert fault is not None and (fault.kind, fault.module) == ("rebuild", "torch_cluster")
+    rebuilt: list[str] = []
+    monkeypatch.setattr(Builder, "freeze", lambda self: ["torch==1.8.1", "torch-cluster==1.5.9"])
+
+    def rebuild(self: Builder, line: str) -> Finished:
+        rebuilt.append(line)
+        return Finished(0, False, 1.0)
+
+    monkeypatch.setattr(Builder, "rebuild", rebuild)
+    built = EnvironmentBuild(None, 1.0, "python3.8", (), ("torch==1.8.1",), ImportClosure((), ()))
+    done = extension_repair(built, fault, tmp_path, tmp_path / "env", tmp_path,
+                            tmp_path / "install.log", {}, 60)  # fmt: skip
+    assert rebuilt == ["torch-cluster==1.5.9"] and done is not None
+    assert (
+        done.repairs[-1].kind == "extension"
+        and "against this environment" in done.repairs[-1].after
+    )

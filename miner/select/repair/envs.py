@@ -139,6 +139,14 @@ class Builder:
             argv += ["--config-file", str(config)]
         return self._run(argv, self.timeout)
 
+    def rebuild(self, line: str) -> Finished:
+        """Build `line` (`torch-cluster==1.5.9`) again against the packages of this environment
+        (no build isolation, no cached wheel), in place of the one built against others."""
+        argv = [uv_binary(), "pip", "install", "--python", str(self.python),
+                "--no-build-isolation", "--no-deps", "--no-cache",
+                "--reinstall-package", line.split("==")[0], line]  # fmt: skip
+        return self._run(argv, self.timeout)
+
     def freeze(self) -> list[str]:
         """The exact versions installed (`uv pip freeze`; pip's for Python 2)."""
         if self.python2:

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from miner.select.repair.attempt import EnvironmentBuild
+from miner.select.repair.envs import Builder
+from miner.select.repair.names import canonical
 from miner.select.repair.records import Repair
 from miner.select.sandbox import network_cut_prefix
 
@@ -134,3 +136,35 @@ def with_extension(
                     "the project's own compiled extension, never built in the checkout",
                     fault.evidence)  # fmt: skip
     return replace(built, repairs=(*built.repairs, repair))
+
+
+def rebuilt_in_environment(
+    built: EnvironmentBuild, fault: RuntimeFault, builder: Builder
+) -> EnvironmentBuild | None:
+    """The environment once the installed package whose compiled module `fault` names is built
+    again against the framework release installed beside it (a source build made in isolation
+    compiles against whatever release the build environment resolved); None when it is not
+    installed or does not build."""
+    wanted = canonical(fault.module)
+    installed = [ln for ln in builder.freeze()
+                 if "==" in ln and canonical(ln.split("==")[0]) == wanted]  # fmt: skip
+    if len(installed) != 1 or builder.rebuild(installed[0]).exit_code != 0:
+        return None
+    repair = Repair("extension", installed[0], f"{installed[0]} built against this environment",
+                    "its compiled module was built against another release of the framework",
+                    fault.evidence)  # fmt: skip
+    return replace(built, repairs=(*built.repairs, repair))
+
+
+def extension_repair(
+    built: EnvironmentBuild, fault: RuntimeFault, root: Path, venv: Path, work: Path, log: Path,
+    env: Mapping[str, str], seconds: float,
+) -> EnvironmentBuild | None:  # fmt: skip
+    """The repair of a compiled module a run could not load: the project's own extension built
+    in place ("compile"), or an installed package's built again in the environment ("rebuild")."""
+    python = venv / "bin" / "python"
+    if fault.kind == "compile":
+        return with_extension(built, fault, root, python, env, log, seconds)
+    builder = Builder(venv, work, log, dict(env), seconds, built.as_of, built.options,
+                      built.python2)  # fmt: skip
+    return rebuilt_in_environment(built, fault, builder)

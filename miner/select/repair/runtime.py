@@ -56,6 +56,9 @@ MISSING = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '?([
 REQUIRES_LIBRARY = re.compile(r"requires the ([A-Za-z_][\w-]*) library but it was not found")
 LIBRARY = "a library the run names as required"
 # A name a package's installed release does not have, imported from its installed files.
+# A compiled module of an installed package built against another release of the framework
+# (`torch_cluster/_version.so: undefined symbol: _ZN3c106detail...`).
+OTHER_ABI = re.compile(r"/site-packages/([A-Za-z_]\w*)/\S*\.so\S*: undefined symbol")
 NO_NAME = re.compile(
     r"ImportError: cannot import name '?(\w+)'? from '([A-Za-z_][\w.]*)' \(([^)]*)\)"
 )
@@ -128,7 +131,8 @@ class RuntimeFault:
 
     kind: str  # "module" (install it), "older" (its previous release line), "bound" (a bound
     # such as numpy<2), "interpreter" (rebuild on an older one), "generate" (run the setup.py,
-    # `feature`, that writes the module) or "compile" (build the extension `generated` with it)
+    # `feature`, that writes the module), "compile" (build the extension `generated` with it) or
+    # "rebuild" (build the installed package `module` again against this environment)
     evidence: Evidence
     module: str = ""  # the top-level module not found
     before: tuple[int, int] = (0, 0)  # the first Python without the feature
@@ -166,6 +170,10 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
             name = library.group(1)  # a distribution's name: its import name may differ
             return RuntimeFault("module", evidence, module=name, distribution=name,
                                 feature=LIBRARY)  # fmt: skip
+        abi = OTHER_ABI.search(line)
+        if abi:
+            evidence = Evidence(log.name, number, line.strip()[:300], "repair.extension.abi")
+            return RuntimeFault("rebuild", evidence, module=abi.group(1))
         missing = MISSING.search(line)
         if missing:
             top = missing.group(1).split(".")[0]
