@@ -40,6 +40,7 @@ from miner.select.data_reruns import stand_in_files_for, wants_data
 from miner.select.git_copy import GIT_NEEDED, make_repository
 from miner.select.installs import InstallPlan, install_plan
 from miner.select.ladder import Marks, stage_name, stage_reached, stage_seconds
+from miner.select.launch_scripts import prepare_launch_script
 from miner.select.launchers import launch_env
 from miner.select.manifest import slugify
 from miner.select.preparation import preparation_steps
@@ -242,6 +243,7 @@ def _train(
         command, smaller = small_batch(target.command, copy / script if script else None)
         target = replace(target, command=command)
         notes += list(smaller)
+    notes += prepare_launch_script(target.command, copy)
     training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
     asked, on_cpu, repaired, stood_in = False, set[str](), 0, 0
     preparation = preparation_steps(copy, target.entry_evidence)
