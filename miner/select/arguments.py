@@ -197,6 +197,18 @@ def repository_config(option: str, placeholder: str, paths: frozenset[str]) -> s
     return min(found, key=rank) if found else None
 
 
+def repository_path(value: str, paths: frozenset[str]) -> str | None:
+    """A file of the repository that a path with a placeholder inside names
+    (`config/st_gcn/<dataset>/train.yaml` -> `config/st_gcn/kinetics-skeleton/train.yaml`), the
+    first in order; None when no file matches or the value is a placeholder alone."""
+    if "/" not in value or not TOKEN.search(value) or not TOKEN.sub("", value).strip("/."):
+        return None
+    parts = re.split(f"({TOKEN.pattern})", value.removeprefix("./"))
+    pattern = "".join(r"[^/]+" if TOKEN.fullmatch(p) else re.escape(p) for p in parts)
+    found = sorted(p for p in paths if re.fullmatch(pattern, p))
+    return found[0] if found else None
+
+
 def fill_in_value(option: str, value: str) -> str | None:
     """`value` with its placeholder replaced: each `<...>`/`[...]`/`$VAR` token inside a longer
     value (`ImageNet:root=<PATH/TO/DATASET>`), else the whole value; None to leave it out."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from miner.audit.closure import runs_python
-from miner.select.arguments import fill_in_value, repository_config
+from miner.select.arguments import fill_in_value, repository_config, repository_path
 from miner.select.console_scripts import module_file
 
 # Scripts that are not training: demos, plots, servers, webcams, data preparation, evaluation.
@@ -157,7 +157,9 @@ def _split_placeholders(
         previous = kept[-1] if kept else ""
         separate = not option and previous.startswith("-") and "=" not in previous
         placeholders.append(f"{previous} {arg}" if separate else arg)
-        filled = fill_in_value(previous if separate else option, value)
+        filled = repository_path(value, paths)
+        if filled is None:
+            filled = fill_in_value(previous if separate else option, value)
         if filled is None:
             filled = repository_config(previous if separate else option, value, paths)
         if filled is not None:

@@ -129,3 +129,20 @@ def test_a_required_checkpoint_argument_asks_for_weights() -> None:
     assert weights_required(text) == "--actual_resume"
     assert weights_required("error: the following arguments are required: --data_root") is None
     assert weights_required("Missing option '--pretrained-weights'.") == "--pretrained-weights"
+
+
+def test_a_placeholder_inside_a_path_takes_the_repositorys_file_it_names() -> None:
+    from miner.select.arguments import repository_path
+
+    paths = frozenset({
+        "config/st_gcn/ntu-xsub/train.yaml", "config/st_gcn/kinetics-skeleton/train.yaml",
+        "config/st_gcn/kinetics-skeleton/test.yaml",
+    })  # fmt: skip
+    assert repository_path("config/st_gcn/<dataset>/train.yaml", paths) == (
+        "config/st_gcn/kinetics-skeleton/train.yaml"
+    )
+    assert repository_path("./config/st_gcn/${DATASET}/test.yaml", paths) == (
+        "config/st_gcn/kinetics-skeleton/test.yaml"
+    )
+    assert repository_path("data/<name>/train.csv", paths) is None  # nothing there: data
+    assert repository_path("<path-to-config>", paths) is None  # a placeholder alone
