@@ -97,10 +97,16 @@ def joined_lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
+# An optional option in usage notation (`[--work_dir <work folder>]`, `[--gpus 0 1]`), which a
+# run leaves out as the user may.
+OPTIONAL_GROUP = re.compile(r"\s\[\s*--?[A-Za-z][^\[\]]*\]")
+
+
 def command_words(line: str) -> list[str]:
     """The command's words, from the first runnable word to the first shell operator."""
     line = PROMPT.sub("", line.strip().strip("`").strip())
     line = re.split(r"\s(?:\|\|?|&&|;|2?>>?|&>|&)(?:\s|$)|\s*[;|]\s*$|\s&\s*$", line)[0]
+    line = OPTIONAL_GROUP.sub("", line)  # usage notation: `[--work_dir <work folder>]` is optional
     try:
         words = shlex.split(line, comments=True)
     except ValueError:

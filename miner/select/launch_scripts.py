@@ -4,9 +4,10 @@ A project's `start_train.sh` often writes its log where the authors kept logs (`
 >& ../log/training_log &`, `> logs/train_bicycle.log`): the folder is not in the checkout, the
 redirection fails, and the script ends before Python starts. And it often sends the training to
 the background (a trailing `&`), so the script returns at once and a run waiting on it sees a
-process that exited without training. In the run's throw-away copy, the folders the script's
-redirections write into are created (inside the run's own folders only), and a trailing `&` on
-a line that runs Python is dropped, so the script waits for its training; each change is a note.
+process that exited without training. In the run's throw-away copy, a line that runs Python
+keeps its output on the run's log (its redirections to files go) and loses a trailing `&`, so
+the script waits for its training and the run reads what it prints; the folders other lines'
+redirections write into are created (inside the run's own folders only); each change is a note.
 """
 
 from __future__ import annotations
@@ -48,6 +49,13 @@ def prepare_launch_script(command: tuple[str, ...], copy: Path) -> list[str]:
     lines = text.splitlines()
     for number, line in enumerate(lines):
         code = line.split("#", 1)[0] if not line.lstrip().startswith("#!") else ""
+        if PYTHON_RUN.search(code) and REDIRECT.search(code):
+            # the run reads what training prints: its output stays on the run's log
+            kept = REDIRECT.sub("", code).rstrip()
+            if kept != code.rstrip():
+                lines[number] = code = kept
+                notes.append(f"launch script: its training prints to the run's log, not to a "
+                             f"file ({script.name}:{number + 1})")  # fmt: skip
         for match in REDIRECT.finditer(code):
             target = match.group(1).strip("\"'")
             if target.startswith(("/", "$", "~")) or target == "/dev/null":
@@ -61,6 +69,6 @@ def prepare_launch_script(command: tuple[str, ...], copy: Path) -> list[str]:
             lines[number] = BACKGROUND.sub("", code.rstrip()).rstrip()
             notes.append(f"launch script: runs its training in the foreground, not with a "
                          f"trailing & ({script.name}:{number + 1})")  # fmt: skip
-    if any(n.startswith("launch script: runs") for n in notes):
+    if any(n.startswith(("launch script: runs", "launch script: its training")) for n in notes):
         script.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return notes

@@ -467,3 +467,13 @@ def test_a_console_script_trains_by_its_name_or_its_sub_command(tmp_path):
     found = readme_commands("README.md", text, paths, None, scripts)
     # a chat, a server, a module outside the checkout and a help request are no training
     assert [(c.line, c.script, c.args[0]) for c in found] == [(1, "litgpt/__main__.py", "finetune")]
+
+
+def test_an_optional_option_in_usage_notation_is_left_out():
+    from miner.select.entry import command_words
+
+    line = "python main.py recognition -c config/train.yaml [--work_dir <work folder>]"
+    assert command_words(line) == ["python", "main.py", "recognition", "-c", "config/train.yaml"]
+    # a bracketed value is a placeholder, not an optional option
+    assert command_words("python train.py [imagenet-folder]") == ["python", "train.py",
+                                                                   "[imagenet-folder]"]  # fmt: skip
