@@ -76,6 +76,8 @@ WEIGHTS_DOWNLOAD = re.compile(
     r"|Downloading data from \S*(?:keras-applications|models|weights)"
     r"|keras-applications/|download\.pytorch\.org/models|huggingface\.co|hub\.load"
     r"|Can't load (?:weights|config|tokenizer|the model)|pretrained model"
+    # a detection toolbox's checkpointer before its download (maskrcnn-benchmark, mmcv)
+    r"|load(?:ing)? checkpoint from (?:http|catalog://|modelzoo://|open-mmlab://|torchvision://)"
 )
 STAND_IN_WEIGHTS_LINE = "miner: stand-in weights"
 WEIGHTS_FILE = re.compile(

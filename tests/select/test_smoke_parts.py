@@ -432,3 +432,15 @@ def test_an_archive_a_blocked_download_left_empty_is_data(tmp_path: Path) -> Non
     )
     got, evidence = classify_training(log(tmp_path, crash), 1, False, 120, None)
     assert (got, evidence.line) == ("data", 5)
+
+
+def test_a_blocked_download_a_checkpointer_announced_needs_weights(tmp_path: Path) -> None:
+    crash = (
+        "fcos_core.utils.checkpoint INFO: Loading checkpoint from "
+        "catalog://ImageNetPretrained/MSRA/R-50\n"
+        "Traceback (most recent call last):\n"
+        '  File "torch/hub.py", line 425, in download_url_to_file\n'
+        "urllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name resolution>\n"
+    )
+    got, evidence = classify_training(log(tmp_path, crash), 1, False, 120, None)
+    assert (got, evidence.line) == ("needs_weights", 1)
