@@ -82,8 +82,8 @@ SEED_ALL = re.compile(
 # An opt-in GPU backend: `if self.use_gpu:` (or `x.cuda() if use_gpu else x`) where the flag
 # defaults to False (`def __init__(self, ..., use_gpu=False)`) and nothing turns it on.
 GPU_FLAG = r"(?:use_|on_|with_)?(?:gpus?|cuda)"
-GATE = re.compile(rf"^(\s*)(?:el)?if\s+(?:(?:self|args|opt|cfg|config)\.)?({GPU_FLAG})\s*:")
-INLINE_GATE = re.compile(rf"\bif\s+(?:(?:self|args|opt|cfg|config)\.)?({GPU_FLAG})\s+else\b")
+GATE = re.compile(rf"^(\s*)(?:el)?if\s+(?:(?:self|args|opt|cfg|config)\.){{0,2}}({GPU_FLAG})\s*:")
+INLINE_GATE = re.compile(rf"\bif\s+(?:(?:self|args|opt|cfg|config)\.){{0,2}}({GPU_FLAG})\s+else\b")
 BATCH_SIZE = re.compile(
     r"['\"]--batch[_-]size['\"][^)\n]*default\s*=\s*(\d+)|^\s*batch_size\s*[:=]\s*(\d+)\s*(?:#.*)?$"
 )
@@ -110,6 +110,7 @@ class CodeFacts:
     local_modules: frozenset[str] = frozenset()  # the checkout's own module names (darknet.py)
     # GPU sites behind an opt-in flag, by flag, dropped from `gpu` unless something turns it on
     optional_gpu: dict[str, list[Evidence]] = field(default_factory=dict)
+    gpu_switches_off: frozenset[str] = frozenset()  # declared `store_true` by the project
 
     @property
     def gpus(self) -> int | None:
@@ -176,6 +177,9 @@ def scan_code(tree: RepoTree) -> CodeFacts:
     sources = _scanned_files(tree, facts.bundled)
     if tree.readme:
         sources.append((tree.readme, False))
+    # GPU switches off by default where they are declared (`parser.add_argument('--cuda',
+    # action='store_true')` in arguments.py), which other files test (`if self.args.cuda:`)
+    facts.gpu_switches_off = _switches_off(tree, [p for p, py in sources if py])
     for path, is_python in sources:
         text = tree.read_text(path)
         if text is None:
@@ -239,9 +243,22 @@ def _off_by_default(flag: str, text: str) -> bool:
     return re.search(switch, text) is not None
 
 
-def _gated_lines(lines: list[str]) -> dict[int, str]:
-    """Line number -> GPU flag, for the lines a GPU flag that is off by default guards in this
-    file."""
+def _switches_off(tree: RepoTree, paths: list[str]) -> frozenset[str]:
+    """The GPU switches (`cuda`, `use_gpu`) an argparse parser of the project declares off
+    unless given."""
+    declared = re.compile(rf"['\"]--({GPU_FLAG.replace('_', '[-_]')})['\"][^\n]*action\s*=\s*"
+                          r"['\"]store_true", re.I)  # fmt: skip
+    found: set[str] = set()
+    for path in paths:
+        text = tree.read_text(path) or ""
+        if "store_true" in text:
+            found.update(m.group(1).replace("-", "_") for m in declared.finditer(text))
+    return frozenset(found)
+
+
+def _gated_lines(lines: list[str], switches_off: frozenset[str] = frozenset()) -> dict[int, str]:
+    """Line number -> GPU flag, for the lines a GPU flag that is off by default (in this file,
+    or as a switch the project's parser declares) guards in this file."""
     text = "\n".join(lines)
     gated: dict[int, str] = {}
     gate: tuple[int, str] | None = None  # (indentation of the `if`, flag)
@@ -249,13 +266,13 @@ def _gated_lines(lines: list[str]) -> dict[int, str]:
         if raw.strip() and gate and len(raw) - len(raw.lstrip()) <= gate[0]:
             gate = None
         m = GATE.match(raw)
-        if m and _off_by_default(m.group(2), text):
+        if m and (m.group(2) in switches_off or _off_by_default(m.group(2), text)):
             gate = (len(m.group(1)), m.group(2))
             continue
         inline = INLINE_GATE.search(raw)
         if gate or inline:
             flag = gate[1] if gate else inline.group(1) if inline else ""
-            if gate or _off_by_default(flag, text):
+            if gate or flag in switches_off or _off_by_default(flag, text):
                 gated[number] = flag
     return gated
 
@@ -268,7 +285,10 @@ def _drop_opt_in_gpu(facts: CodeFacts, tree: RepoTree, paths: list[str]) -> None
         return
     for flag, sites in facts.optional_gpu.items():
         on = re.compile(rf"\b{flag}\s*=\s*True\b|{_option(flag)}\b")
-        passed = re.compile(rf"{_option(flag)}\b")
+        # in the README, a command that passes it ("If you want to use GPU, just add the flag
+        # `--cuda`" offers it)
+        passed = re.compile(rf"^[^\n]*\b(?:python\d?|bash|sh|torchrun|mpirun)\b[^\n]*"
+                            rf"{_option(flag)}\b", re.M)  # fmt: skip
         if any((passed if p == tree.readme else on).search(_without_declarations(tree, p))
                for p in paths):  # fmt: skip
             continue
@@ -285,7 +305,8 @@ def _without_declarations(tree: RepoTree, path: str) -> str:
 
 def _scan_lines(facts: CodeFacts, path: str, lines: list[str], is_python: bool) -> None:
     is_readme = path == path.split("/")[-1] and path.lower().startswith("readme")
-    gated = _gated_lines(lines) if is_python and "False" in "".join(lines) else {}
+    checks = is_python and ("False" in "".join(lines) or bool(facts.gpu_switches_off))
+    gated = _gated_lines(lines, facts.gpu_switches_off) if checks else {}
     for number, raw in enumerate(lines, 1):
         line = raw.strip()
         if not line or (is_python and line.startswith("#")):

@@ -71,6 +71,22 @@ def test_a_gpu_switch_that_is_off_unless_given(tmp_path: Path) -> None:
     assert "MNR101" in codes(write_project(tmp_path / "r", script))
 
 
+def test_a_switch_declared_in_one_file_and_tested_in_another(tmp_path: Path) -> None:
+    arguments = (
+        "import argparse\n\ndef get_args():\n    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--cuda', action='store_true', help='use the gpu')\n"
+        "    return parser.parse_args()\n"
+    )
+    agent = SWITCH_TRAIN.replace("parser.add_argument('--use-cuda', action='store_true', "
+                                 "default=False, help='Use the GPU')\n", "")  # fmt: skip
+    agent = agent.replace("if args.use_cuda:", "if self.args.cuda:")
+    offered = NO_GPU_README + "\nIf you want to use GPU, just add the flag `--cuda`.\n"
+    files = {"README.md": offered, "arguments.py": arguments, "train.py": agent}
+    assert "MNR101" not in codes(write_project(tmp_path / "p", files))
+    command = {**files, "README.md": NO_GPU_README + "\n    python train.py --cuda\n"}
+    assert "MNR101" in codes(write_project(tmp_path / "q", command))
+
+
 UNSEEDED = (
     TRAIN.replace("    torch.manual_seed(args.seed)\n", "")
     .replace("    random.seed(args.seed)\n", "")
