@@ -124,7 +124,10 @@ def setup_py(r: Reader) -> list[Dependency]:
     for node in ast.walk(module):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
-            if isinstance(target, ast.Name):
+            # a literal list stays the name's value when a later assignment computes from it
+            # (`install_requires = [r for r in install_requires if ...]` under a condition)
+            literal = isinstance(env.get(getattr(target, "id", "")), (ast.List, ast.Tuple))
+            if isinstance(target, ast.Name) and not literal:
                 env[target.id] = node.value
     if '["' in r.text or "['" in r.text:
         _requirement_table(module, env)

@@ -660,3 +660,15 @@ def test_a_framework_built_from_its_repository_at_a_release_tag() -> None:
     assert cloned_framework(clone) == ("torch", "1.2.0")
     assert cloned_framework("git clone https://github.com/pytorch/pytorch") is None  # no tag
     assert cloned_framework("git clone -b 22.04-dev https://github.com/NVIDIA/apex") is None
+
+
+def test_a_setup_list_filtered_under_a_condition_keeps_its_packages(tmp_path: Path) -> None:
+    setup = (
+        "from setuptools import setup\nimport re\ntry:\n    import torch\n"
+        "    dev = 'dev' in torch.__version__\nexcept ImportError:\n    dev = False\n"
+        "install_requires = [\n    'torch',\n]\nif dev:\n"
+        "    install_requires = [r for r in install_requires if 'torch' != r]\n"
+        "setup(name='radam', install_requires=install_requires)\n"
+    )
+    _, ctx = _classify(tmp_path, {"README.md": "# RAdam\n", "setup.py": setup})
+    assert [d["name"] for d in ctx.details["dependencies"]] == ["torch"]
