@@ -239,20 +239,23 @@ def _off_by_default(flag: str, text: str) -> bool:
     unless given (`add_argument('--use-cuda', action='store_true')`)."""
     if re.search(rf"\b{flag}\s*(?::\s*bool\s*)?=\s*False\b", text):
         return True
-    switch = rf"['\"]{_option(flag)}['\"][^\n]*action\s*=\s*['\"]store_true"
-    return re.search(switch, text) is not None
+    return re.search(_store_true(_option(flag)), text) is not None
+
+
+def _store_true(option: str) -> str:
+    """An argparse switch declared off unless given: `'<option>', ..., action='store_true'`."""
+    return rf"['\"]({option})['\"][^\n]*action\s*=\s*['\"]store_true"
 
 
 def _switches_off(tree: RepoTree, paths: list[str]) -> frozenset[str]:
     """The GPU switches (`cuda`, `use_gpu`) an argparse parser of the project declares off
     unless given."""
-    declared = re.compile(rf"['\"]--({GPU_FLAG.replace('_', '[-_]')})['\"][^\n]*action\s*=\s*"
-                          r"['\"]store_true", re.I)  # fmt: skip
+    declared = re.compile(_store_true("--" + GPU_FLAG.replace("_", "[-_]")), re.I)
     found: set[str] = set()
     for path in paths:
         text = tree.read_text(path) or ""
         if "store_true" in text:
-            found.update(m.group(1).replace("-", "_") for m in declared.finditer(text))
+            found.update(m.group(1)[2:].replace("-", "_") for m in declared.finditer(text))
     return frozenset(found)
 
 

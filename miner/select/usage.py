@@ -35,9 +35,9 @@ MADE_UP_ROLES = ("output", "name", "count", "device", "port")
 def _wants_the_user(placeholder: str) -> bool:
     """Whether a README placeholder (`--data <path>`, `<num_gpu>`) is one only the user can
     fill: a data path, weights, a configuration, not an output folder or a device count."""
-    option, _, value = placeholder.partition(" ") if placeholder.startswith("-") else ("", "", "")
-    if placeholder.startswith("-") and not value:
-        option, _, value = placeholder.partition("=")
+    option, value = "", placeholder  # a positional placeholder is all value
+    if placeholder.startswith("-"):  # `--data <path>`, else `--data=<path>`
+        option, _, value = placeholder.partition(" " if " " in placeholder else "=")
     return role_of(option, value or placeholder) not in MADE_UP_ROLES
 
 
