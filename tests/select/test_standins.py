@@ -53,6 +53,30 @@ def test_the_cpu_shim_keeps_hard_coded_cuda_on_the_cpu(tmp_path):
     assert assists.labels == ("cpu shim",)
 
 
+COMPILED = """
+import json, torch
+@torch.compile
+def square(x):
+    return x * x
+@torch.compile(mode="max-autotune")
+def double(x):
+    return x + x
+model = torch.compile(torch.nn.Linear(4, 2).cuda(), mode="max-autotune")
+other = torch.nn.Linear(2, 1).cuda()
+other.compile(mode="max-autotune")
+out = other(model(double(square(torch.ones(3, 4)))))
+print("RESULT " + json.dumps({"kind": type(model).__name__, "value": square(torch.full((1,), 3.0)).item(),
+                              "shape": list(out.shape)}))
+"""
+
+
+def test_the_cpu_shim_leaves_a_compiled_model_eager(tmp_path):
+    need("torch")
+    result, assists, output = run_hooked(COMPILED, tmp_path, stand_ins=False, cpu_shim=True)
+    assert result == {"kind": "Linear", "value": 9.0, "shape": [3, 1], "_exit": 0}, output
+    assert dict(assists.shim)["torch.compile (eager on the CPU)"] == 4
+
+
 NCCL_GROUP = """
 import json, socket, torch, torch.distributed as dist
 probe = socket.socket(); probe.bind(("127.0.0.1", 0)); port = probe.getsockname()[1]; probe.close()

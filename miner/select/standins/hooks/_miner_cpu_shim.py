@@ -5,7 +5,9 @@ PyTorch: `.cuda()` on tensors and modules returns them on the CPU; a CUDA device
 `map_location` (or a checkpoint saved on a GPU, loaded without one) becomes the CPU;
 `torch.cuda.FloatTensor` and its kin are the CPU types; `set_device`, `synchronize` and
 `pin_memory` do nothing; a process group asked of NCCL forms over Gloo.
-`DistributedDataParallel` of a model kept on the CPU takes no device ids.
+`DistributedDataParallel` of a model kept on the CPU takes no device ids. `torch.compile`
+leaves the model eager: a compiler's autotuning on two cores costs minutes before the first
+step, and a smoke run asks whether the code trains, not how fast.
 `torch.cuda.is_available()` still says False, so code that asks takes its own CPU path; only a
 run that still ends for want of a GPU is run again with one claimed (`_miner_cpu_claim`).
 TensorFlow: `tf.device('/gpu:0')` places on the CPU. Each kind of rewrite is counted in the
@@ -156,6 +158,7 @@ def patch_torch(torch):
         torch.set_default_tensor_type = set_default_tensor_type
     _gloo_for_nccl(getattr(torch, "distributed", None))
     _ddp_on_cpu(torch)
+    _eager_for_compile(torch)
     _batch_norm_for_sync(torch)
     if os.environ.get("MINER_CPU_SHIM_CLAIM") == "1":  # the run refused to start without a GPU
         import _miner_cpu_claim
@@ -230,6 +233,30 @@ def _ddp_on_cpu(torch):
         real(self, module, *args, **kwargs)
 
     ddp.__init__ = construct
+
+
+def _eager_for_compile(torch):
+    """`torch.compile(model)`, `@torch.compile`, `@torch.compile(mode=...)` and
+    `model.compile()` leave the code as it is written."""
+    real = getattr(torch, "compile", None)
+    if real is None:
+        return
+    kind = "torch.compile (eager on the CPU)"
+
+    @_wraps(real)
+    def compile(model=None, *args, **kwargs):
+        common.shim_used(kind)
+        if model is None:  # @torch.compile(mode=...): the decorator it returns changes nothing
+            return lambda function: function
+        return model
+
+    torch.compile = compile
+    if hasattr(torch.nn.Module, "compile"):
+
+        def compile_module(self, *args, **kwargs):
+            common.shim_used(kind)
+
+        torch.nn.Module.compile = compile_module
 
 
 def _gloo_for_nccl(distributed):
