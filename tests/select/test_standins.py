@@ -65,8 +65,8 @@ model = torch.compile(torch.nn.Linear(4, 2).cuda(), mode="max-autotune")
 other = torch.nn.Linear(2, 1).cuda()
 other.compile(mode="max-autotune")
 out = other(model(double(square(torch.ones(3, 4)))))
-print("RESULT " + json.dumps({"kind": type(model).__name__, "value": square(torch.full((1,), 3.0)).item(),
-                              "shape": list(out.shape)}))
+value = square(torch.full((1,), 3.0)).item()
+print("RESULT " + json.dumps({"kind": type(model).__name__, "value": value, "shape": list(out.shape)}))
 """
 
 
