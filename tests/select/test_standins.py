@@ -66,7 +66,8 @@ other = torch.nn.Linear(2, 1).cuda()
 other.compile(mode="max-autotune")
 out = other(model(double(square(torch.ones(3, 4)))))
 value = square(torch.full((1,), 3.0)).item()
-print("RESULT " + json.dumps({"kind": type(model).__name__, "value": value, "shape": list(out.shape)}))
+kind = type(model).__name__
+print("RESULT " + json.dumps({"kind": kind, "value": value, "shape": list(out.shape)}))
 """
 
 
