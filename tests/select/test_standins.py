@@ -78,6 +78,31 @@ def test_the_cpu_shim_leaves_a_compiled_model_eager(tmp_path):
     assert dict(assists.shim)["torch.compile (eager on the CPU)"] == 4
 
 
+PROFILED = """
+import json
+@profile
+def train_step(x):
+    return x * 2
+@profile(precision=4)
+def evaluate(x):
+    return x + 1
+print("RESULT " + json.dumps({"value": evaluate(train_step(3))}))
+"""
+
+
+def test_a_script_decorated_for_a_profiler_runs_plainly_and_says_so(tmp_path):
+    result, assists, output = run_hooked(PROFILED, tmp_path)
+    assert result == {"value": 7, "_exit": 0}, output
+    assert assists.builtins == (("profile", 2),)
+    assert (
+        "builtin: profile (a profiler's decorator, left as the function) x2" in assists.evidence()
+    )
+    assert assists.labels == ()  # nothing stood in for data, weights or a GPU
+    (tmp_path / "plain").mkdir()
+    plain, _, output = run_hooked(PROFILED, tmp_path / "plain", stand_ins=False)
+    assert plain["_exit"] != 0 and "name 'profile' is not defined" in output
+
+
 NCCL_GROUP = """
 import json, socket, torch, torch.distributed as dist
 probe = socket.socket(); probe.bind(("127.0.0.1", 0)); port = probe.getsockname()[1]; probe.close()

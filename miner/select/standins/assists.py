@@ -55,6 +55,7 @@ class Assists:
     errors: tuple[str, ...] = ()  # patches that failed (the loader then ran unpatched)
     fetched: tuple[str, ...] = ()  # loaders that got their data in the data step
     weights: tuple[str, ...] = ()  # "loader: checkpoint [real: why]" left at random initialisation
+    builtins: tuple[tuple[str, int], ...] = ()  # (name a profiler puts in builtins, uses)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -70,6 +71,8 @@ class Assists:
         lines += [f"cpu shim: {kind} x{n}" for kind, n in self.shim]
         lines += [f"hook error: {e}" for e in self.errors]
         lines += [f"data step: {loader} downloaded" for loader in self.fetched]
+        lines += [f"builtin: {name} (a profiler's decorator, left as the function) x{n}"
+                  for name, n in self.builtins]  # fmt: skip
         return tuple(lines)
 
 
@@ -118,6 +121,7 @@ def read_assists(report_dir: Path) -> Assists:
     declined: list[str] = []
     errors: list[str] = []
     shim: dict[str, int] = {}
+    builtins: dict[str, int] = {}
     fetched: list[str] = []
     weights: list[str] = []
     for path in sorted(report_dir.glob("*.json")) + sorted(report_dir.glob("fetch/*.json")):
@@ -136,11 +140,13 @@ def read_assists(report_dir: Path) -> Assists:
         ]
         for kind, times in (report.get("shim") or {}).items():
             shim[str(kind)] = shim.get(str(kind), 0) + int(times)
+        for name, times in (report.get("builtins") or {}).items():
+            builtins[str(name)] = builtins.get(str(name), 0) + int(times)
     unique = tuple(dict.fromkeys(served))  # a loader called again serves the same stand-in
     return Assists(
         unique, tuple(dict.fromkeys(declined)), tuple(sorted(shim.items())),
         tuple(dict.fromkeys(errors)), tuple(dict.fromkeys(fetched)),
-        tuple(dict.fromkeys(weights)),
+        tuple(dict.fromkeys(weights)), tuple(sorted(builtins.items())),
     )  # fmt: skip
 
 

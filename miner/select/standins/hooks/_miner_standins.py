@@ -21,7 +21,7 @@ _TIMER = []  # type: list
 SEED = int(os.environ.get("MINER_STANDIN_SEED", "0") or 0)
 REPORT = {
     "pid": os.getpid(), "argv": [], "served": [], "declined": [], "errors": [],
-    "shim": {}, "fetched": [],
+    "shim": {}, "fetched": [], "builtins": {},
 }  # type: dict  # fmt: skip
 _MISSING = re.compile(
     r"(?i)not found|no such file|does not exist|doesn't exist|could ?n[o']t find|download"
@@ -34,6 +34,28 @@ _FORGIVEN = (TypeError, AttributeError, NameError, SyntaxError, KeyboardInterrup
 def start():
     """Write the report at exit too (shim counts change after the first write)."""
     atexit.register(write)
+
+
+def profile_builtin():
+    """`@profile` on a function the project profiles: kernprof (line_profiler) and
+    memory_profiler put `profile` into builtins when they run a script, so run plainly it stops
+    at a NameError. Where nothing defines the name, an identity decorator stands in; each
+    function it decorates is counted in the report."""
+    import builtins
+
+    if hasattr(builtins, "profile"):
+        return
+
+    def profile(function=None, *args, **kwargs):
+        first = "profile" not in REPORT["builtins"]
+        REPORT["builtins"]["profile"] = REPORT["builtins"].get("profile", 0) + 1
+        if first:
+            write()
+        if function is None:  # @profile(precision=4), memory_profiler's form
+            return lambda inner: inner
+        return function
+
+    builtins.profile = profile
 
 
 def missing_data(exc):

@@ -145,3 +145,7 @@ if os.environ.get("MINER_STANDIN_REPORT"):
 
         _miner_standins.start()
         sys.meta_path.insert(0, _Finder())
+    if _STANDINS and os.environ.get("MINER_STANDIN_FETCH") != "1":
+        import _miner_standins
+
+        _miner_standins.profile_builtin()
