@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from miner.audit.detect.framework_map import module_framework
+from miner.audit.detect.framework_map import HF_LIBRARIES, hf_port, module_framework
 from miner.audit.detect.reproducibility import seeded_aliases, sets_seed, sets_threads
 from miner.audit.files import RepoTree
 from miner.codebook import Evidence
@@ -69,6 +69,7 @@ MIXED_PRECISION = re.compile(
 # A module-level import: the frameworks the project's code runs on (an import inside a function,
 # such as an exporter's `import onnx`, is an optional extra).
 TOP_IMPORT = re.compile(r"(?:import|from)\s+([\w.]+)")
+FROM_NAMES = re.compile(r"from\s+[\w.]+\s+import\s+\(?([\w\s,]+)")
 # A seed in a configuration file the code reads (`manual_seed: 0`, `seed = 42`).
 CONFIG_SEED = re.compile(
     r"^\s*[\w.]*?(?:random_|manual_|global_|rng_)?seed(?:_everything)?\s*[:=]\s*\d+\s*(?:#.*)?$"
@@ -322,6 +323,8 @@ def _scan_lines(facts: CodeFacts, path: str, lines: list[str], is_python: bool) 
             framework = (
                 None if top in facts.local_modules else module_framework("python", module.group(1))
             )
+            if top in HF_LIBRARIES and (names := FROM_NAMES.match(line)):
+                framework = hf_port(re.findall(r"\w+", names.group(1))) or framework
             if framework:
                 site = _ev(*where, "lint.framework_import")
                 facts.frameworks.setdefault(framework, site)

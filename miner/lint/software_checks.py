@@ -361,8 +361,8 @@ def _unparseable(ctx: LintContext) -> list[Finding]:
     for path, kind in ctx.tree.dependency_files:
         if kind != "requirements_file" or not path.endswith((".txt", ".in", ".pip")):
             continue
-        if is_vendored(path):
-            continue  # a vendored package's own file (`third_party/gym-0.21.0/requirements.txt`)
+        if is_vendored(path) or path.startswith(ctx.facts.bundled):
+            continue  # a copied package's own file (`third_party/gym-0.21.0/requirements.txt`)
         text = ctx.tree.read_text(path) or ""
         bad = _unreadable_lines(text)
         if not bad:

@@ -259,8 +259,9 @@ def data_in_code(
 GPU_WORD = re.compile(r"(?i)\bGPUs?\b|\b[VAHTLP]\d{2,3}\b|\bRTX\b|\bTesla\b|\bTITAN\b")
 MAX_OTHER_DOCS = 60
 # Pages outside the docs speak of training hardware only in so many words: a serving guide's
-# "decoding on a single L20" or a copied baseline's results table is not the training GPU.
-TRAINING_WORD = re.compile(r"(?i)\btrain")
+# "decoding on a single L20" or a copied baseline's results table is not the training GPU; "our
+# experiments run on 8 V100s" and a "Hardware:" line are the project's own runs.
+TRAINING_WORD = re.compile(r"(?i)\btrain|\bexperiments?\b|^\W*hardware\b")
 
 
 def gpu_in_pages(tree: RepoTree, pages: list[str]) -> Evidence | None:

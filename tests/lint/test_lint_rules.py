@@ -734,6 +734,10 @@ def test_a_gpu_stated_in_a_page_the_readme_does_not_link(tmp_path: Path) -> None
     speed = "# COCO configs\n\nTraining takes 12 hours on 8 NVIDIA A100 GPUs.\n"
     files["configs/coco/README.md"] = speed
     assert "MNR101" not in codes(write_project(tmp_path / "q", files))
+    for n, page in enumerate(("Our experiments run on 8 NVIDIA Tesla V100 GPU.",
+                              "- Hardware: Quadro RTX 8000 (48GB GPU)")):  # fmt: skip
+        files["configs/coco/README.md"] = f"# An ablation\n\n{page}\n"
+        assert "MNR101" not in codes(write_project(tmp_path / f"e{n}", files)), page
 
 
 def test_a_training_method_nothing_calls_is_not_training(tmp_path: Path) -> None:

@@ -224,6 +224,18 @@ def test_a_local_project_folder_is_a_requirement_pip_reads(tmp_path: Path) -> No
     assert "MNR205" in codes(write_project(tmp_path / "q", broken))
 
 
+def test_a_copied_librarys_example_requirements_are_not_the_projects(tmp_path: Path) -> None:
+    copy = "promptist/diffusers"  # a whole library copied in, with its licence and packaging
+    files = {
+        f"{copy}/setup.py": "from setuptools import setup\nsetup(name='diffusers')\n",
+        f"{copy}/LICENSE": "Apache License\n",
+        f"{copy}/examples/dreambooth/requirements.txt": "diffusers>==0.5.0\ntorch==2.0.1\n",
+    }
+    assert "MNR205" not in codes(write_project(tmp_path / "p", files))
+    own = {"promptist/requirements.txt": "diffusers>==0.5.0\ntorch==2.0.1\n"}
+    assert "MNR205" in codes(write_project(tmp_path / "q", own))
+
+
 def test_a_keras_data_set_imported_by_name_downloads_its_data(tmp_path: Path) -> None:
     readme = COMPLETE_README.replace(
         "Download MNIST with `python prepare_data.py`, which fetches it from\n"

@@ -72,6 +72,8 @@ def requirement_line(raw: str) -> list[tuple[str, str]]:
         return [(egg.group(1), "")] if egg else []  # `-e .` is the project itself
     if line.startswith("-"):
         return []  # --index-url, -f, --extra-index-url ...
+    # options pip takes after a requirement on its line (`jax[tpu]==0.4.14 -f <url>`, `--hash`)
+    line = re.split(r"\s+--?[A-Za-z]", line, maxsplit=1)[0]
     if "://" in line or line.startswith("git+"):
         if egg:
             return [(egg.group(1), "")]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 # Dotted Python module prefixes; the longest matching prefix wins.
 PY_MODULES: dict[str, str] = {
     "tensorflow": "tensorflow", "tensorflow_core": "tensorflow", "tf_slim": "tensorflow",
@@ -96,6 +98,20 @@ def prefixed(table: tuple[tuple[str, str], ...], name: str) -> str | None:
     for prefix, fw in table:
         if name.startswith(prefix):
             return fw
+    return None
+
+
+# Hugging Face libraries name their ports' classes by prefix (`FlaxAutoencoderKL`, `TFBertModel`).
+HF_LIBRARIES = frozenset({"transformers", "diffusers"})
+HF_PORTS = (("Flax", "jax"), ("TF", "tensorflow"))
+
+
+def hf_port(imported: list[str]) -> str | None:
+    """The framework of a Hugging Face port when every name of `from diffusers import ...` is
+    one of its classes (`FlaxAutoencoderKL` is JAX code); None otherwise."""
+    for prefix, framework in HF_PORTS:
+        if imported and all(re.match(prefix + "[A-Z]", name) for name in imported):
+            return framework
     return None
 
 

@@ -21,6 +21,7 @@ from miner.audit.detect import AuditContext
 from miner.audit.detect.backend import keras_backend
 from miner.audit.detect.framework_map import (
     API_SIGNALS,
+    HF_LIBRARIES,
     README_NAMES,
     RUNTIME_ONLY,
     module_framework,
@@ -65,7 +66,7 @@ def _file_frameworks(index: CodeIndex, sf: SourceFile) -> dict[str, Evidence]:
     rule = {"lua": "frameworks.require", "c": "frameworks.include", "cpp": "frameworks.include"}
     for imp in sf.imports:
         fw = module_framework(sf.lang, imp.module)
-        if sf.lang == "python" and imp.module.split(".")[0] == "transformers":
+        if sf.lang == "python" and imp.module.split(".")[0] in HF_LIBRARIES:
             # Hugging Face models and Trainer are PyTorch unless the file uses a port's classes
             ports = [
                 f for f, s in (("tensorflow", "fw.hf_tf"), ("jax", "fw.hf_flax")) if sf.count(s)

@@ -56,6 +56,12 @@ FILE_KINDS = {
          "  - pytorch::pytorch=1.6\n  - pip\n  - pip:\n    - tqdm==4.0\n"},
         "conda_env", "software.conda_env", {"pytorch", "tqdm"},
     ),
+    "conda_env_pip_options": (
+        {"environment.yml": "name: x\ndependencies:\n  - pip:\n"
+         "    - jax[tpu]==0.4.14 -f https://storage.googleapis.com/jax-releases/libtpu.html\n"
+         "    - flax==0.7.4 --hash=sha256:0123\n"},
+        "conda_env", "software.conda_env", {"jax", "flax"},
+    ),
     "setup_py_list": (
         {"setup.py": "from setuptools import setup\nsetup(name='x', install_requires=['keras>=2',"
          " 'h5py'], extras_require={'gpu': ['cupy']})\n"},

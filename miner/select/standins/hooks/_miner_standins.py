@@ -55,7 +55,7 @@ def profile_builtin():
             return lambda inner: inner
         return function
 
-    builtins.profile = profile
+    builtins.profile = profile  # type: ignore[attr-defined]  # as kernprof sets it
 
 
 def missing_data(exc):
