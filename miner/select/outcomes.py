@@ -106,7 +106,8 @@ DATA = re.compile(
     r"|\bno (?:\w+ ){0,2}files? (?:were )?found|\bfound 0 (?:\w+ )?(?:files|images|samples)"
     r"|\bfound no (?:\w+ )?(?:files|images)|num_samples=0"
     r"|\b(?:did not|didn't|could not|couldn't|cannot) find any (?:\w+ ){0,2}files\b"
-    r"|is not a valid directory)"  # the CycleGAN family's image folders
+    r"|is not a valid directory"  # the CycleGAN family's image folders
+    r"|^(?:OS|IO)Error: \S*[/.]\S* not found\.?$)"  # NumPy's loadtxt: "../data/r.txt not found."
 )
 # The memory limit reached: worth a rerun with a larger --memory rather than a fix.
 MEMORY = re.compile(r"can't allocate memory|Cannot allocate memory|^MemoryError\b|std::bad_alloc"
@@ -200,6 +201,9 @@ def classify_training(
             return "ok", progress
         if wrote_weights:
             return "ok", Evidence(wrote_weights, 0, "weights written", "smoke.ok.weights")
+        reported = _reported_data_error(lines)
+        if reported is not None:  # "ERROR: The path ... of the config file does not exist!"
+            return _refine(log, lines, "needs_data", *reported)
         if not _ends_in_a_traceback(lines):
             return "runtime", Evidence(
                 log.name, len(lines), "exited 0 without a training step or a metric",
@@ -239,6 +243,20 @@ def classify_training(
 
 SWALLOWED_TAIL = 3  # the crash's message within the last lines of the log
 TRACEBACK_LINES = 400  # how far up its traceback may start
+
+
+# A project that checks its data itself prints its own error and exits 0.
+REPORTED_ERROR = re.compile(r"^\W*(?:error|fatal)\b", re.I)
+
+
+def _reported_data_error(lines: list[str]) -> tuple[int, str] | None:
+    """(line number, line) of an error the project printed about missing data among the last
+    lines of a log whose run exited 0; None when there is none."""
+    numbered = [(no, line) for no, line in enumerate(lines, 1) if line.strip()]
+    for no, line in numbered[-SWALLOWED_TAIL:]:
+        if REPORTED_ERROR.match(line) and DATA.search(line):
+            return no, line
+    return None
 
 
 def _ends_in_a_traceback(lines: list[str]) -> bool:

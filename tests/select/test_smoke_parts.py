@@ -137,6 +137,8 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
         "Exception: Did not find any audio files in specified directory": "needs_data",
         "OSError: No such file: /tmp/src/data/datasets/SQuAD-v1.1-dev.json": "needs_data",
         "RuntimeError: Found 0 images in subfolders of: data/train": "needs_data",
+        "OSError: ../data/movie/ratings_final.txt not found.": "needs_data",
+        "OSError: [Errno 28] No space left on device": "runtime",
         "ValueError: num_samples should be a positive integer value, but got num_samples=0": (
             "needs_data"
         ),
@@ -166,6 +168,15 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
     )
     got, evidence = classify_training(log(tmp_path, weights), 1, False, 60, None)
     assert (got, evidence.line) == ("needs_weights", 1)
+    checked = (
+        'ERROR: The path "quick_test/ali" specified in the field "lab_folder" of the config file'
+        " does not exists! \n"
+    )  # a project that checks its own data and exits 0
+    got, evidence = classify_training(log(tmp_path, checked), 0, False, 60, None)
+    assert (got, evidence.line) == ("needs_data", 1)
+    chatter = "loading the config\nerror rate table written\n"
+    got, evidence = classify_training(log(tmp_path, chatter), 0, False, 60, None)
+    assert evidence.rule == "smoke.runtime.no_progress"
     output = (
         traceback + "    with open('results/log.txt', 'w') as fh:\n"
         "FileNotFoundError: [Errno 2] No such file or directory: 'results/log.txt'\n"
