@@ -78,6 +78,29 @@ def test_the_cpu_shim_leaves_a_compiled_model_eager(tmp_path):
     assert dict(assists.shim)["torch.compile (eager on the CPU)"] == 4
 
 
+HALVED = """
+import json, torch
+model = torch.nn.Conv2d(3, 4, 3).cuda().half()
+x = torch.randn(2, 3, 8, 8).cuda().half()
+y = torch.ones(2, dtype=torch.long).to(torch.float16)
+z = torch.randn(2).to("cuda", torch.float16, non_blocking=True)
+w = torch.randn(2).to(dtype=torch.half)
+loss = model(x).sum()
+loss.backward()
+kinds = [str(t.dtype) for t in (model.weight, x, y, z, w)]
+print("RESULT " + json.dumps({"kinds": kinds, "grad": model.weight.grad is not None}))
+"""
+
+
+def test_the_cpu_shim_keeps_half_precision_asked_by_hand_in_float32(tmp_path):
+    need("torch")
+    result, assists, output = run_hooked(HALVED, tmp_path, stand_ins=False, cpu_shim=True)
+    assert result == {"kinds": ["torch.float32"] * 5, "grad": True, "_exit": 0}, output
+    kinds = dict(assists.shim)
+    assert kinds["Module.half() as float32"] == 1 and kinds["Tensor.half() as float32"] == 1
+    assert kinds["Tensor.to(float16) as float32"] == 3
+
+
 PROFILED = """
 import json
 @profile

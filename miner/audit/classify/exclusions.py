@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from miner.audit.classify.data_sources import data_evidence
+from miner.audit.classify.external_trainer import external_trainer
 from miner.audit.classify.library import library_evidence
 from miner.audit.classify.project_signals import (
     domain_scores,
@@ -107,7 +108,10 @@ DEPRECATED_BANNER = re.compile(
     r"(?:maintained|supported|updated)|not maintained|superseded by)\b|"
     # "Status: Archive (code is provided as-is, no updates expected)"
     r"^\W*(?:project\s+)?status\W+(?:archived?|deprecated|unmaintained|inactive|frozen|"
-    r"end[- ]of[- ]life)\b|\bno (?:further )?updates (?:are )?expected\b",
+    r"end[- ]of[- ]life)\b|\bno (?:further )?updates (?:are )?expected\b|"
+    # "The complete code and scripts of Timer have been included in [Large-Time-Series-Model]"
+    r"^\W*(?::[\w+\-]+:\s*)*(?:the\s+)?(?:complete\s+|full\s+)?code(?:base|s)?\b[^.\n]{0,60}?\b(?:has|have)\s+"
+    r"(?:now\s+)?been\s+(?:included|moved|migrated)\s+(?:in|into|to)\b",
     re.I | re.M,
 )
 # A root document named for the state: `CONTRIBUTING-ARCHIVED.md`, `DEPRECATED.md`.
@@ -212,6 +216,8 @@ def classify_project(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterable
     blocks = _readme_blocks(ctx)
     dl = _is_dl(index)
     training = training_evidence(index, bool(dl))
+    if dl and not training:
+        training = external_trainer(ctx)
     data = data_evidence(ctx, index, trains=bool(training) or not dl,
                          training_files=frozenset(e.path for e in training))  # fmt: skip
     yield Label("is_dl", bool(dl), tuple(dl))

@@ -93,7 +93,22 @@ def _names(ctx: AuditContext, packages: set[str]) -> set[str]:
         text = ctx.tree.read_text(path) if path in ctx.tree.paths else None
         if text:
             names.update(SETUP_NAME.findall(text))
+            if path == "setup.py":
+                names.update(_named_by_variable(text))
     return {_norm(n) for n in names}
+
+
+def _named_by_variable(text: str) -> list[str]:
+    """`setup(name=package_name)` with `package_name = os.environ.get('X', 'mosaicml')`: the
+    last string the variable's assignment names."""
+    found = []
+    for variable in re.findall(r"\bname\s*=\s*([A-Za-z_]\w*)\s*[,)]", text):
+        assigned = re.search(rf"^{variable}\s*=\s*(.+)$", text, re.M)
+        strings = re.findall(
+            r"""['"]([A-Za-z][\w.\-]*)['"]""", assigned.group(1) if assigned else ""
+        )
+        found += strings[-1:]
+    return found
 
 
 def _published(ctx: AuditContext, names: set[str]) -> Evidence | None:
@@ -179,9 +194,8 @@ def library_evidence(ctx: AuditContext, blocks: list[Block], trains: bool) -> li
         if own is not None:
             said = Evidence(own.path, own.line, own.text[:200], "exclude.library_self")
             return [published, said]
-    for block in blocks[:INTRO_BLOCKS]:
-        if block.kind == "heading":
-            continue
+    # the introduction: the first prose, past a banner of headings, logos and badges
+    for block in [b for b in blocks if b.kind not in ("heading", "html")][:INTRO_BLOCKS]:
         if THIS_LIBRARY.search(block.text) or (
             SELF_LIBRARY.search(block.text) and any(p in ctx.tree.paths for p in BUILD_FILES)
         ):

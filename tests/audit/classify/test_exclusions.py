@@ -280,6 +280,16 @@ def test_deprecated_only_when_said_of_this_repository(tmp_path: Path) -> None:
     assert "deprecated" in _exclude(
         _project(tmp_path, {"README.md": moved, "train.py": TORCH_TRAIN}, "moved")
     )
+    included = (
+        "# :triangular_flag_on_post: The complete code and scripts of Timer have been included"
+        " in [Large-Time-Series-Model](https://github.com/org/new).\n"
+    )
+    assert "deprecated" in _exclude(
+        _project(tmp_path, {"README.md": included, "train.py": TORCH_TRAIN}, "included")
+    )
+    news = "# Net\n\nA detector.\n\nFast.\n\nGood.\n\nThe full code has been included in MMDet.\n"
+    labels = _project(tmp_path, {"README.md": news, "train.py": TORCH_TRAIN}, "later")
+    assert "deprecated" not in _exclude(labels)  # past the introduction: not a banner
     other = "# Net\n\nWe use Apex, which was merged into PyTorch and is no longer maintained.\n"
     labels = _project(tmp_path, {"README.md": other, "train.py": TORCH_TRAIN}, "fine")
     assert "deprecated" not in _exclude(labels)

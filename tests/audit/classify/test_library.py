@@ -171,3 +171,21 @@ def test_an_open_platform_for_training_is_not_a_library(tmp_path: Path) -> None:
     assert _library(tmp_path / "a", {"README.md": readme, **PACKAGE}, trains=True) == []
     toolkit = readme.replace("an open platform", "an open toolkit")
     assert _library(tmp_path / "b", {"README.md": toolkit, **PACKAGE}, trains=True) != []
+
+
+def test_a_library_introduced_past_a_banner_and_named_by_a_setup_variable(tmp_path: Path) -> None:
+    readme = (
+        '<p align="center"><img src="logo.png"/></p>\n\n## Supercharge your training\n\n'
+        "### [Website] - [Docs]\n\n# Welcome\n\n"
+        "Composer is an open-source deep learning training library by MosaicML.\n\n"
+        "```bash\npip install mosaicml\n```\n"
+    )
+    setup = (
+        "import os\nfrom setuptools import setup\n"
+        "package_name = os.environ.get('COMPOSER_PACKAGE_NAME', 'mosaicml')\n"
+        "setup(name=package_name, version='1.0')\n"
+    )
+    files = {"README.md": readme, "setup.py": setup, "composer/__init__.py": ""}
+    found = _library(tmp_path, files, name="mosaicml__composer")
+    assert [e.rule for e in found][:1] == ["exclude.library_install"], found
+    assert found[0].text == "pip install mosaicml"

@@ -174,3 +174,25 @@ def test_a_lightning_hook_trains_only_where_a_trainer_runs_it(tmp_path: Path) ->
     assert _training(tmp_path / "a", copied).value is False
     trained = {**copied, "train.py": "import pytorch_lightning as pl\npl.Trainer().fit(model)\n"}
     assert _training(tmp_path / "b", trained).value is True
+
+
+def test_configurations_for_an_external_trainer_with_the_command_are_training_code(
+    tmp_path: Path,
+) -> None:
+    readme = (
+        "# Suite\n\nWe trained these models with GPT-NeoX.\n\n```bash\ncd gpt-neox\n"
+        "python deepy.py train.py pythia-160m-deduped.yml 2>&1 | tee output.txt\n```\n"
+    )
+    files = {
+        "README.md": readme, "models/160M/pythia-160m-deduped.yml": '{"num-layers": 12}\n',
+        "utils/load.py": "import torch\nmodel = torch.load('ckpt.pt')\nmodel.eval()\n",
+    }  # fmt: skip
+    label = _training(tmp_path / "a", files)
+    assert label.value is True
+    assert [(e.path, e.line, e.rule) for e in label.evidence] == [
+        ("README.md", 7, "training_code.external_config")
+    ]
+    unshipped = {k: v for k, v in files.items() if not k.endswith(".yml")}
+    assert _training(tmp_path / "b", unshipped).value is False  # the config is not shipped
+    own = {**files, "train.py": "import sys\nprint(sys.argv)\n"}
+    assert _training(tmp_path / "c", own).value is False  # its own train.py trains nothing

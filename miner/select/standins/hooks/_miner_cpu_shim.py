@@ -7,7 +7,9 @@ PyTorch: `.cuda()` on tensors and modules returns them on the CPU; a CUDA device
 `pin_memory` do nothing; a process group asked of NCCL forms over Gloo.
 `DistributedDataParallel` of a model kept on the CPU takes no device ids. `torch.compile`
 leaves the model eager: a compiler's autotuning on two cores costs minutes before the first
-step, and a smoke run asks whether the code trains, not how fast.
+step, and a smoke run asks whether the code trains, not how fast. For the same reason half
+precision asked for by hand (`.half()`, `.to(torch.float16)`) stays float32: a CPU runs a
+float16 convolution some twenty times slower.
 `torch.cuda.is_available()` still says False, so code that asks takes its own CPU path; only a
 run that still ends for want of a GPU is run again with one claimed (`_miner_cpu_claim`).
 TensorFlow: `tf.device('/gpu:0')` places on the CPU. Each kind of rewrite is counted in the
@@ -59,7 +61,7 @@ def _cpu_device(value, kind):
     return value
 
 
-def _to(real, kind):
+def _to(real, kind, half):
     @_wraps(real)
     def to(self, *args, **kwargs):
         if args and not hasattr(args[0], "is_floating_point") and _is_cuda(args[0]):
@@ -67,9 +69,33 @@ def _to(real, kind):
             common.shim_used(kind)
         if "device" in kwargs:
             kwargs["device"] = _cpu_device(kwargs["device"], kind)
+        if any(a is half for a in args) or kwargs.get("dtype") is half:
+            common.shim_used(kind.split(".")[0] + ".to(float16) as float32")
+            args = tuple(a for a in args if a is not half)
+            kwargs.pop("dtype", None)
+            if not args and "device" not in kwargs:
+                floating = not hasattr(self, "is_floating_point") or self.is_floating_point()
+                return self if floating else real(self, torch_float(self))
         return real(self, *args, **kwargs)
 
     return to
+
+
+def torch_float(tensor):
+    """float32, found through the tensor (this module imports no torch of its own)."""
+    return tensor.float().dtype
+
+
+def _full_precision(kind):
+    """`.half()` on the CPU: the module or floating tensor as it is (float32)."""
+
+    def half(self, *args, **kwargs):
+        common.shim_used(kind)
+        if hasattr(self, "is_floating_point") and not self.is_floating_point():
+            return self.float()  # torch.ones(3, dtype=torch.long).half() is floating
+        return self
+
+    return half
 
 
 def _stay(kind):
@@ -125,8 +151,10 @@ def patch_torch(torch):
         return  # a real GPU: nothing to keep off it
     torch.Tensor.cuda = _stay("Tensor.cuda()")
     torch.nn.Module.cuda = _stay("Module.cuda()")
-    torch.Tensor.to = _to(torch.Tensor.to, "Tensor.to(cuda)")
-    torch.nn.Module.to = _to(torch.nn.Module.to, "Module.to(cuda)")
+    torch.Tensor.to = _to(torch.Tensor.to, "Tensor.to(cuda)", torch.float16)
+    torch.nn.Module.to = _to(torch.nn.Module.to, "Module.to(cuda)", torch.float16)
+    torch.Tensor.half = _full_precision("Tensor.half() as float32")
+    torch.nn.Module.half = _full_precision("Module.half() as float32")
     torch.Tensor.pin_memory = _stay("Tensor.pin_memory()")
     register = getattr(getattr(torch.jit, "_builtins", None), "_register_builtin", None)
     for name in FACTORIES:
