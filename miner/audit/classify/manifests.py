@@ -19,6 +19,8 @@ from miner.audit.files import RepoTree
 
 SCRIPT_SUFFIXES = (".sh", ".bash", ".bat", ".cmd", ".ps1")
 MAX_SCRIPTS = 300
+# Binder (repo2docker) runs `postBuild` as a shell script after the environment is built.
+BINDER_SCRIPTS = frozenset({"postBuild"})
 ECHO = re.compile(r"\b(echo|printf|print)\b")
 MAX_YAML = 100_000  # a conda environment is short; bigger YAML files are data or configs
 MAX_YAMLS = 200  # YAML files read per checkout when looking for conda environments
@@ -213,7 +215,7 @@ def _parser_for(path: str, kind: str) -> tuple[str, Callable[[Reader], list[Depe
         return "software.cmake_find_package", _cmake
     if name == "description":
         return "software.r_description", _r_description
-    if name.endswith(SCRIPT_SUFFIXES):
+    if name.endswith(SCRIPT_SUFFIXES) or PurePosixPath(path).name in BINDER_SCRIPTS:
         return "software.install_script", _script
     return "software.other_manifest", _generic_manifest
 
@@ -282,7 +284,8 @@ def dependency_manifests(tree: RepoTree, warnings: list[str]) -> list[Manifest]:
     known = {p for p, _ in found}
     scripts = [
         f.path for f in tree.files
-        if f.suffix in SCRIPT_SUFFIXES and f.path not in known and f.size < 200_000
+        if (f.suffix in SCRIPT_SUFFIXES or f.name in BINDER_SCRIPTS) and f.path not in known
+        and f.size < 200_000
     ][:MAX_SCRIPTS]  # fmt: skip
     found += [(p, "other_manifest") for p in scripts]  # install.sh-style scripts, by content
     manifests = [parse_manifest(tree, path, kind, warnings) for path, kind in found]

@@ -154,6 +154,10 @@ FILE_KINDS = {
          "libopenblas-dev\npip3 install --upgrade theano\nluarocks install nn\n"},
         "other_manifest", "software.install_script", {"libopenblas-dev", "theano", "nn"},
     ),
+    "binder_post_build": (
+        {"postBuild": "#!/bin/bash\nconda install pytorch=0.2.0 cuda80=1.0-0 -c soumith\n"},
+        "other_manifest", "software.install_script", {"pytorch", "cuda80"},
+    ),
     "script_found_by_content": (
         {"tools/setup1.sh": "echo 'try: pip install nothing'\nsudo pip install theano-lstm\n"},
         "other_manifest", "software.install_script", {"theano-lstm"},
