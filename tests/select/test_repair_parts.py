@@ -322,6 +322,18 @@ def test_a_line_the_installer_cannot_read_keeps_its_project_name_only() -> None:
     ]  # fmt: skip
 
 
+def test_pips_options_after_a_requirement_go_to_lines_of_their_own() -> None:
+    pinned = "torch==2.0.1 --hash=sha256:ab --hash=sha256:cd"
+    lines, done = readable(
+        ["jax[tpu]==0.4.14 -f https://storage.googleapis.com/libtpu.html", pinned, "numpy<2"]
+    )
+    assert lines == ["jax[tpu]==0.4.14", "-f https://storage.googleapis.com/libtpu.html",
+                     "torch==2.0.1", "numpy<2"]  # fmt: skip
+    assert [(r.kind, r.after) for r in done] == [
+        ("unreadable", "jax[tpu]==0.4.14"), ("unreadable", "torch==2.0.1")
+    ]  # fmt: skip
+
+
 def test_a_project_listed_twice_is_listed_once_the_later_pin_winning() -> None:
     lines, done = duplicates(["transformers==4.28.1", "tqdm", "transformers==4.37.2",
                               "tqdm==4.64.1", "numpy>=1.16", "numpy<2",

@@ -44,6 +44,12 @@ FRAMEWORKS = frozenset(canonical(name) for name in PACKAGES)
 FREEZE_SIZE = 40  # a requirements file this long, all `==`, reads as a whole system's freeze
 
 
+# A requirement with pip's options after it on its line: `jax==0.4.14 -f <url>`, `--hash=...`.
+TRAILING_OPTIONS = re.compile(r"^(\S+(?:\s*[<>=!~;,][^-]*?)?)\s+(--?[A-Za-z].*)$")
+OPTION = re.compile(r"--?[A-Za-z][\w-]*(?:[= ]\s*(?!-)\S+)?")
+PER_REQUIREMENT = ("--hash", "--global-option", "--install-option", "--config-settings")
+
+
 def is_option(line: str) -> bool:
     """True for pip options (`--find-links`, `-e path`, `-r`), which are not requirements."""
     return line.lstrip().startswith("-") and not line.lstrip().startswith(("-e ", "--editable"))
@@ -273,6 +279,16 @@ def readable(lines: list[str]) -> tuple[list[str], list[Repair]]:
     repairs: list[Repair] = []
     for line in lines:
         stripped = line.strip()
+        trailing = TRAILING_OPTIONS.match(stripped)
+        if trailing and requirement(trailing.group(1)) is not None:
+            # pip reads `jax==0.4.14 -f <url>`; uv wants the option on a line of its own
+            project, options = trailing.group(1), trailing.group(2)
+            moved = [o for o in OPTION.findall(options) if not o.startswith(PER_REQUIREMENT)]
+            out += [project, *moved]
+            repairs.append(_repair("unreadable", stripped, project, "pip's options after the "
+                                   "requirement go to lines of their own (hashes go)",
+                                   "repair.unreadable"))  # fmt: skip
+            continue
         if (
             requirement(stripped) is not None
             or is_option(stripped)
