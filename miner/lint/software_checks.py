@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from miner.audit.files import is_vendored
+from miner.audit.ownership import foreign_trees
 from miner.codebook import Evidence
 from miner.lint.context import Finding, LintContext
 from miner.lint.framework_use import (
@@ -356,12 +357,28 @@ def _unreadable_lines(text: str) -> list[tuple[int, str]]:
     return bad
 
 
+def _in_copied_package(ctx: LintContext, path: str) -> bool:
+    """True when `path` lies in a copy of another package: a folder with its own licence and a
+    `setup.py` naming a package other than the repository's (`promptist/diffusers/`)."""
+    repo = normal(ctx.tree.root.name.split("__")[-1])
+    parts = path.split("/")[:-1]
+    for depth in range(len(parts), 0, -1):
+        folder = "/".join(parts[:depth])
+        if not any(f"{folder}/{n}" in ctx.tree.paths for n in LICENCE_FILES):
+            continue
+        found = SETUP_NAME.search(ctx.tree.read_text(f"{folder}/setup.py") or "")
+        name = normal(found.group(1)) if found else ""
+        if name and repo not in name and name not in repo:
+            return True
+    return path.startswith(tuple(f + "/" for f in foreign_trees(ctx.tree)))
+
+
 def _unparseable(ctx: LintContext) -> list[Finding]:
     findings = []
     for path, kind in ctx.tree.dependency_files:
         if kind != "requirements_file" or not path.endswith((".txt", ".in", ".pip")):
             continue
-        if is_vendored(path) or path.startswith(ctx.facts.bundled):
+        if is_vendored(path) or _in_copied_package(ctx, path):
             continue  # a copied package's own file (`third_party/gym-0.21.0/requirements.txt`)
         text = ctx.tree.read_text(path) or ""
         bad = _unreadable_lines(text)
@@ -392,6 +409,10 @@ def _unparseable(ctx: LintContext) -> list[Finding]:
             )
         )
     return findings
+
+
+LICENCE_FILES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENCE", "COPYING")
+SETUP_NAME = re.compile(r"""\bsetup\([^)]*?\bname\s*=\s*["']([\w.\-]+)["']""", re.S)
 
 
 SOFTWARE_CHECKS = (

@@ -229,6 +229,7 @@ def test_a_copied_librarys_example_requirements_are_not_the_projects(tmp_path: P
     files = {
         f"{copy}/setup.py": "from setuptools import setup\nsetup(name='diffusers')\n",
         f"{copy}/LICENSE": "Apache License\n",
+        f"{copy}/pyproject.toml": "[tool.black]\nline-length = 119\n",  # tools' settings only
         f"{copy}/examples/dreambooth/requirements.txt": "diffusers>==0.5.0\ntorch==2.0.1\n",
     }
     assert "MNR205" not in codes(write_project(tmp_path / "p", files))

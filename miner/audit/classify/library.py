@@ -166,6 +166,26 @@ def _class_attribute(text: str, pos: int) -> bool:
     return False
 
 
+# A sentence says what something is; a banner's slogan ("Deep Learning Framework for Training
+# at Scale") or a row of badges does not.
+SENTENCE = re.compile(r"\b(?:is|are|provides|offers|supports)\b", re.I)
+
+
+def _introduction(blocks: list[Block]) -> list[Block]:
+    """The first INTRO_BLOCKS blocks of prose, past headings and an HTML banner of logos,
+    slogans and badges (read too, but not counted)."""
+    intro: list[Block] = []
+    counted = 0
+    for block in blocks:
+        if counted == INTRO_BLOCKS:
+            break
+        if block.kind == "heading":
+            continue
+        intro.append(block)
+        counted += block.kind != "html" or bool(SENTENCE.search(block.text))
+    return intro
+
+
 def library_evidence(ctx: AuditContext, blocks: list[Block], trains: bool) -> list[Evidence]:
     """Why the repository is a library: installed under its own name and imported, or
     installed and described as a library, or presenting itself as one.
@@ -194,8 +214,7 @@ def library_evidence(ctx: AuditContext, blocks: list[Block], trains: bool) -> li
         if own is not None:
             said = Evidence(own.path, own.line, own.text[:200], "exclude.library_self")
             return [published, said]
-    # the introduction: the first prose, past a banner of headings, logos and badges
-    for block in [b for b in blocks if b.kind not in ("heading", "html")][:INTRO_BLOCKS]:
+    for block in _introduction(blocks):
         if THIS_LIBRARY.search(block.text) or (
             SELF_LIBRARY.search(block.text) and any(p in ctx.tree.paths for p in BUILD_FILES)
         ):

@@ -189,3 +189,13 @@ def test_a_library_introduced_past_a_banner_and_named_by_a_setup_variable(tmp_pa
     found = _library(tmp_path, files, name="mosaicml__composer")
     assert [e.rule for e in found][:1] == ["exclude.library_install"], found
     assert found[0].text == "pip install mosaicml"
+
+
+def test_a_library_introduced_inside_an_html_block(tmp_path: Path) -> None:
+    readme = (
+        '<h1 align="center">Adapters</h1>\n<p>Adapters is an easy-to-use framework that'
+        " integrates adapters into language models.</p>\n\n# Setup\n\nRun it.\n"
+    )
+    files = {"README.md": readme, "setup.py": "from setuptools import setup\nsetup()\n"}
+    found = _library(tmp_path, files)
+    assert [e.rule for e in found] == ["exclude.library_self"], found
