@@ -455,6 +455,35 @@ def test_a_pretrained_checkpoint_out_of_reach_leaves_the_random_initialisation(t
     assert "real: " in assists.weights[0] and not assists.served
 
 
+CACHED_WEIGHTS = """
+import json, os, torch
+from torch.hub import download_url_to_file
+url = "https://s3.amazonaws.com/models/vgg16_reducedfc.pth"
+cached = os.path.join(os.path.expanduser("~"), ".torch", "vgg16_reducedfc.pth")
+os.makedirs(os.path.dirname(cached), exist_ok=True)
+download_url_to_file(url, cached, None, progress=True)  # a toolbox's own cache_url
+model = torch.nn.Linear(4, 2)
+before = model.weight.detach().clone()
+model.load_state_dict(torch.load(cached, map_location="cpu"))
+try:
+    download_url_to_file("https://example.org/data.zip", cached + ".zip")
+    other = "downloaded"
+except OSError:
+    other = "refused"
+print("RESULT " + json.dumps({"kept": bool(torch.equal(before, model.weight)), "other": other}))
+"""
+
+
+def test_a_checkpoint_a_toolbox_caches_itself_stands_in_as_random_weights(tmp_path):
+    need("torch")
+    result, assists, output = run_hooked(CACHED_WEIGHTS, tmp_path)
+    assert result == {"kept": True, "other": "refused", "_exit": 0}, output
+    assert assists.labels == ("stand-in weights",)
+    assert assists.weights[0].startswith(
+        "torch.hub.download_url_to_file: https://s3.amazonaws.com/models/vgg16_reducedfc.pth"
+    )
+
+
 KERAS_APPLICATION = """
 def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet"):
     if weights == "imagenet":

@@ -3,7 +3,8 @@ random initialisation, so the training code itself is still tested.
 
 PyTorch: `torch.hub.load_state_dict_from_url` (which `torch.utils.model_zoo.load_url`, every
 torchvision model's `pretrained=True`/`weights=` and most projects' own downloads go through)
-returns an empty state dict marked as a stand-in; `Module.load_state_dict` given that one loads
+returns an empty state dict marked as a stand-in, and `torch.hub.download_url_to_file` of a
+checkpoint writes one where the file was to go; `Module.load_state_dict` given that one loads
 nothing. Keras: an application (`MobileNetV2(weights="imagenet")`, any Keras or tf.keras
 version) whose weights file cannot be fetched is built again with `weights=None`. Only a failed
 download is stood in for; a weights file the project names on disk stays `needs_weights`.
@@ -11,8 +12,11 @@ download is stood in for; a weights file the project names on disk stays `needs_
 
 import functools
 import sys
+import threading
 
 import _miner_standins as common
+
+_LOADING = threading.local()  # set while load_state_dict_from_url runs its own download
 
 
 class StandInWeights(dict):
@@ -55,9 +59,46 @@ def _from_url(loader, real):
             _served(loader, url, why)
             return StandInWeights()
 
-        return common.call_or_stand_in(loader, real, args, kwargs, make)
+        _LOADING.url = True
+        try:
+            return common.call_or_stand_in(loader, real, args, kwargs, make)
+        finally:
+            _LOADING.url = False
 
     return common.mark(load_state_dict_from_url)
+
+
+CHECKPOINT_SUFFIXES = (".pth", ".pt", ".ckpt", ".pkl", ".bin", ".tar")
+
+
+def _to_file(loader, real):
+    """`download_url_to_file(url, dst)` of a checkpoint (the helper detection toolboxes cache
+    their backbones with before `torch.load`): a stand-in checkpoint at `dst` that loads as an
+    empty state dict marked as a stand-in."""
+
+    @functools.wraps(real)
+    def download_url_to_file(*args, **kwargs):
+        url = str(kwargs.get("url", args[0] if args else ""))
+        dst = kwargs.get("dst", args[1] if len(args) > 1 else None)
+        if dst is None or not url.split("?")[0].endswith(CHECKPOINT_SUFFIXES):
+            return real(*args, **kwargs)
+
+        if getattr(_LOADING, "url", False):
+            return real(*args, **kwargs)  # inside load_state_dict_from_url, which stands in
+
+        def make(why):
+            import torch
+
+            torch.save(StandInWeights(), dst)
+            allow = getattr(getattr(torch, "serialization", None), "add_safe_globals", None)
+            if allow is not None:  # torch.load's weights_only default (2.6 and later) reads it
+                allow([StandInWeights])
+            _served(loader, url, why)
+            return dst  # not None: None would decline
+
+        common.call_or_stand_in(loader, real, args, kwargs, make)
+
+    return common.mark(download_url_to_file)
 
 
 def patch_torch_hub(module):
@@ -66,6 +107,9 @@ def patch_torch_hub(module):
         real = module.__dict__.get(name)
         if callable(real) and not getattr(real, "_miner_standin", False):
             setattr(module, name, _from_url(f"{module.__name__}.{name}", real))
+    real = module.__dict__.get("download_url_to_file")
+    if callable(real) and not getattr(real, "_miner_standin", False):
+        module.download_url_to_file = _to_file(f"{module.__name__}.download_url_to_file", real)
 
 
 def _weights_position(real):
