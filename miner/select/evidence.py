@@ -222,7 +222,8 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
     readme_entries, readme_data, readme_scale = _readme_evidence(tree)
     readme_entries = [e for e in readme_entries if e.script not in windows]
     data = _data_files(tree) + data + readme_data
-    entries = sorted(readme_entries + scripts, key=_entry_order)
+    mentioned = _readme_mentions(tree)
+    entries = sorted(readme_entries + scripts, key=lambda e: _entry_order(e, mentioned))
     return CheckoutEvidence(
         entry_points=tuple(entries),
         seed_sites=tuple(seeds),
@@ -254,18 +255,33 @@ def _package_of(tree: RepoTree, path: str) -> str:
     return ".".join(folders) if all(f.isidentifier() for f in folders) else ""
 
 
-def _entry_order(entry: EntryPoint) -> tuple[float, bool, int | bool, bool | str, int | str]:
+UNNAMED = 1 << 30  # after every script the README names
+
+
+def _readme_mentions(tree: RepoTree) -> dict[str, int]:
+    """Script name -> where the README first names it (`- gan_toy.py : Toy datasets`)."""
+    text = (tree.read_text(tree.readme) if tree.readme else "") or ""
+    found: dict[str, int] = {}
+    for match in re.finditer(r"[\w./-]*?([\w-]+\.py)\b", text):
+        found.setdefault(match.group(1).lower(), match.start())
+    return found
+
+
+def _entry_order(
+    entry: EntryPoint, mentioned: dict[str, int] | None = None
+) -> tuple[float, bool, int | bool, int | bool, int | str]:
     """Strongest kind first; README commands that run as written, then those that train, then
-    those the authors wrote out in full, in the README's order; then train.py, then the
-    shallowest path."""
+    those the authors wrote out in full, in the README's order; then train.py, then the scripts
+    the README names in the order it names them, then the shallowest path."""
     name = PurePosixPath(entry.script).name.lower()
     if entry.kind == "readme_command":
         trains = "train" in name or any("train" in a.lower() for a in entry.args)
         # a command that runs as written before one that needs values only the user has; and a
         # worked example (`--path Exp/proxyless_cpu`) before the template it follows (`--path
         # <path>`), whose values the run can only guess
-        return (-entry.strength, _dropped(entry) > 0, not trains, bool(entry.placeholders), "")
-    return (-entry.strength, name != "train.py", entry.script.count("/"), entry.script, "")
+        return (-entry.strength, _dropped(entry) > 0, not trains, bool(entry.placeholders), 0)
+    named = (mentioned or {}).get(name, UNNAMED)
+    return (-entry.strength, name != "train.py", named, entry.script.count("/"), entry.script)
 
 
 def _dropped(entry: EntryPoint) -> int:

@@ -67,6 +67,20 @@ def test_symlink_out_of_checkout_is_not_read(tmp_path, make_checkout):
     assert not [v for v in scan_checkout(root).versions if v.spec == "==9.9.9"]
 
 
+def test_scripts_the_readme_names_come_first_in_its_order(tmp_path, make_checkout):
+    loop = (
+        "import torch\n\nmodel = torch.nn.Linear(2, 1)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "for step in range(10):\n    loss = model(torch.ones(1, 2)).sum()\n    loss.backward()\n"
+        "    opt.step()\n"
+    )
+    readme = "# WGAN-GP\n\n- [x] gan_toy.py : Toy datasets\n- [x] gan_mnist.py : MNIST\n"
+    files = {"README.md": readme, **{f"gan_{n}.py": loop for n in ("cifar10", "mnist", "toy")}}
+    root = make_checkout(tmp_path / "repo", files)
+    scripts = [e.script for e in scan_checkout(root).entry_points]
+    assert scripts == ["gan_toy.py", "gan_mnist.py", "gan_cifar10.py"]
+
+
 def test_ranking_requirements_and_exclusions(study):
     store, root = study
     result = select_candidates(store, SelectOptions(out_dir=root / "m", n=3))
