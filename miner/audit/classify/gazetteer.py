@@ -148,6 +148,8 @@ GPU: list[Pattern] = [
     [_w("nvidia"), _glued(*DC_LETTER), HYPHEN, _re(r"^\d{1,4}$")],
     [_glued(*DC_LETTER), HYPHEN, _re(r"^\d{1,4}$"), GPU_WORD],
     [_glued("v", "p", "a", "h"), HYPHEN, _w("100")],
+    # a count of cards multiplied out ("8*P40", "4x K40"): a data-centre card, not a phone
+    [NUM, _w("x", "×", "*"), _glued(*DC_LETTER), _re(r"^\d{1,3}$")],
     [_glued("k"), HYPHEN, _w("80")],
     [_w("rtx"), _w("a"), _re(r"^\d{4}$")],  # RTX A6000
     # Today's data-centre cards, unambiguous without a GPU word: A6000, A800, A10G, L40S, H200,

@@ -222,6 +222,9 @@ def _scheduler_hits(blocks: Iterable[Block]) -> Iterator[Hit]:
                 yield Hit("hw_cpu", ev, {**spec, "source": source})
 
 
+MULTIPLIED = frozenset({"x", "×", "*"})
+
+
 def _device_name(span: Any) -> str:
     """The device as written, spacing normalised and model codes upper-cased ("Tesla V100")."""
     start, end = span.start, span.end
@@ -229,6 +232,8 @@ def _device_name(span: Any) -> str:
         if span.doc[start].lower_ == "a" and not span.doc[start].whitespace_:
             break  # the A of "A100", "A-100", not an article
         start += 1  # "GPUs (3090)" -> "3090", "a consumer 4090" -> "4090"
+    if end - start > 2 and span.doc[start].like_num and span.doc[start + 1].lower_ in MULTIPLIED:
+        start += 2  # "8*P40" -> "P40": the count is read apart
     if end - start > 1 and (span.doc[end - 1].is_punct or span.doc[end - 1].is_stop):
         end -= 1  # "a single 3090!" -> "3090"
     while end - 1 > start and span.doc[end - 1].lower_.strip("):") in GENERIC_DEVICE_WORDS | {""}:
@@ -293,7 +298,10 @@ def _judge(doc: Any, seg: Segment, labels: Iterable[str], shown: Counter[str]) -
                 "CPU": ("cpu", "hw_cpu", "hardware.cpu_model"),
                 "ACCELERATOR": ("other", "hw_other", "hardware.accelerator"),
             }[label]
-            spec.update(kind=kind, device=_device_name(span), count=count_before(doc, span.start))
+            multiplied = span.end - span.start > 2 and doc[span.start + 1].lower_ in MULTIPLIED
+            count = int(doc[span.start].text) if multiplied and doc[span.start].text.isdigit() \
+                else count_before(doc, span.start)  # fmt: skip
+            spec.update(kind=kind, device=_device_name(span), count=count)
             if kind == "gpu":
                 spec["memory_gb"] = memory_after(doc, span.end)
         elif label == "MEMORY":

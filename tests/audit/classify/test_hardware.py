@@ -364,6 +364,10 @@ SPECS = {
         "It trains in 2 hours on 8 x A100.",
         {"kind": "gpu", "device": "A100", "count": 8, "memory_gb": None},
     ),
+    "a count of data-centre cards multiplied out": (
+        "We trained with image batch size 16 using 8*P40.",
+        {"kind": "gpu", "device": "P40", "count": 8, "memory_gb": None},
+    ),
     "board": (
         "It runs on a Jetson Nano.",
         {"kind": "other", "device": "Jetson Nano", "count": 1, "memory_gb": None},
