@@ -59,7 +59,8 @@ VERSION_AFTER = re.compile(
 # the interpreter's version.
 PYTHON_VERSION = re.compile(
     # not inside a word or path (`ipython-3`, `--python`); a dash opening a line is a list item
-    r"(?:(?<![\w./-])|(?<=^-)|(?<=\n-))(?:python|py)\s*[(:]?\s*(?:version\s*)?[(:]?\s*(==|>=|<=|~=|=|>|<|≥)?\s*v?"
+    r"(?:(?<![\w./-])|(?<=^-)|(?<=\n-))(?:python|py)\s*[(:]?\s*(?:version\s*|either\s+)?[(:]?\s*"
+    r"(==|>=|<=|~=|=|>|<|≥)?\s*v?"
     r"([23](?:\.\d+|\.x)?)(?![\w-]|\.\d*[a-wyz])(\+|\s*(?:or|and)\s+(?:later|higher|newer|above|greater)\b)?",
     re.I,
 )

@@ -581,6 +581,7 @@ def test_a_list_after_a_sentence_that_asks_for_it_names_requirements(tmp_path: P
         ("Tested with python3.7 and CUDA 11.", "3.7"),
         ("Python (>=3.9) is needed.", ">=3.9"),
         ("* Python (version == 2.7)", "==2.7"),
+        ("Install python (either 2 or 3) requirements: `pip install -r requirements.txt`", "2"),
         ("Python 3.6+ and PyTorch.", ">=3.6"),
         ("- Python 3", "3"),
         ("-Python 3, although 2 might work.", "3"),
