@@ -79,7 +79,7 @@ class FilledArgument:
 
     option: str
     value: str
-    role: str  # output | data | name | count | device | port
+    role: str  # output | data | name | count | device | port | choice
 
     def words(self) -> tuple[str, ...]:
         """The argv words it adds to a command."""
@@ -89,7 +89,8 @@ class FilledArgument:
         """What was given, and why, for the run's notes."""
         what = {"output": "an output folder of the run", "data": "a stand-in data path",
                 "name": "a run name", "count": "one device", "device": "the first device",
-                "port": "a port of the run's own network"}[self.role]  # fmt: skip
+                "port": "a port of the run's own network",
+                "choice": "a choice its parser lists"}[self.role]  # fmt: skip
         return f"{self.option or 'positional argument'} given {what}: {self.value}"
 
 
@@ -258,12 +259,36 @@ def weights_required(text: str) -> str | None:
     return None
 
 
-def fill_required(names: tuple[str, ...]) -> tuple[FilledArgument, ...]:
-    """A value for each required argument, or () when any of them cannot be made up (a rerun
-    would stop at the same message); at most one positional argument."""
+# argparse's usage line lists an option's choices: `--task {m4,kcg,nrj,dummy}`.
+USAGE_CHOICES = re.compile(r"(--?[\w-]+)\s+\{([^{}\s]+)\}")
+# Of the choices, one that needs no real data or runs least: a toy or synthetic task.
+TOY_CHOICE = re.compile(r"(?i)dummy|toy|synthetic|random|fake|debug|tiny|mini|small|demo|sample")
+
+
+def usage_choices(text: str) -> dict[str, tuple[str, ...]]:
+    """Option -> the choices an argparse usage text lists for it."""
+    return {m.group(1): tuple(c for c in m.group(2).split(",") if c)
+            for m in USAGE_CHOICES.finditer(text)}  # fmt: skip
+
+
+def _choice(option: str, choices: tuple[str, ...]) -> FilledArgument:
+    """A toy or synthetic choice where the parser lists one, else its first."""
+    toy = next((c for c in choices if TOY_CHOICE.search(c)), choices[0])
+    return FilledArgument(option, toy, "choice")
+
+
+def fill_required(
+    names: tuple[str, ...], choices: dict[str, tuple[str, ...]] | None = None
+) -> tuple[FilledArgument, ...]:
+    """A value for each required argument (one of its choices where the usage lists them), or
+    () when any of them cannot be made up (a rerun would stop at the same message); at most one
+    positional argument."""
     filled = []
     for name in names:
         option = name if name.startswith("-") else ""
+        if option and (choices or {}).get(option):
+            filled.append(_choice(option, (choices or {})[option]))
+            continue
         argument = fill(option, "" if option else name)
         if argument is None:
             return ()

@@ -285,7 +285,7 @@ def _train(
             continue
         if training.outcome == "usage" and not asked:
             asked = True
-            given = required_values(target, training)
+            given = required_values(target, training, logs)
             if not given:
                 break
             notes += [f"required by {training.evidence.path}:{training.evidence.line}: "

@@ -11,6 +11,7 @@ weights.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from miner.codebook import Evidence
@@ -19,6 +20,7 @@ from miner.select.arguments import (
     fill_required,
     required_arguments,
     role_of,
+    usage_choices,
     weights_required,
 )
 
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 
 # Outcomes a README placeholder explains: the run needed data the user must name.
 PLACEHOLDER_OUTCOMES = ("usage", "needs_data", "data")
+USAGE_LINES = 30  # how far above its error argparse's usage may begin (it wraps long lines)
 # Placeholders the run gives a value that serves as well as the user's: they explain nothing.
 MADE_UP_ROLES = ("output", "name", "count", "device", "port")
 
@@ -41,12 +44,23 @@ def _wants_the_user(placeholder: str) -> bool:
     return role_of(option, value or placeholder) not in MADE_UP_ROLES
 
 
-def required_values(target: SmokeTarget, training: Training) -> tuple[FilledArgument, ...]:
+def required_values(
+    target: SmokeTarget, training: Training, logs: Path | None = None
+) -> tuple[FilledArgument, ...]:
     """Values for the arguments a usage error says are required, when the command runs a Python
-    script itself (a shell script need not pass them on) and every one can be made up."""
+    script itself (a shell script need not pass them on) and every one can be made up: one of
+    the choices the usage lines above the error list for it, else one by its role."""
     if "{python}" not in target.command[:6]:
         return ()
-    return fill_required(required_arguments(training.evidence.text))
+    choices: dict[str, tuple[str, ...]] = {}
+    if logs is not None:
+        try:
+            lines = (logs / training.evidence.path).read_text(errors="replace").splitlines()
+        except OSError:
+            lines = []
+        end = training.evidence.line
+        choices = usage_choices("\n".join(lines[max(0, end - USAGE_LINES) : end]))
+    return fill_required(required_arguments(training.evidence.text), choices)
 
 
 def placeholder_outcome(

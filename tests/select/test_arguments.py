@@ -13,6 +13,7 @@ from miner.select.arguments import (
     one_device,
     required_arguments,
     role_of,
+    usage_choices,
 )
 
 
@@ -91,6 +92,16 @@ def test_required_arguments_are_filled_only_when_every_one_can_be():
     assert fill_required(("--outdir", "--actual_resume")) == ()  # a checkpoint: nothing to give
     assert fill_required(("data_dir", "image_dir")) == ()  # two positionals: order unknown
     assert fill_required(("data_dir",))[0].words() == ("{run_dir}/stand-in-data/data",)
+
+
+def test_a_required_option_takes_a_toy_choice_its_usage_lists():
+    usage = "usage: trainer_keras.py [-h] --task {m4,kcg,nrj,dummy} [--test]"
+    choices = usage_choices(usage)
+    assert choices == {"--task": ("m4", "kcg", "nrj", "dummy")}
+    given = fill_required(("--task",), choices)
+    assert [(a.option, a.value, a.role) for a in given] == [("--task", "dummy", "choice")]
+    plain = fill_required(("--mode",), usage_choices("usage: x.py --mode {train,eval}"))
+    assert plain[0].words() == ("--mode", "train")  # no toy choice: the first
 
 
 def test_output_folders_are_made_under_the_run_folder_only(tmp_path):

@@ -279,6 +279,23 @@ def test_a_required_output_folder_is_given_one_and_the_run_trains(tmp_path, whee
     assert Path(result.log_dir, "outputs", "outdir", "log.txt").read_text() == "started"
 
 
+CHOICE_ARGS = (
+    "import argparse\n"
+    "parser = argparse.ArgumentParser()\n"
+    "parser.add_argument('--task', choices=['m4', 'kcg', 'dummy'], required=True)\n"
+    "args = parser.parse_args()\n"
+    "assert args.task == 'dummy', args.task\n"
+)
+
+
+def test_a_required_choice_is_given_the_toy_one_its_parser_lists(tmp_path, wheels):
+    files = {"requirements.txt": "tinyfit==0.1\n", "train.py": CHOICE_ARGS + LOOP}
+    result = run(tmp_path, wheels, files, ("{python}", "train.py"))
+    assert (result.outcome, result.stage) == ("ok", 5), result.evidence
+    assert result.command.endswith("--task dummy"), result.command
+    assert any("--task given a choice its parser lists: dummy" in n for n in result.notes)
+
+
 def test_a_required_data_path_gets_a_stand_in_path_and_needs_data_without_a_loader(
     tmp_path, wheels
 ):
