@@ -188,6 +188,18 @@ def test_metadata_and_unreachable_index_repairs_are_recorded(tmp_path: Path) -> 
     assert not attempt._repair(metadata)  # the same bound is not tried twice
 
 
+def test_an_unreachable_find_links_line_among_the_requirements_is_left_out(
+    tmp_path: Path,
+) -> None:
+    url = "https://storage.googleapis.com/jax-releases/libtpu_releases.html"
+    attempt = _attempt(tmp_path, IndexSource((), ()), ["jax==0.4.14", f"-f {url}", "numpy"])
+    failure = diagnose(["error: Failed to read `--find-links` URL: " + url,
+                        "  cause: Failed to fetch: " + url])  # fmt: skip
+    assert failure is not None and attempt._repair(failure)
+    assert attempt.lines == ["jax==0.4.14", "numpy"]
+    assert attempt.repairs[-1].kind == "index" and f"-f {url}" in attempt.repairs[-1].before
+
+
 def test_a_pin_on_the_release_with_unparseable_metadata_gives_way_to_the_next_line(
     tmp_path: Path,
 ) -> None:

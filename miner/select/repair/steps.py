@@ -19,7 +19,7 @@ from miner.select.repair.index import IndexSource, ever_released, releases
 from miner.select.repair.moves import companion, next_line, next_release, pin_move
 from miner.select.repair.names import canonical
 from miner.select.repair.records import Repair
-from miner.select.repair.requirements import name_of, needed, requirement
+from miner.select.repair.requirements import is_option, name_of, needed, requirement
 
 SETUPTOOLS = "setuptools<81"  # the last line with pkg_resources
 # Modules the standard library ships or shipped (distutils left it in 3.12; setuptools has it).
@@ -228,10 +228,14 @@ class RepairSteps:
         host = failure.url.split("/")[2] if failure.url.count("/") >= 2 else ""
         options = self.builder.options
         kept = tuple(o for o in options if not host or host not in o)
-        if not host or kept == options:
+        # an option line among the requirements (`-f <url>`, moved off a requirement's line)
+        lines = [ln for ln in self.lines if not (host and is_option(ln) and host in ln)]
+        if not host or (kept == options and len(lines) == len(self.lines)):
             return False
+        dropped = "; ".join([*(o for o in options if o not in kept),
+                             *(ln for ln in self.lines if ln not in lines)])  # fmt: skip
         self.builder = replace(self.builder, options=kept)
-        dropped = "; ".join(o for o in options if o not in kept)
+        self.lines[:] = lines
         return self._record("index", dropped, "", f"{host} does not answer from this machine; "
                             "the default index serves the rest", failure)  # fmt: skip
 
