@@ -4,6 +4,7 @@ and `--data` copies a data set into the run's copy."""
 
 from __future__ import annotations
 
+import glob
 import os
 import sys
 from pathlib import Path
@@ -124,6 +125,60 @@ def test_a_script_decorated_for_a_profiler_runs_plainly_and_says_so(tmp_path):
     (tmp_path / "plain").mkdir()
     plain, _, output = run_hooked(PROFILED, tmp_path / "plain", stand_ins=False)
     assert plain["_exit"] != 0 and "name 'profile' is not defined" in output
+
+
+# Just enough of an old PyTorch for Python 2.7 (no wheel of it can be installed offline): a
+# module that reaches for a driver the moment it is asked for a GPU.
+FAKE_TORCH = {
+    "torch/__init__.py": (
+        "from . import cuda, nn, jit\n"
+        "float16 = 'float16'\n"
+        "class Tensor(object):\n"
+        "    def cuda(self, *a, **k):\n"
+        "        raise AssertionError('Found no NVIDIA driver on your system.')\n"
+        "    def to(self, *a, **k):\n        return self\n"
+        "    def half(self):\n        return self\n"
+        "def load(f, map_location=None):\n    return {}\n"
+    ),
+    "torch/cuda.py": "def is_available():\n    return False\n"
+    "def set_device(i):\n    raise AssertionError('no driver')\n"
+    "def synchronize():\n    raise AssertionError('no driver')\n",
+    "torch/jit.py": "",
+    "torch/nn.py": (
+        "class Module(object):\n"
+        "    def cuda(self, *a, **k):\n"
+        "        raise AssertionError('Found no NVIDIA driver on your system.')\n"
+        "    def to(self, *a, **k):\n        return self\n"
+        "    def half(self):\n        return self\n"
+    ),
+}
+PYTHON2_CUDA = """
+import json, sys, torch
+net = torch.nn.Module().cuda()
+x = torch.Tensor().cuda()
+torch.cuda.set_device(0)
+@profile
+def step():
+    return 1
+print("RESULT " + json.dumps({"python": sys.version_info[0], "step": step()}))
+"""
+
+
+def test_the_cpu_shim_keeps_hard_coded_cuda_on_the_cpu_on_python_2(tmp_path):
+    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/2.7.*/bin/python")))
+    if not found:
+        pytest.skip("needs a Python 2.7 under ~/.pyenv/versions")
+    for folder in (tmp_path, tmp_path / "plain"):
+        for rel, text in FAKE_TORCH.items():
+            (folder / "work" / rel).parent.mkdir(parents=True, exist_ok=True)
+            (folder / "work" / rel).write_text(text, encoding="utf-8")
+    result, assists, output = run_hooked(PYTHON2_CUDA, tmp_path, cpu_shim=True, python=found[-1])
+    assert result == {"python": 2, "step": 1, "_exit": 0}, output
+    kinds = dict(assists.shim)
+    assert kinds["Module.cuda()"] == 1 and kinds["Tensor.cuda()"] == 1
+    assert kinds["torch.cuda.set_device()"] == 1 and assists.builtins == (("profile", 1),)
+    plain, _, output = run_hooked(PYTHON2_CUDA, tmp_path / "plain", python=found[-1])
+    assert plain["_exit"] != 0 and "NVIDIA driver" in output
 
 
 NCCL_GROUP = """

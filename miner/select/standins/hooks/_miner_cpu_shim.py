@@ -160,13 +160,13 @@ def patch_torch(torch):
     for name in FACTORIES:
         real = getattr(torch, name, None)
         if real is not None:
-            wrapper = _factory(real, f"torch.{name}(device=cuda)")
+            wrapper = _factory(real, "torch.%s(device=cuda)" % name)
             setattr(torch, name, wrapper)
             if register is not None:  # scripted code calls the op itself, not this wrapper
                 register(wrapper, "aten::" + name)
     torch.load = _load(torch.load)
     for name in ("set_device", "synchronize"):
-        setattr(torch.cuda, name, _nothing(f"torch.cuda.{name}()"))
+        setattr(torch.cuda, name, _nothing("torch.cuda.%s()" % name))
     for name in CUDA_TYPES:
         cpu = getattr(torch, name, None)
         if cpu is not None:
@@ -199,7 +199,7 @@ def _plain_batch_norm(torch):
 
     def _check_input_dim(self, input):
         if input.dim() < 2:
-            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+            raise ValueError("expected at least 2D input (got %dD input)" % input.dim())
 
     base = torch.nn.modules.batchnorm._BatchNorm
     return type("BatchNorm", (base,), {"_check_input_dim": _check_input_dim})

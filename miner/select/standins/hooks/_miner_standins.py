@@ -31,6 +31,15 @@ _MISSING = re.compile(
 _FORGIVEN = (TypeError, AttributeError, NameError, SyntaxError, KeyboardInterrupt, MemoryError)
 
 
+def _makedirs(path):
+    """os.makedirs that accepts a folder already there (Python 2 has no exist_ok)."""
+    try:
+        os.makedirs(path)
+    except OSError:
+        if not os.path.isdir(path):
+            raise
+
+
 def start():
     """Write the report at exit too (shim counts change after the first write)."""
     atexit.register(write)
@@ -41,7 +50,10 @@ def profile_builtin():
     memory_profiler put `profile` into builtins when they run a script, so run plainly it stops
     at a NameError. Where nothing defines the name, an identity decorator stands in; each
     function it decorates is counted in the report."""
-    import builtins
+    try:
+        import builtins
+    except ImportError:  # Python 2
+        import __builtin__ as builtins  # type: ignore[no-redef]
 
     if hasattr(builtins, "profile"):
         return
@@ -64,13 +76,13 @@ def missing_data(exc):
         return False
     if isinstance(exc, OSError):
         return True
-    return bool(_MISSING.search(f"{type(exc).__name__} {exc}"))
+    return bool(_MISSING.search("%s %s" % (type(exc).__name__, exc)))
 
 
 def reason(exc):
     """The real loader's failure, one line."""
     text = " ".join(str(exc).split())
-    return (f"{type(exc).__name__}: {text}")[:200]
+    return ("%s: %s" % (type(exc).__name__, text))[:200]
 
 
 def rng(*key):
@@ -85,7 +97,7 @@ def files_dir(*parts):
     """A folder for stand-ins that must be files (image folders, audio clips)."""
     base = _FILES_DIR or os.path.join(_REPORT_DIR or ".", "files")
     path = os.path.join(base, *parts)
-    os.makedirs(path, exist_ok=True)
+    _makedirs(path)
     return path
 
 
@@ -112,7 +124,7 @@ def served(loader, split, arrays, classes, why, note=""):
         entry["note"] = note
     REPORT["served"].append(entry)
     write()
-    sys.stderr.write(f"miner: stand-in data for {loader} ({split}): {why}\n")
+    sys.stderr.write("miner: stand-in data for %s (%s): %s\n" % (loader, split, why))
 
 
 def declined(loader, why):
@@ -172,11 +184,11 @@ def write():
     REPORT["pid"] = os.getpid()
     REPORT["argv"] = list(getattr(sys, "argv", []))  # not set yet while site runs (3.6, 3.7)
     try:
-        os.makedirs(_REPORT_DIR, exist_ok=True)
-        path = os.path.join(_REPORT_DIR, f"{os.getpid()}.json")
-        with open(path + ".tmp", "w", encoding="utf-8") as fh:
+        _makedirs(_REPORT_DIR)
+        path = os.path.join(_REPORT_DIR, "%d.json" % os.getpid())
+        with open(path + ".tmp", "w") as fh:  # json writes ASCII
             json.dump(REPORT, fh, indent=1, default=str)
-        os.replace(path + ".tmp", path)
+        getattr(os, "replace", os.rename)(path + ".tmp", path)  # Python 2: rename replaces
     except OSError:
         pass
 
@@ -194,11 +206,14 @@ def call_or_stand_in(loader, real, args, kwargs, make):
         if FETCH or not missing_data(exc):
             raise
         why = reason(exc)
+        failed = False
         try:
             value = make(why)
-        except Exception as failed:  # the stand-in's own fault: record it, raise the real error
-            note_error(loader, failed)
-            raise exc from None
+        except Exception as error:  # the stand-in's own fault: record it, raise the real error
+            note_error(loader, error)
+            failed = True
+        if failed:
+            raise exc  # outside the inner handler: no chain to the stand-in's error
         if value is None:
             declined(loader, why)
             raise
@@ -217,7 +232,7 @@ def mark(function):
 def words(state, count, low, high, vocabulary=2000):
     """`count` strings of `low` to `high` made-up words each."""
     lengths = state.randint(low, high + 1, size=count)
-    stems = [f"w{i}" for i in range(vocabulary)]
+    stems = ["w%d" % i for i in range(vocabulary)]
     picks = state.randint(0, vocabulary, size=int(lengths.sum()))
     out, at = [], 0
     for n in lengths:

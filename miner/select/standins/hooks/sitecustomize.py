@@ -1,3 +1,4 @@
+# mypy: ignore-errors
 """Run by Python at start-up in a smoke run's process (this folder is first on PYTHONPATH): stand
 in for data sets and pretrained weights the network cannot bring, and, when asked, keep
 hard-coded CUDA on the CPU, without editing the project.
@@ -12,18 +13,22 @@ CPU shim, is written to MINER_STANDIN_REPORT/<pid>.json.
 MINER_STANDINS=1 serves stand-ins, MINER_CPU_SHIM=1 loads the shim; MINER_STANDIN_FETCH=1 (a data
 step before the network is cut) lets the loaders download and ends the process once they are
 done. The code runs on the
-project's own interpreter (Python 3.6 and later), so it keeps to that language. A sitecustomize
+project's own interpreter, so it keeps to Python 3.6; on Python 2.7 it still loads, and serves
+the CPU shim alone (torch and tensorflow patched through Python 2's import protocol) and the
+profiler's `profile`. A sitecustomize
 further down sys.path still runs.
 """
 
 import importlib
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import os
 import re
 import sys
 import threading
+
+if sys.version_info[0] >= 3:
+    import importlib.abc
+    import importlib.machinery
+    import importlib.util
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # In a data step (MINER_STANDIN_FETCH=1, network up) the loaders are watched, not stood in for.
@@ -89,7 +94,11 @@ def _patch(name, module):
         _miner_standins.note_error(name, exc)
 
 
-class _After(importlib.abc.Loader):
+_LOADER_BASE = importlib.abc.Loader if sys.version_info[0] >= 3 else object
+_FINDER_BASE = importlib.abc.MetaPathFinder if sys.version_info[0] >= 3 else object
+
+
+class _After(_LOADER_BASE):
     """Wraps a loader: load the module as usual, then patch its entry points."""
 
     def __init__(self, name, loader):
@@ -103,7 +112,7 @@ class _After(importlib.abc.Loader):
         _patch(self.name, module)
 
 
-class _Finder(importlib.abc.MetaPathFinder):
+class _Finder(_FINDER_BASE):
     def find_spec(self, name, path, target=None):
         if _target(name) is None:
             return None
@@ -129,9 +138,46 @@ class _Finder(importlib.abc.MetaPathFinder):
             busy.discard(name)
 
 
+class _Python2Finder(object):
+    """Python 2's import protocol (`find_module`/`load_module`): the module imported as usual,
+    then patched; only the CPU shim's targets (`torch`, `tensorflow`) are served this way."""
+
+    def find_module(self, name, path=None):
+        if name not in ("torch", "tensorflow") or _target(name) is None:
+            return None
+        busy = getattr(_BUSY, "names", None)
+        if busy is None:
+            busy = _BUSY.names = set()
+        return None if name in busy else self
+
+    def load_module(self, name):
+        if name in sys.modules:
+            return sys.modules[name]
+        _BUSY.names.add(name)
+        try:
+            module = importlib.import_module(name)
+        finally:
+            _BUSY.names.discard(name)
+        _patch(name, module)
+        return module
+
+
 def _chain():
     """Run the sitecustomize this one shadows, if any."""
     rest = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+    if sys.version_info[0] < 3:
+        import imp
+
+        try:
+            found = imp.find_module("sitecustomize", rest)
+        except ImportError:
+            return
+        try:
+            imp.load_module("_miner_chained_sitecustomize", *found)
+        finally:
+            if found[0] is not None:
+                found[0].close()
+        return
     spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
     if spec is not None and spec.loader is not None:
         module = importlib.util.module_from_spec(spec)
@@ -144,7 +190,7 @@ if os.environ.get("MINER_STANDIN_REPORT"):
         import _miner_standins
 
         _miner_standins.start()
-        sys.meta_path.insert(0, _Finder())
+        sys.meta_path.insert(0, _Finder() if sys.version_info[0] >= 3 else _Python2Finder())
     if _STANDINS and os.environ.get("MINER_STANDIN_FETCH") != "1":
         import _miner_standins
 
