@@ -188,6 +188,31 @@ def test_metadata_and_unreachable_index_repairs_are_recorded(tmp_path: Path) -> 
     assert not attempt._repair(metadata)  # the same bound is not tried twice
 
 
+LATE = [
+    "error: No solution found when resolving dependencies",
+    "  cause: Because chex==0.1.82 depends on jaxlib and only jaxlib>=0.4.18 is available, we can"
+    " conclude that chex==0.1.82 depends on jaxlib.",
+    "hint: `jaxlib` was filtered by `exclude-newer` to only include packages uploaded before"
+    " 2024-06-11T04:05:15Z. The latest version satisfying the requirement is v0.4.13, published"
+    " at 2025-12-05T19:06:48Z. Consider using `exclude-newer-package` to override the cutoff",
+]
+
+
+def test_a_release_that_reached_the_index_after_the_date_is_let_past_it(tmp_path: Path) -> None:
+    attempt = _attempt(tmp_path, IndexSource((), ()), ["jax==0.4.14", "chex==0.1.82"])
+    failure = diagnose(LATE)
+    assert failure is not None and (failure.kind, failure.name) == ("uploaded_late", "jaxlib")
+    assert attempt._repair(failure)
+    assert attempt.builder.past_date == ("jaxlib",)
+    assert any(
+        a.startswith("--exclude-newer-package=jaxlib=") for a in attempt.builder.as_of_args()
+    )
+    assert attempt.lines == ["jax==0.4.14", "chex==0.1.82"]  # no pin given up
+    assert attempt.repairs[-1].kind == "date" and "0.4.13" in attempt.repairs[-1].reason
+    attempt._repair(failure)  # a second time: the next repair, not the date again
+    assert [r.kind for r in attempt.repairs].count("date") == 1
+
+
 def test_an_unreachable_find_links_line_among_the_requirements_is_left_out(
     tmp_path: Path,
 ) -> None:
@@ -488,7 +513,8 @@ def test_a_project_with_no_release_for_this_python_by_the_date_resolves_past_it(
     assert attempt.builder.past_date == ("opencv-python",)
     [repair] = attempt.repairs
     assert repair.kind == "pin" and "past the commit's date" in repair.reason
-    assert not attempt._repair(failure)  # once
+    attempt._repair(failure)  # a second time: the next repair, not the date again
+    assert [r.kind for r in attempt.repairs].count("date") == 1
     monkeypatch.setattr(steps, "releases", lambda source, name, as_of=None: [])
     never = _attempt(tmp_path / "b", IndexSource(), ["opencv-python"])
     never.version, never.as_of = (3, 6), "2017-06-28T01:23:20Z"

@@ -14,12 +14,21 @@ from miner.codebook import Evidence
 from miner.select.repair.requirements import name_of
 
 KINDS = ("missing_pin", "sdist_format", "no_wheel", "not_found", "build", "url", "index",
-         "metadata", "python", "unsatisfiable", "unreadable", "other")  # fmt: skip
+         "metadata", "python", "unsatisfiable", "unreadable", "uploaded_late", "other")  # fmt: skip
 # Failures that no other interpreter changes: the same index answers the same way for each.
 INTERPRETER_INDEPENDENT = frozenset({"missing_pin", "sdist_format", "not_found", "url", "index",
-                                     "metadata", "unreadable"})  # fmt: skip
+                                     "metadata", "unreadable", "uploaded_late"})  # fmt: skip
 NAME = r"`?([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?"
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # Old releases the index received after the commit's date (jaxlib 0.4.13, published on PyPI
+    # years after it was made): uv's hint names the package and the release the date hides.
+    (
+        "uploaded_late",
+        re.compile(
+            rf"hint: {NAME}` was filtered by `exclude-newer`.*"
+            r"latest version satisfying the requirement is v?([^\s,]+),"
+        ),
+    ),
     # uv reads every candidate's metadata strictly; an old release may not parse (`pytz>=2011k`).
     ("metadata", re.compile(rf"Metadata for {NAME}` \(v([^)\s]+)\) could not be parsed")),
     # A requirements line uv cannot read: every interpreter reads it the same way.

@@ -22,6 +22,7 @@ KINDS = (
     "era",  # an open requirement bounded by the newest release of the commit's date (pip)
     "pin",  # a pin moved to a release the index has
     "metadata",  # a release whose metadata the installer cannot parse: the next release line
+    "date",  # a project resolved past the commit's date: its old release reached the index later
     "wheel",  # a sdist that fails to build replaced by the nearest release with a wheel
     "build",  # a build constraint of the project's era (setuptools<58, build-time numpy)
     "api_bound",  # an open framework pinned before the release that removed an API it calls

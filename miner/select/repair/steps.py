@@ -223,6 +223,17 @@ class RepairSteps:
                "the first with a wheel for it, past the commit's date")  # fmt: skip
         return self._record("pin", line, after, why, failure)
 
+    def _uploaded_late(self, failure: Failure) -> bool:
+        """A release that existed by the commit's date but reached the index later (uv's hint
+        names it): the project resolved past the date, once."""
+        if not failure.name or failure.name in self.builder.past_date:
+            return False
+        self.builder = replace(self.builder, past_date=(*self.builder.past_date, failure.name))
+        date = (self.as_of or "")[:10]
+        return self._record("date", failure.name, f"{failure.name} past {date}",
+                            f"its release {failure.version} reached the index after the "
+                            "commit's date", failure)  # fmt: skip
+
     def _drop_index(self, failure: Failure) -> bool:
         """An extra index or find-links location this machine does not reach, left out."""
         host = failure.url.split("/")[2] if failure.url.count("/") >= 2 else ""
