@@ -54,6 +54,9 @@ def test_the_missing_path_is_read_off_each_kind_of_message(line, path):
          "datasets/cifar10-32x32.zip"),
         ("/run/stand-in-data/afhqv2-512x512.zip", "afhqv2-512x512.zip (dataset_tool image archive)",
          "/run/stand-in-data/afhqv2-512x512.zip"),
+        ("Data/gowalla/train.txt", "gowalla (NGCF user-item interactions)", "Data/gowalla"),
+        ("../data/amazon-book/test.txt", "amazon-book (NGCF user-item interactions)",
+         "../data/amazon-book"),
     ],
 )  # fmt: skip
 def test_a_missing_path_names_its_data_set_and_the_root_to_write(path, dataset, root):
@@ -71,6 +74,7 @@ def test_a_missing_path_names_its_data_set_and_the_root_to_write(path, dataset, 
         "coco/annotations/my_labels.json",  # another annotation file than COCO's
         "ETTh1.csv.bak",
         "data/images.zip",  # an archive that states no size: no layout to copy
+        "data/train.txt",  # a split file in a folder that names no interaction set
     ],
 )
 def test_paths_that_only_look_like_a_data_set_are_left_alone(path):
@@ -240,3 +244,16 @@ def test_a_placeholders_image_folder_is_written_where_the_code_reads_images(tmp_
     (text / "src/load.py").write_text("rows = open(path).read().split()\n")
     again = line.replace("images", "corpus")
     assert image_suffixes(text) == () and _image_folder(again, text, logs) is None
+
+
+def test_an_interaction_set_has_a_test_item_for_every_user_it_trains(tmp_path):
+    from miner.select.standins.interaction_layouts import write_interactions
+
+    written = write_interactions(tmp_path / "Data" / "gowalla", 0)
+    rows = [[int(v) for v in line.split()] for line in (written.root / "train.txt").open()]
+    tests = dict(tuple(int(v) for v in line.split()) for line in (written.root / "test.txt").open())
+    assert len(rows) == len(tests) == 200 and [r[0] for r in rows] == list(range(200))
+    for user, *items in rows:
+        assert len(set(items)) == 7 and tests[user] not in items
+    header = (written.root / "item_list.txt").read_text().splitlines()
+    assert header[0] == "org_id remap_id" and len(header) == 301

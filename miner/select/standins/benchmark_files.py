@@ -3,13 +3,13 @@
 Most projects that get past their imports stop at data they expect on disk: the ETT and
 Informer-family CSVs under `./data/ETT/`, SQuAD's JSON, a COCO root, a NeRF Blender scene, a
 pix2pix or CycleGAN image folder, an image archive of NVIDIA's `dataset_tool.py`
-(`cifar10-32x32.zip`). No loader call names them, so the start-up hook cannot stand
-in; but the missing path does name them, and their layouts are public and fixed. When a smoke
-run ends for a missing file whose path names one of these data sets, the run writes a small
-synthetic copy in the real layout (the real file names, columns, JSON keys, image folders) at
-that path inside its throw-away copy and trains again. Nothing of the project is edited, a path
-outside the run's own folders is never written, and the outcome reads `stand-in data` with the
-file's shapes.
+(`cifar10-32x32.zip`), a graph recommender's `Data/gowalla/train.txt`. No loader call names
+them, so the start-up hook cannot stand in; but the missing path does name them, and their
+layouts are public and fixed. When a smoke run ends for a missing file whose path names one of
+these data sets, the run writes a small synthetic copy in the real layout (the real file names,
+columns, JSON keys, image folders) at that path inside its throw-away copy and trains again.
+Nothing of the project is edited, a path outside the run's own folders is never written, and the
+outcome reads `stand-in data` with the file's shapes.
 
 Each data set is a plain function in `BENCHMARKS`: given the missing path it returns the root to
 write and a writer, or None when the path is not its.
@@ -39,6 +39,7 @@ from miner.select.standins.benchmark_layouts import (
     write_squad,
     write_time_series,
 )
+from miner.select.standins.interaction_layouts import interaction_root, write_interactions
 
 # Where a log names the path it could not read.
 MISSING_PATH = (
@@ -62,6 +63,7 @@ class BenchmarkMatch:
     benchmark: str
     root: PurePosixPath
     write: Writer
+    missing: tuple[str, ...] = ()  # files whose absence lets an existing root be filled in
 
 
 def _time_series(path: PurePosixPath) -> BenchmarkMatch | None:
@@ -137,6 +139,14 @@ def _image_archive(path: PurePosixPath) -> BenchmarkMatch | None:
     return BenchmarkMatch(f"{path.name} (dataset_tool image archive)", path, write_image_archive)
 
 
+def _interactions(path: PurePosixPath) -> BenchmarkMatch | None:
+    root = interaction_root(path)
+    if root is None:
+        return None
+    return BenchmarkMatch(f"{root.name} (NGCF user-item interactions)", root, write_interactions,
+                          missing=("train.txt", "test.txt"))  # fmt: skip
+
+
 BENCHMARKS: tuple[Callable[[PurePosixPath], BenchmarkMatch | None], ...] = (
     _time_series,
     _image_archive,
@@ -144,6 +154,7 @@ BENCHMARKS: tuple[Callable[[PurePosixPath], BenchmarkMatch | None], ...] = (
     _coco,
     _nerf_scene,
     _image_translation,
+    _interactions,
 )
 
 
@@ -183,8 +194,9 @@ def stand_in_files(
     if path is None or found is None:
         return None
     root = (cwd / str(found.root)) if not found.root.is_absolute() else Path(str(found.root))
-    if not _inside(root, writable) or root.exists() and not _empty_folder(root):
-        return None
+    unfilled = bool(found.missing) and not any((root / f).exists() for f in found.missing)
+    if not _inside(root, writable) or root.exists() and not (_empty_folder(root) or unfilled):
+        return None  # a set folder with its lists and no splits (the splits left out) is filled
     written = found.write(root, seed)
     record_stand_in(report_dir, found.benchmark, written, text)
     return written
