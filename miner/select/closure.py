@@ -84,6 +84,8 @@ def package_roots(root: Path, script: str | None, files: tuple[str, ...]) -> tup
     for folder in own.parents:
         if str(folder) in ("", "."):
             break
+        if (root / str(folder) / "__init__.py").is_file():
+            continue  # a package (`dinov2/`): its `logging/` is `dinov2.logging`, no root's
         prefix = f"{folder}/"
         for path in files:
             if not path.startswith(prefix) or path.startswith(f"{own}/"):

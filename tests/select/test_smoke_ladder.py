@@ -234,6 +234,19 @@ def test_a_nested_projects_root_holding_the_imported_package_is_on_the_path(tmp_
     assert "path: OCR-master on sys.path (a nested project's root)" in result.notes
 
 
+def test_a_package_is_no_projects_root_and_its_subpackages_shadow_nothing(tmp_path, wheels):
+    files = {
+        "requirements.txt": "tinyfit==0.1\n", "setup.py": "from setuptools import setup\n",
+        "dinov2/__init__.py": "", "dinov2/logging/__init__.py": "import dinov2.run\n",
+        "dinov2/run/__init__.py": "",
+        "dinov2/run/train/train.py": "import logging\nlogging.NullHandler()\n"
+        "import dinov2.logging\n" + LOOP,
+    }  # fmt: skip
+    result = run(tmp_path, wheels, files, ("{python}", "dinov2/run/train/train.py"))
+    assert result.outcome == "ok", result.evidence
+    assert not [n for n in result.notes if n.startswith("path: dinov2 on sys.path")]
+
+
 def test_a_project_a_folder_installs_is_on_the_path_as_its_install_would_put_it(tmp_path, wheels):
     files = {
         "requirements.txt": "tinyfit==0.1\n",
