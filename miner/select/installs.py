@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 
 import tomllib
 
+from miner.audit.classify.python_manifests import toml_version
 from miner.audit.files import RepoTree
 from miner.codebook import Evidence
 from miner.select.versions import PACKAGES
@@ -280,8 +281,7 @@ def _toml(path: str, text: str) -> list[tuple[str, Evidence]]:
         for name, value in table.items():
             if name.lower() == "python":
                 continue
-            spec = value if isinstance(value, str) else (value or {}).get("version", "")
-            spec = spec if isinstance(spec, str) else ""
+            spec = toml_version(value)
             if spec in ("", "*"):
                 entries.append(name)
             elif spec[0] in "=<>~!":

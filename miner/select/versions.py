@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import tomllib
 
+from miner.audit.classify.python_manifests import toml_version
 from miner.audit.files import RepoTree
 from miner.codebook import Evidence
 
@@ -156,16 +157,6 @@ def _from_setup_py(path: str, text: str) -> list[VersionSpec]:
     return out
 
 
-def _toml_spec(value: object) -> str:
-    """The version of a Poetry or Pipfile entry: `"^1.13"`, `{version = "1.13"}`, or a list of
-    such tables with markers (one per platform: the first one's)."""
-    if isinstance(value, list):
-        value = value[0] if value else ""
-    if isinstance(value, dict):
-        value = value.get("version", "")
-    return value if isinstance(value, str) else ""
-
-
 def _from_toml(path: str, text: str, kind: str) -> list[VersionSpec]:
     try:
         data = tomllib.loads(text)
@@ -177,7 +168,7 @@ def _from_toml(path: str, text: str, kind: str) -> list[VersionSpec]:
     poetry = data.get("tool", {}).get("poetry", {}).get("dependencies", {})
     for table in (poetry, data.get("packages", {}), data.get("dev-packages", {})):
         for name, value in table.items():
-            spec = _toml_spec(value)
+            spec = toml_version(value)
             if spec not in ("*", ""):
                 entries.append(f"{name}{spec if spec[0] in '=<>~!' else '==' + spec}")
     lines = text.splitlines()

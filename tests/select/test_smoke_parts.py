@@ -49,6 +49,17 @@ def test_install_plan_reads_every_kind_of_dependency_file(tmp_path):
     assert any("tensorflow-gpu==1.15.0 -> tensorflow==1.15.0" in n for n in plan.notes)
 
 
+def test_a_poetry_dependency_with_one_table_per_platform_is_planned(tmp_path):
+    toml = (
+        '[tool.poetry.dependencies]\npython = "^3.10"\ntorch = [\n'
+        '  {version = "2.1.0", markers = "sys_platform == \'darwin\'"},\n'
+        '  {version = "^2.1", markers = "sys_platform == \'linux\'"},\n]\nrich = "^10.1"\n'
+    )
+    root = write(tmp_path / "repo", {"pyproject.toml": toml})
+    plan = install_plan(root, (("pyproject.toml", "poetry"),), "pytorch", None)
+    assert plan.lines == ("torch==2.1.0", "rich>=10.1")
+
+
 def test_the_stated_framework_version_is_added_when_no_file_names_it(tmp_path):
     freeze = (
         "numpy\n../outside\n-e /home/author/compressai\n~/lib/\n"

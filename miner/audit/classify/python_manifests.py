@@ -256,12 +256,22 @@ def _toml(r: Reader) -> dict[str, Any] | None:
         return None
 
 
+def toml_version(value: object) -> str:
+    """The version of a Poetry or Pipfile entry: `"^1.13"`, `{version = "1.13"}`, or a list of
+    such tables with markers (one per platform: the first one's); "" when it names none."""
+    if isinstance(value, list):
+        value = value[0] if value else ""
+    if isinstance(value, dict):
+        value = value.get("version", "")
+    return value if isinstance(value, str) else ""
+
+
 def _table_deps(r: Reader, table: Any) -> list[Dependency]:
-    """Packages of a TOML table of name -> version (str or {version=...})."""
+    """Packages of a TOML table of name -> version (str, {version=...} or a list of those)."""
     deps = []
     if isinstance(table, dict):
         for name, value in table.items():
-            spec = value if isinstance(value, str) else str((value or {}).get("version", ""))
+            spec = toml_version(value)
             deps.append(r.dep(str(name), "" if spec == "*" else spec, r.line_of(str(name))))
     return deps
 

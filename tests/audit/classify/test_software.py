@@ -121,6 +121,12 @@ FILE_KINDS = {
          'python = "^3.8"\ntorch = "^1.9"\n'},
         "poetry", "software.poetry", {"torch"},
     ),
+    "pyproject_poetry_per_platform": (
+        {"pyproject.toml": '[tool.poetry]\nname = "x"\n[tool.poetry.dependencies]\n'
+         'torch = [\n  {version = "2.1.0", markers = "sys_platform == \'darwin\'"},\n'
+         '  {version = "2.1.0+cpu", markers = "sys_platform == \'linux\'"},\n]\n'},
+        "poetry", "software.poetry", {"torch"},
+    ),
     "pipfile": (
         {"Pipfile": '[packages]\ntensorflow = ">=2.0.0"\nscipy = "*"\n[dev-packages]\n'},
         "pipfile", "software.pipfile", {"tensorflow", "scipy"},
