@@ -225,6 +225,14 @@ def _scheduler_hits(blocks: Iterable[Block]) -> Iterator[Hit]:
 MULTIPLIED = frozenset({"x", "×", "*"})
 
 
+def _multiplied_count(doc: Any, start: int, end: int) -> int | None:
+    """The count a device name between `start` and `end` opens with, multiplied out ("8*P40":
+    8); None when it opens with none."""
+    if end - start > 2 and doc[start + 1].lower_ in MULTIPLIED and doc[start].text.isdigit():
+        return int(doc[start].text)
+    return None
+
+
 def _device_name(span: Any) -> str:
     """The device as written, spacing normalised and model codes upper-cased ("Tesla V100")."""
     start, end = span.start, span.end
@@ -232,7 +240,7 @@ def _device_name(span: Any) -> str:
         if span.doc[start].lower_ == "a" and not span.doc[start].whitespace_:
             break  # the A of "A100", "A-100", not an article
         start += 1  # "GPUs (3090)" -> "3090", "a consumer 4090" -> "4090"
-    if end - start > 2 and span.doc[start].like_num and span.doc[start + 1].lower_ in MULTIPLIED:
+    if _multiplied_count(span.doc, start, end) is not None:
         start += 2  # "8*P40" -> "P40": the count is read apart
     if end - start > 1 and (span.doc[end - 1].is_punct or span.doc[end - 1].is_stop):
         end -= 1  # "a single 3090!" -> "3090"
@@ -298,9 +306,9 @@ def _judge(doc: Any, seg: Segment, labels: Iterable[str], shown: Counter[str]) -
                 "CPU": ("cpu", "hw_cpu", "hardware.cpu_model"),
                 "ACCELERATOR": ("other", "hw_other", "hardware.accelerator"),
             }[label]
-            multiplied = span.end - span.start > 2 and doc[span.start + 1].lower_ in MULTIPLIED
-            count = int(doc[span.start].text) if multiplied and doc[span.start].text.isdigit() \
-                else count_before(doc, span.start)  # fmt: skip
+            count = _multiplied_count(doc, span.start, span.end)
+            if count is None:
+                count = count_before(doc, span.start)
             spec.update(kind=kind, device=_device_name(span), count=count)
             if kind == "gpu":
                 spec["memory_gb"] = memory_after(doc, span.end)
