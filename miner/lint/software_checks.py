@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from miner.audit.files import is_vendored
-from miner.audit.ownership import foreign_trees
+from miner.audit.ownership import LICENCES, foreign_trees
 from miner.codebook import Evidence
 from miner.lint.context import Finding, LintContext
 from miner.lint.framework_use import (
@@ -261,8 +261,6 @@ def _third_party(ctx: LintContext, path: str) -> bool:
     """True for a dependency file of another package copied in: under `dependencies/`,
     `third_party/` or `submodules/`, or in a folder with its own packaging under another name
     (`deps/AutoGPTQ/setup.py`); its ranges speak for that package's code only."""
-    from miner.audit.ownership import foreign_trees
-
     return bool(BUNDLED.search(path)) or any(
         path.startswith(folder + "/") for folder in foreign_trees(ctx.tree)
     )
@@ -364,7 +362,7 @@ def _in_copied_package(ctx: LintContext, path: str) -> bool:
     parts = path.split("/")[:-1]
     for depth in range(len(parts), 0, -1):
         folder = "/".join(parts[:depth])
-        if not any(f"{folder}/{n}" in ctx.tree.paths for n in LICENCE_FILES):
+        if not any(f"{folder}/{n}" in ctx.tree.paths for n in LICENCES):
             continue
         found = SETUP_NAME.search(ctx.tree.read_text(f"{folder}/setup.py") or "")
         name = normal(found.group(1)) if found else ""
@@ -411,7 +409,6 @@ def _unparseable(ctx: LintContext) -> list[Finding]:
     return findings
 
 
-LICENCE_FILES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENCE", "COPYING")
 SETUP_NAME = re.compile(r"""\bsetup\([^)]*?\bname\s*=\s*["']([\w.\-]+)["']""", re.S)
 
 

@@ -283,11 +283,12 @@ def fill_required(
     """A value for each required argument (one of its choices where the usage lists them), or
     () when any of them cannot be made up (a rerun would stop at the same message); at most one
     positional argument."""
+    choices = choices or {}
     filled = []
     for name in names:
         option = name if name.startswith("-") else ""
-        if option and (choices or {}).get(option):
-            filled.append(_choice(option, (choices or {})[option]))
+        if choices.get(option):
+            filled.append(_choice(option, choices[option]))
             continue
         argument = fill(option, "" if option else name)
         if argument is None:

@@ -30,7 +30,7 @@ def external_trainer(ctx: AuditContext) -> list[Evidence]:
     """The README command that trains with a configuration the repository ships, run by a
     trainer it does not ship; empty when there is none."""
     paths = set(ctx.tree.paths)
-    shipped = {PurePosixPath(p).name: p for p in paths if p.endswith(CONFIG_SUFFIXES)}
+    shipped = {PurePosixPath(p).name for p in paths if p.endswith(CONFIG_SUFFIXES)}
     for block in ctx.docs.code():
         if block.path != ctx.tree.readme:
             continue
