@@ -74,26 +74,26 @@ def _to(real, kind, half):
             args = tuple(a for a in args if a is not half)
             kwargs.pop("dtype", None)
             if not args and "device" not in kwargs:
-                floating = not hasattr(self, "is_floating_point") or self.is_floating_point()
-                return self if floating else real(self, torch_float(self))
+                return _in_full_precision(self)
         return real(self, *args, **kwargs)
 
     return to
 
 
-def torch_float(tensor):
-    """float32, found through the tensor (this module imports no torch of its own)."""
-    return tensor.float().dtype
+def _in_full_precision(value):
+    """A module or a floating tensor as it is (float32); an integer tensor as float32, as
+    float16 of it would be floating (`torch.ones(3, dtype=torch.long).half()`)."""
+    if hasattr(value, "is_floating_point") and not value.is_floating_point():
+        return value.float()
+    return value
 
 
 def _full_precision(kind):
-    """`.half()` on the CPU: the module or floating tensor as it is (float32)."""
+    """`.half()` on the CPU: `_in_full_precision`."""
 
     def half(self, *args, **kwargs):
         common.shim_used(kind)
-        if hasattr(self, "is_floating_point") and not self.is_floating_point():
-            return self.float()  # torch.ones(3, dtype=torch.long).half() is floating
-        return self
+        return _in_full_precision(self)
 
     return half
 
