@@ -80,11 +80,9 @@ def _to_file(loader, real):
     def download_url_to_file(*args, **kwargs):
         url = str(kwargs.get("url", args[0] if args else ""))
         dst = kwargs.get("dst", args[1] if len(args) > 1 else None)
-        if dst is None or not url.split("?")[0].endswith(CHECKPOINT_SUFFIXES):
-            return real(*args, **kwargs)
-
-        if getattr(_LOADING, "url", False):
-            return real(*args, **kwargs)  # inside load_state_dict_from_url, which stands in
+        checkpoint = url.split("?")[0].endswith(CHECKPOINT_SUFFIXES)
+        if dst is None or not checkpoint or getattr(_LOADING, "url", False):
+            return real(*args, **kwargs)  # not a checkpoint, or load_state_dict_from_url's own
 
         def make(why):
             import torch

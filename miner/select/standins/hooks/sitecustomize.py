@@ -98,6 +98,14 @@ _LOADER_BASE = importlib.abc.Loader if sys.version_info[0] >= 3 else object
 _FINDER_BASE = importlib.abc.MetaPathFinder if sys.version_info[0] >= 3 else object
 
 
+def _busy():
+    """The modules this thread is importing through a finder of this hook (not served twice)."""
+    names = getattr(_BUSY, "names", None)
+    if names is None:
+        names = _BUSY.names = set()
+    return names
+
+
 class _After(_LOADER_BASE):
     """Wraps a loader: load the module as usual, then patch its entry points."""
 
@@ -116,9 +124,7 @@ class _Finder(_FINDER_BASE):
     def find_spec(self, name, path, target=None):
         if _target(name) is None:
             return None
-        busy = getattr(_BUSY, "names", None)
-        if busy is None:
-            busy = _BUSY.names = set()
+        busy = _busy()
         if name in busy:
             return None
         busy.add(name)
@@ -145,19 +151,16 @@ class _Python2Finder(object):
     def find_module(self, name, path=None):
         if name not in ("torch", "tensorflow") or _target(name) is None:
             return None
-        busy = getattr(_BUSY, "names", None)
-        if busy is None:
-            busy = _BUSY.names = set()
-        return None if name in busy else self
+        return None if name in _busy() else self
 
     def load_module(self, name):
         if name in sys.modules:
             return sys.modules[name]
-        _BUSY.names.add(name)
+        _busy().add(name)
         try:
             module = importlib.import_module(name)
         finally:
-            _BUSY.names.discard(name)
+            _busy().discard(name)
         _patch(name, module)
         return module
 
