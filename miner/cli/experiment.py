@@ -27,7 +27,11 @@ app.add_typer(experiment_app, name="experiment")
 @experiment_app.command("example-manifest")
 def example_manifest_cmd(
     framework: Annotated[
-        str, typer.Option("--framework", help="Which shipped example: numpy or cnn.")
+        str,
+        typer.Option(
+            "--framework",
+            help="Which shipped example: numpy, cnn or cnn-gpu (the PyTorch CNN sized for a GPU).",
+        ),
     ] = "numpy",
     fmt: Annotated[str, typer.Option("--format", help="yaml or json.")] = "yaml",
     output: Annotated[
@@ -52,7 +56,10 @@ def run_cmd(
     ] = None,
     example: Annotated[
         str | None,
-        typer.Option("--example", help="Run a shipped example instead: numpy or cnn (PyTorch)."),
+        typer.Option(
+            "--example",
+            help="Run a shipped example instead: numpy, cnn (PyTorch) or cnn-gpu (GPU-sized).",
+        ),
     ] = None,
     setting: Annotated[
         str | None,

@@ -53,13 +53,12 @@ def _numpy() -> dict[str, Any]:
     }
 
 
-def _cnn() -> dict[str, Any]:
-    run = RunSpec(
+def _cnn(*sizing: str) -> RunSpec:
+    return RunSpec(
         command=(
             "{python}",
             "{example_dir}/train_cnn.py",
-            "--epochs",
-            "6",
+            *sizing,
             "--device",
             "{device}",
             *_OUTPUTS,
@@ -74,7 +73,7 @@ def _cnn() -> dict[str, Any]:
             "dropout": ("--dropout-seed", "{seed}"),
         },
         metrics_file="{run_dir}/metrics.json",
-        metrics_keys=(*_KEYS, "val_accuracy", "val_loss"),
+        metrics_keys=(*_KEYS, "val_accuracy", "val_loss", "train_seconds"),
         metric_patterns=_PATTERNS,
         epoch_pattern=_EPOCH,
         predictions="{run_dir}/predictions.npy",
@@ -82,21 +81,38 @@ def _cnn() -> dict[str, Any]:
         weights=("weights.*",),
         timeout=900,
     )
+
+
+def _cnn_cpu() -> dict[str, Any]:
     return {
         "name": "example-cnn",
         "description": "miner's shipped example: train_cnn.py, a small PyTorch CNN on "
         "scikit-learn's bundled 8x8 digits, with separate init, data-order and dropout seeds",
         "framework": {"primary": "pytorch", "version_spec": "torch==2.13.0"},
         "dataset": {"acquisition": "sklearn.datasets.load_digits (ships with scikit-learn)"},
-        "run": run,
+        "run": _cnn("--epochs", "6"),
     }
 
 
-EXAMPLES = {"numpy": _numpy, "cnn": _cnn}
+def _cnn_gpu() -> dict[str, Any]:
+    return {
+        "name": "example-cnn-gpu",
+        "description": "miner's shipped example sized for a GPU: train_cnn.py on the digits "
+        "enlarged to 32x32, four times wider, with a learned pixel-intensity embedding "
+        "(index_select, whose CUDA backward is index_add), for 40 epochs",
+        "framework": {"primary": "pytorch"},
+        "dataset": {"acquisition": "sklearn.datasets.load_digits (ships with scikit-learn)"},
+        "run": _cnn(
+            "--epochs", "40", "--side", "32", "--width", "64", "--pixel-embedding", "16"
+        ),  # fmt: skip
+    }
+
+
+EXAMPLES = {"numpy": _numpy, "cnn": _cnn_cpu, "cnn-gpu": _cnn_gpu}
 
 
 def example_manifest(name: str = "numpy") -> dict[str, Any]:
-    """The manifest document of a shipped example (`numpy` or `cnn`)."""
+    """The manifest document of a shipped example (`numpy`, `cnn` or `cnn-gpu`)."""
     if name not in EXAMPLES:
         raise ExperimentError(f"unknown example {name!r}; choose {', '.join(EXAMPLES)}")
     parts = EXAMPLES[name]()

@@ -44,6 +44,12 @@ def tiny_cnn() -> Manifest:
 
 
 @pytest.fixture
+def small_cnn_gpu() -> Manifest:
+    """The GPU-sized CNN example at a CPU's size: the options after the manifest's win."""
+    return shrunk("cnn-gpu", "--epochs", "1", "--side", "16", "--width", "8")
+
+
+@pytest.fixture
 def manifest_for():  # type: ignore[no-untyped-def]
     """Build a manifest from run-section keywords."""
     return make_manifest

@@ -45,3 +45,37 @@ def test_cnn_control_identical_impl_differs_across_threads_algo_churns(
     assert not threads.iloc[0]["shared_weights"] and threads.iloc[0]["weights_l2"] > 0
     selection = analysis.tables["selection"].frame
     assert set(selection["mode"]) == {"best_val_loss", "best_val_accuracy", "last_epoch"}
+
+
+def test_gpu_sized_cnn_embeds_pixels_and_reports_its_training_time(
+    torch_installed, small_cnn_gpu, tmp_path
+):
+    manifest = small_cnn_gpu
+    assert "--pixel-embedding" in manifest.run.command
+    records = [
+        e.record for e in run_experiment(manifest, tmp_path, (1,), parse_settings("control"), 2)
+    ]
+    assert all(r.status == "ok" for r in records), [r.error for r in records]
+    assert len({r.weights_sha256 for r in records}) == 1
+    child = json.loads((Path(records[0].run_dir) / "metrics.json").read_text())
+    assert child["model"] == {"side": 16, "width": 8, "pixel_embedding": 16}
+    assert 0 < records[0].metrics["train_seconds"] < records[0].wall_seconds
+    variance = analyze([tmp_path], None, plots=()).tables["variance"].frame
+    assert variance.iloc[0]["bit_identical"]
+
+
+def test_pixel_embedding_is_an_index_select_that_learns(torch_installed):
+    import torch
+
+    from miner.examples.train_cnn import build_model
+
+    torch.manual_seed(0)
+    model = build_model(0.0, side=16, width=4, pixel_embedding=3)
+    images = torch.tensor([0.0, 0.5, 1.0]).repeat(2, 1, 16, 16 // 3 + 1)[..., :16]
+    logits = model(images)
+    assert logits.shape == (2, 10)
+    logits.sum().backward()
+    table = model[0].table
+    assert table.shape == (17, 3)
+    used = table.grad.abs().sum(dim=1) > 0
+    assert used.nonzero().flatten().tolist() == [0, 8, 16]  # only the levels in the images

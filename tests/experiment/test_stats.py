@@ -53,8 +53,20 @@ def test_spread():
 
 def test_overhead_with_interval():
     result = stats.overhead([2.0, 2.0], [1.0, 1.0])
-    assert result == {"overhead_pct": 100.0, "ci_low": 100.0, "ci_high": 100.0}
+    assert result == {
+        "overhead_pct": 100.0, "ci_low": 100.0, "ci_high": 100.0,
+        "median_overhead_pct": 100.0, "median_ci_low": 100.0, "median_ci_high": 100.0,
+    }  # fmt: skip
     varied = stats.overhead([1.5, 2.5, 2.0], [1.0, 1.0, 1.0])
     assert varied["overhead_pct"] == pytest.approx(100.0)
     assert varied["ci_low"] < 100 < varied["ci_high"]
     assert stats.overhead([2.0], [1.0])["ci_low"] is None
+    assert stats.overhead([2.0], [1.0])["median_ci_low"] is None
+
+
+def test_median_overhead_is_not_moved_by_one_slow_run():
+    result = stats.overhead([1.1, 1.1, 1.1, 1.1, 9.9], [1.0, 1.0, 1.0, 1.0, 1.0])
+    assert result["overhead_pct"] == pytest.approx(186.0)  # one run of 9.9 s drags the mean
+    assert result["median_overhead_pct"] == pytest.approx(10.0)
+    assert result["median_ci_low"] == pytest.approx(10.0)
+    assert result["median_ci_high"] > result["median_ci_low"]  # resamples that draw 9.9 thrice
