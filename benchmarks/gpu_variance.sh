@@ -20,7 +20,7 @@ py=${PYTHON:-python3}
 device=${DEVICE:-cuda}  # DEVICE=cpu tries the script on a machine without a GPU
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 mkdir -p "$out"
-size=(--side 32 --width 64 --pixel-embedding 16)
+size=(--lr 0.01 --side 32 --width 64 --pixel-embedding 16)
 
 {
     date -u +%FT%TZ

@@ -122,6 +122,11 @@ def findings(ok: pd.DataFrame, variance: pd.DataFrame, shared: pd.DataFrame) -> 
             verdict = f"{row.distinct_weights} distinct weights in {row.runs} runs"
         if row.churn not in (t.MISSING, None):
             verdict += f", mean churn {row.churn:.4f}"
+        if row.diverged:
+            verdict += (
+                f"; {row.diverged} of {row.runs} runs diverged (NaN or infinite weights), "
+                "left out of the weight distance"
+            )
         out.append(f"{row.config}: {verdict}.")
     held = ok[~ok["setting"].str.contains("algo|init|data|dropout", regex=True)]
     for (experiment, setting, device), part in held.groupby(["experiment", "setting", "device"]):

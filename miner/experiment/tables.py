@@ -140,10 +140,19 @@ class Artifacts:
             return {"churn": MISSING, "agreement": MISSING}
         return {"churn": stats.clean(value, 6), "agreement": stats.clean(1 - value, 6)}
 
+    def diverged(self, index: int) -> bool:
+        """The run's trained weights hold NaN or infinity: training diverged (its metrics were
+        dropped as not finite, and its weights would make every distance NaN)."""
+        import numpy as np
+
+        vector = self.weights(index)
+        return vector is not None and not bool(np.all(np.isfinite(vector)))
+
     def l2_of(self, left: pd.DataFrame, right: pd.DataFrame | None = None) -> Any:
-        """Mean pairwise L2 distance of trained weights within one configuration or across."""
-        a = [w for i in left.index if (w := self.weights(i)) is not None]
-        b = a if right is None else [w for i in right.index if (w := self.weights(i)) is not None]
+        """Mean pairwise L2 distance of trained weights within one configuration or across;
+        runs that diverged are left out."""
+        a = self._finite_weights(left)
+        b = a if right is None else self._finite_weights(right)
         try:
             if right is None:
                 value = stats.mean_pairwise(a, stats.l2_distance) if len(a) > 1 else None
@@ -152,6 +161,11 @@ class Artifacts:
         except ValueError:
             value = None
         return MISSING if value is None else stats.significant(value, 6)
+
+    def _finite_weights(self, runs: pd.DataFrame) -> list[np.ndarray]:
+        return [
+            w for i in runs.index if (w := self.weights(i)) is not None and not self.diverged(i)
+        ]
 
 
 def summary_table(ok: pd.DataFrame) -> pd.DataFrame:
@@ -189,6 +203,7 @@ def variance_table(ok: pd.DataFrame, artifacts: Artifacts) -> pd.DataFrame:
         time = stats.spread(part[TIME].astype(float))
         rows.append({
             **_factors(part), "runs": len(part),
+            "diverged": sum(artifacts.diverged(i) for i in part.index),
             "distinct_weights": int(hashes.nunique()) if len(hashes) else MISSING,
             "bit_identical": bool(len(part) > 1 and len(hashes) == len(part)
                                   and hashes.nunique() == 1),

@@ -184,3 +184,18 @@ def test_files_in_every_format_and_plots_per_factor(experiment, tmp_path):
 def test_missing_runs_is_an_error(tmp_path):
     with pytest.raises(ExperimentError, match="no runs.csv"):
         analyze([tmp_path], None)
+
+
+def test_a_run_whose_weights_are_nan_is_counted_diverged_and_kept_out_of_distances(tmp_path):
+    folder = make_experiment(tmp_path / "demo")
+    first = folder / "threads-01_algo" / "run-001" / "weights.npy"
+    np.save(first, np.array([np.nan, 0], dtype=np.float32))  # the loss went to NaN
+    result = analyze([folder], None, plots=())
+    algo = _row(result.tables["variance"].frame, config="threads-01_algo")
+    assert algo["diverged"] == 1
+    assert algo["weights_l2"] == pytest.approx(5.0)  # [3, 4] to [6, 8]; the NaN run left out
+    assert _row(result.tables["variance"].frame, config="threads-01_impl")["diverged"] == 0
+    assert (
+        "threads-01_algo: 3 distinct weights in 3 runs, mean churn 0.6667; 1 of 3 runs diverged"
+        " (NaN or infinite weights), left out of the weight distance." in result.findings
+    )
