@@ -612,3 +612,25 @@ def test_an_ancient_release_the_resolver_fell_back_to_gets_a_floor_at_the_date(
     bounded = _attempt(tmp_path / "b", IndexSource((), (str(index),)), ["pandas<0.13"])
     bounded.version, bounded.as_of = (3, 6), "2019-04-19T00:00:00Z"
     assert bounded._repair(failure) and bounded.repairs[0].kind == "build"
+
+
+PINNED_LATE = [
+    "error: No solution found when resolving dependencies",
+    "  cause: Because there is no version of tensorflow==1.15.5 and you require"
+    " tensorflow==1.15.5, we can conclude that your requirements are unsatisfiable.",
+    "hint: `tensorflow` was filtered by `exclude-newer` to only include packages uploaded before"
+    " 2016-08-17T07:08:16Z. The requested version, v1.15.5, was published at"
+    " 2021-01-06T17:16:34.769Z. Consider using `exclude-newer-package` to override the cutoff for"
+    " this package.",
+]
+
+
+def test_a_pin_newer_than_the_date_is_let_past_it_not_loosened(tmp_path: Path) -> None:
+    # code of 2016 that calls tf.placeholder: the API bound pins the last 1.x, released in 2021
+    attempt = _attempt(tmp_path, IndexSource((), ()), ["tensorflow==1.15.5"])
+    failure = diagnose(PINNED_LATE)
+    assert failure is not None and failure.kind == "uploaded_late"
+    assert (failure.name, failure.version) == ("tensorflow", "1.15.5")
+    assert attempt._repair(failure)
+    assert attempt.builder.past_date == ("tensorflow",)
+    assert attempt.lines == ["tensorflow==1.15.5"]

@@ -21,12 +21,14 @@ INTERPRETER_INDEPENDENT = frozenset({"missing_pin", "sdist_format", "not_found",
 NAME = r"`?([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?"
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # Old releases the index received after the commit's date (jaxlib 0.4.13, published on PyPI
-    # years after it was made): uv's hint names the package and the release the date hides.
+    # years after it was made), or a pinned release newer than the date (a pin a repair chose,
+    # `tensorflow==1.15.5` for code of 2016): uv's hint names the package and the release the
+    # date hides, as "the latest version satisfying the requirement" or "the requested version".
     (
         "uploaded_late",
         re.compile(
             rf"hint: {NAME}` was filtered by `exclude-newer`.*"
-            r"latest version satisfying the requirement is v?([^\s,]+),"
+            r"(?:latest version satisfying the requirement is|requested version,) v?([^\s,]+),"
         ),
     ),
     # uv reads every candidate's metadata strictly; an old release may not parse (`pytz>=2011k`).
