@@ -184,10 +184,12 @@ class RepoTree:
         except OSError as exc:
             self.warnings.append(f"{rel}: unreadable ({exc.strerror})")
             return None
-        if b"\0" in data[:8192]:
-            return None
+        # UTF-16 text (a README saved by Windows tools) is half NUL bytes: its byte-order mark
+        # tells it from a binary file before the NULs would.
         if data.startswith(b"\xff\xfe") or data.startswith(b"\xfe\xff"):
             return data.decode("utf-16", errors="replace")
+        if b"\0" in data[:8192]:
+            return None
         return data.decode("utf-8-sig", errors="replace")
 
     def with_suffix(self, *suffixes: str) -> list[RepoFile]:

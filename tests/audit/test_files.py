@@ -112,6 +112,7 @@ def test_hostile_files_are_skipped_or_decoded(tmp_path: Path) -> None:
         {
             "weights.bin": b"\x00\x01\x02" * 100,
             "latin1.md": "caf\xe9".encode("latin-1"),
+            "utf16.md": "# N\r\nPyTorch".encode("utf-16"),  # a byte-order mark, then NULs
             "big.py": "x = 1\n" * 10,
             ".git/config": "[core]\n",
         },
@@ -124,6 +125,7 @@ def test_hostile_files_are_skipped_or_decoded(tmp_path: Path) -> None:
     assert "inside_link.py" in paths
     assert tree.read_text("weights.bin") is None
     assert tree.read_text("latin1.md") == "caf\ufffd"
+    assert tree.read_text("utf16.md") == "# N\r\nPyTorch"
     assert tree.read_text("big.py") is None  # 60 bytes > cap of 30
     assert tree.read_text("../outside.txt") is None
     assert any("symlink out of the checkout" in w for w in tree.warnings)
