@@ -44,6 +44,9 @@ TRIGGERS: dict[str, tuple[frozenset[str], re.Pattern[str]]] = {
             r"[vpakmthlb]-?\d\d|mi\d\d|\d ?ti\b"
             r"|\b(?:consumer|single|one|two|four|eight|an?) (?:10[5-8]0|16[56]0|20[6-8]0|30[5-9]0"
             r"|40[6-9]0|50[6-9]0)\b"
+            # a count of GeForce cards ("4*3090", "8x 4090", "4 张 3090") or a graphics card (显卡)
+            r"|\b\d{1,2} ?[x×*张块] ?(?:10[5-8]0|16[56]0|20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0)\b"
+            r"|显卡"
         ),
     ),
     "CPU": (
@@ -111,7 +114,7 @@ VENDOR_GTX = _w("nvidia", "geforce", "gtx", op="?")
 GEFORCE_SUFFIX = _re(r"^(ti|super|m\.?)$", op="?")  # 1080 Ti, 2080 Super, 980M
 TITAN = _w("titan", "titian")  # "Titian" is a frequent misspelling
 VENDOR = _w("nvidia", "geforce", op="?")
-GPU_WORD = _w("gpu", "gpus", "card", "cards", "graphics")
+GPU_WORD = _w("gpu", "gpus", "card", "cards", "graphics", "显卡")
 GEFORCE_NUMBERS = r"(?:10[5-8]0|16[56]0|20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0)"
 GEFORCE_NUMBER = _re(rf"^{GEFORCE_NUMBERS}$")
 # A table cell under a "GPU" column that holds only a GeForce number: "3090", "8x 4090", "2080Ti".
@@ -130,9 +133,14 @@ GPU: list[Pattern] = [
     [_w("mx"), _re(r"^(110|130|150|230|250|330|350|450|550)$")],
     [_w("nvidia", "geforce"), _re(r"^\d{3,4}$"), _re(r"^(m\.?|mx|ti|titan)$", op="?")],
     [_re(r"^\d{3,4}$"), _w("ti")],  # "1080Ti", "2080 Ti"
-    # A bare GeForce number beside a GPU word: "3090 GPUs", "4 GPUs (3090)".
+    # A bare GeForce number beside a GPU word: "3090 GPUs", "4 GPUs (3090)", "GPU 3090",
+    # "3090显卡" (a graphics card).
     [GEFORCE_NUMBER, GPU_WORD],
     [GPU_WORD, _w("("), GEFORCE_NUMBER, {"TEXT": {"REGEX": r"^\)"}}],
+    [_w("gpu", "gpus", "显卡"), GEFORCE_NUMBER, {"LOWER": {"NOT_IN": ["p", "x", "×", "*", "px"]}}],
+    # A count of cards multiplied out ("4*3090", "8x 4090") or counted in Chinese ("4张3090");
+    # a count of one or two digits, so that a resolution ("1920x1080") is no card.
+    [_re(r"^\d{1,2}$"), _w("x", "×", "*", "张", "块"), GEFORCE_NUMBER, GEFORCE_SUFFIX],
     # One card named by its number alone: "on a consumer 4090!", "in 2 hours on a single 3090"
     # (not a resolution: "a 1080p video", "a 1080 x 720 frame").
     [_w(*BARE_CARD), GEFORCE_NUMBER, {"LOWER": {"NOT_IN": ["p", "x", "×", "*", "i", "px"]}}],

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -84,6 +84,9 @@ CAPTURE = re.compile(
 CODE_COMMENT = re.compile(r"^\s*#+\s*(?![!]|include|define|if|endif|pragma|import)(\S.*)$")
 # A comment after a command says what the command runs on (`bash train.sh  # 4xA100 80G`).
 TRAILING_COMMENT = re.compile(r"^\s*[^#\s][^#]*?\s#+\s+(\S.*)$")
+# ... and so does a remark in parentheses set off after it
+# (`pip install -r requirements_2080.txt   (GPU 2080Ti, CUDA 10.2)`).
+TRAILING_NOTE = re.compile(r"^\s*[^#(\s][^#(]*?\s{2,}\(([^()]+)\)\s*$")
 LEADING_WORDS = {"gpu", "gpus", "card", "cards", "(", *BARE_CARD}
 GENERIC_DEVICE_WORDS = {"gpu", "gpus", "card", "cards", "graphics", "chip", "cpu", "processor",
                         "soc", "mac", "macbook"}  # fmt: skip
@@ -182,7 +185,9 @@ def _segments(blocks: Iterable[Block]) -> Iterator[Segment]:
             yield Segment(b.path, b.line, b.text, where, b.header, b.kind, talk)
             continue
         for n, raw in enumerate(b.text.splitlines()):
-            comment = CODE_COMMENT.match(raw) or TRAILING_COMMENT.match(raw)
+            comment = (
+                CODE_COMMENT.match(raw) or TRAILING_COMMENT.match(raw) or TRAILING_NOTE.match(raw)
+            )
             if comment and not SCHEDULER.match(raw):
                 yield Segment(b.path, b.line + n, comment.group(1), where, "", "code", talk)
 
@@ -222,7 +227,20 @@ def _scheduler_hits(blocks: Iterable[Block]) -> Iterator[Hit]:
                 yield Hit("hw_cpu", ev, {**spec, "source": source})
 
 
-MULTIPLIED = frozenset({"x", "×", "*"})
+# A count multiplied out ("8*P40", "4x 3090"), or counted in Chinese cards ("4张3090": 张/块).
+MULTIPLIED = frozenset({"x", "×", "*", "张", "块"})
+# Chinese (and Japanese) text runs words together: "基于4*3090进行训练", "需要12G显存". A space
+# where CJK script meets Latin letters or digits lets the tokenizer see "4*3090" and "12G".
+CJK_BOUNDARY = re.compile(
+    r"(?<=[\u3000-\u303f\u3040-\u30ff\u4e00-\u9fff\uff00-\uffef])(?=[A-Za-z0-9])"
+    r"|(?<=[A-Za-z0-9])(?=[\u3000-\u303f\u3040-\u30ff\u4e00-\u9fff\uff00-\uffef])"
+)
+
+
+def spaced(seg: Segment) -> Segment:
+    """The segment with a space where CJK script meets Latin letters or digits (lines kept)."""
+    text = CJK_BOUNDARY.sub(" ", seg.text)
+    return seg if text == seg.text else replace(seg, text=text)
 
 
 def _multiplied_count(doc: Any, start: int, end: int) -> int | None:
@@ -350,7 +368,7 @@ def _table_hits(seg: Segment) -> Iterator[Hit]:
 def find_hardware(blocks: Iterable[Block]) -> list[Hit]:
     """Every hardware statement in the documentation blocks, in reading order."""
     blocks = list(blocks)
-    segments = list(_segments(blocks))
+    segments = [spaced(seg) for seg in _segments(blocks)]
     hits = list(_scheduler_hits(blocks))
     hits.extend(hit for seg in segments for hit in _table_hits(seg))
     labelled = [(s, labels) for s in segments if (labels := labels_to_match(s.text))]

@@ -82,7 +82,10 @@ FOREIGN_SECTION = re.compile(
 # A requirement addressed to the reader is the project's own, even beside the paper's results
 # ("to reproduce the results reported in the paper, you would need a DGX1 with 8 V100 GPUs").
 NEEDED = re.compile(r"\b(?:needs?|needed|requires?|required|recommend(?:s|ed)?)\b", re.I)
-REPORTED = re.compile(r"\breported (?:in|by)\b|\baccording to\b|\bas reported\b", re.I)
+# "according to the paper" reports others' figures; "according to our experience" is the own use.
+REPORTED = re.compile(
+    r"\breported (?:in|by)\b|\baccording to\b(?! (?:our|my)\b)|\bas reported\b", re.I
+)
 EXAMPLES = re.compile(r"\betc\b|\be\.g\.|\bsuch as\b|\bfor (?:example|instance)\b", re.I)
 POSSIBLE = re.compile(r"\b(?:deploy\w*|embedded|could|can be|may|might|possible|easier)\b", re.I)
 USED = re.compile(
@@ -104,14 +107,15 @@ PROGRAM_SETTING = re.compile(
     re.IGNORECASE,
 )
 # The tokenizer splits "DDR4" into DDR 4, so the words here are the letter parts.
+# 显存 is Chinese for a GPU's memory ("12G显存"), 内存 for the machine's ("64G内存").
 GPU_MEM_WORDS = {"vram", "gpu", "gpus", "card", "cards", "graphics", "gddr", "hbm", "tpu", "tpus",
-                 "npu", "npus", "accelerator", "accelerators"}  # fmt: skip
-RAM_WORDS = {"ram", "sdram", "ddr", "lpddr"}
+                 "npu", "npus", "accelerator", "accelerators", "显存"}  # fmt: skip
+RAM_WORDS = {"ram", "sdram", "ddr", "lpddr", "内存"}
 GPU_WORDS = {"gpu", "gpus", "card", "cards", "graphics"}
 MEM_WORDS = {"memory", "mem", "dram"}  # GPU or system memory by context ("GPUs with 11GB of DRAM")
 SYSTEM_HINTS = {"main", "system", "host", "physical"}
 SKIP_AFTER = {"of", "the", "ecc", "total", "onboard", "dedicated", "installed", "available",
-              "free", "or", "more", "at", "least", "+", "unified"} | SYSTEM_HINTS  # fmt: skip
+              "free", "or", "more", "at", "least", "+", "unified", "的"} | SYSTEM_HINTS  # fmt: skip
 NOT_MEMORY = {"disk", "disks", "storage", "ssd", "ssds", "hdd", "hdds", "space", "drive", "drives",
               "dataset", "datasets", "data", "file", "files", "download", "downloads", "zip",
               "tar", "archive", "image", "images", "model", "models", "checkpoint", "checkpoints",
@@ -134,7 +138,7 @@ MACHINE_WORDS = SYSTEM_CUES | {"processors", "machines", "nodes", "instance", "i
 # 28GB", a profiling table of "6.7G" cells) is then GPU memory too.
 GPU_MEMORY_TALK = re.compile(
     r"vram|\bgpu (?:memory|ram|mem)\b|memory (?:of|on|per|in) (?:the |each |a |one |your )?"
-    r"(?:gpu|card|graphics)|\boom\b|out of memory|cuda memory|graphics memory|video memory",
+    r"(?:gpu|card|graphics)|\boom\b|out of memory|cuda memory|graphics memory|video memory|显存",
     re.IGNORECASE,
 )
 # A CUDA out-of-memory error quoted in the docs: its sizes are the reader's failed run.
@@ -339,7 +343,7 @@ def memory_kind(
     while (
         j < len(doc)
         and j < span.end + 4
-        and (doc[j].lower_ in SKIP_AFTER or (doc[j].is_punct and doc[j].text not in ".;"))
+        and (doc[j].lower_ in SKIP_AFTER or (doc[j].is_punct and doc[j].text not in ".;，。；、"))
     ):
         hint = "system" if doc[j].lower_ in SYSTEM_HINTS else hint
         j += 1
@@ -381,6 +385,8 @@ def memory_kind(
     i = span.start - 1
     while i >= max(span.sent.start, span.start - 4):
         word = doc[i].lower_
+        if word == "显存":
+            return "gpu"  # "显存：12G", GPU memory named first
         if word in MEM_WORDS:
             return _context_kind(doc, span, seg, gpu_tokens)
         if word in RAM_WORDS and (ram_is_gpu or (i > 0 and doc[i - 1].lower_ in GPU_WORDS)):

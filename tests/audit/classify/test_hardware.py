@@ -312,6 +312,36 @@ NEGATIVE = {
 }
 
 
+# Chinese READMEs run words together; the GPU and its memory are stated all the same.
+CJK = {
+    "cards multiplied out": ("以下示例是基于4*3090进行训练。", {"hw_gpu"}),
+    "cards counted": ("我们使用4张3090训练。", {"hw_gpu"}),
+    "GPU memory": ("训练需要12G显存。", {"hw_gpu"}),
+    "GPU memory named first, then the machine's": ("显存：12G，内存64G。", {"hw_gpu", "hw_memory"}),
+    "GPU memory after 的": ("v3-8 TPU有128G的显存。", {"hw_gpu", "hw_other"}),
+    "a resolution and a port are no cards": ("分辨率1920x1080的视频，端口3090。", set()),
+}
+
+
+@pytest.mark.parametrize("case", CJK, ids=list(CJK))
+def test_hardware_in_chinese_text(case: str) -> None:
+    text, fields = CJK[case]
+    assert _fields(text) == fields
+
+
+def test_own_experience_is_no_report_and_a_remark_after_a_command_counts() -> None:
+    # "according to the paper" reports others' hardware; "according to our experience" is ours
+    assert _fields(
+        "According to our experience, `--height=720` and `--width=1280` work well\n"
+        "on a Gefore GTX 1050 TI with 4GB memory.\n"
+    ) == {"hw_gpu"}
+    assert _fields("Figures for a GTX 1080 Ti are according to the paper.\n") == set()
+    assert _fields("Figures for a GTX 1080 Ti are according to our experience.\n") == {"hw_gpu"}
+    note = "```\npip install -r requirements_3090.txt   (GPU 3090, CUDA 11.4)\n```\n"
+    assert _fields(note) == {"hw_gpu"}
+    assert _fields("```\npip install -r requirements.txt   (CUDA 11.4)\n```\n") == set()
+
+
 @pytest.mark.parametrize("case", POSITIVE, ids=list(POSITIVE))
 def test_hardware_named_by_the_codebook_counts(case: str) -> None:
     text, fields = POSITIVE[case]
