@@ -128,6 +128,10 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
     def runs_a_trainer() -> bool:
         return any(TRAINER_CALL.search(index.text(sf)) for sf in index.own() if sf.read)
 
+    @functools.cache
+    def fits_a_model() -> bool:
+        return any(KERAS_FIT.search(index.text(sf)) for sf in index.own() if sf.read)
+
     for sf in index.own():
         if not sf.read or sf.role == "doc" or (sf.role == "test" and _unit_test(sf)):
             continue
@@ -164,6 +168,8 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
             hit = sf.hits.get("proj.optimizer")
             if hit and TRAINING_HOOK.search(index.text(sf)) and not runs_a_trainer():
                 continue  # `configure_optimizers` of a Lightning module no trainer runs
+            if hit and KERAS_COMPILE.search(index.text(sf)) and not fits_a_model():
+                continue  # Keras compiles a model with an optimizer to predict with it too
             if hit and nn and not _optimises_inputs(index.text(sf)):
                 line, text, _ = index.where_code(sf.path, hit.samples)
                 if text.lstrip().startswith("class "):
@@ -193,6 +199,14 @@ ROUTED_GRADIENTS = re.compile(r"\bautograd\.backward\(\s*[\w.]+\s*,")
 # where a trainer runs it.
 TRAINING_HOOK = re.compile(r"(?:\bdef\s+|\bself\.)_?training_step\(")
 TRAINER_CALL = re.compile(r"\bTrainer\(|\.fit\(")
+# A Keras model compiled with its optimizer (`model.compile(optimizer=Adam(lr), ...)`), which
+# trains only where some file fits it: a script that compiles, loads weights and predicts
+# trains nothing.
+KERAS_COMPILE = re.compile(r"\.compile\(\s*(?:optimizer\s*=|loss\s*=|['\"]\w+['\"]\s*,)")
+# (or hands it to an Estimator that trains: `model_to_estimator(...).train(input_fn=...)`).
+KERAS_FIT = re.compile(
+    r"\.fit(?:_generator)?\(|\btrain_on_batch\(|\bGradientTape\(|\.train\(\s*input_fn\b"
+)
 
 
 def _only_plumbing(text: str, samples: list[str], runs_a_trainer: Callable[[], bool]) -> bool:

@@ -196,3 +196,25 @@ def test_configurations_for_an_external_trainer_with_the_command_are_training_co
     assert _training(tmp_path / "b", unshipped).value is False  # the config is not shipped
     own = {**files, "train.py": "import sys\nprint(sys.argv)\n"}
     assert _training(tmp_path / "c", own).value is False  # its own train.py trains nothing
+
+
+KERAS_PREDICT = (
+    "import keras\nfrom keras.layers import Dense\n\ndef build():\n"
+    "    model = keras.models.Sequential([Dense(10)])\n"
+    "    model.compile(optimizer=keras.optimizers.Adam(lr=5e-3), loss='binary_crossentropy')\n"
+    "    model.load_weights('weights.h5')\n    return model\n\n"
+    "print(build().predict(x))\n"
+)
+
+
+def test_a_keras_model_compiled_only_to_predict_is_not_training(tmp_path: Path) -> None:
+    assert _training(tmp_path / "a", {"models.py": KERAS_PREDICT}).value is False
+    fitted = {
+        "models.py": KERAS_PREDICT,
+        "main.py": "from models import build\nbuild().fit(x, y)\n",
+    }
+    assert _training(tmp_path / "b", fitted).value is True
+    estimator = "import tensorflow as tf\nfrom models import build\n" + (
+        "tf.keras.estimator.model_to_estimator(keras_model=build()).train(input_fn=f, steps=9)\n"
+    )
+    assert _training(tmp_path / "c", {**fitted, "main.py": estimator}).value is True
