@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from miner.audit.classify.dependency import NOT_PACKAGES, Dependency
 from miner.audit.classify.installs import install_commands, requirement_line
+from miner.audit.classify.manifests import image_dependency
 from miner.audit.docs import Block
 from miner.codebook import Evidence
 
@@ -325,6 +326,22 @@ def _command_findings(block: Block, self_names: frozenset[str]) -> Iterable[DocF
         offset += len(raw)
 
 
+# A framework's container image named with a release tag ("We used the
+# 'nvcr.io/nvidia/pytorch:19.10-py3' image", `docker pull tensorflow/tensorflow:1.15.0-gpu`):
+# the image fixes the framework's version as a requirements file would.
+IMAGE_REF = re.compile(r"(?<![\w./-])((?:[\w.-]+/)+[\w.-]+):(\d[\w.-]*)")
+
+
+def _image_findings(block: Block) -> Iterable[DocFinding]:
+    for m in IMAGE_REF.finditer(block.text):
+        found = image_dependency(f"{m.group(1)}:{m.group(2)}")
+        if found is None or found[0] == "cuda" or not found[1]:
+            continue  # a CUDA base image names the toolkit, not the project's software
+        line = _line_in(block, m.start())
+        dep = Dependency(found[0], f"=={found[1]}", block.path, line, m.group(0))
+        yield DocFinding(Evidence(block.path, line, m.group(0), "software.readme_image"), (dep,))
+
+
 def _list_item_dep(block: Block, listing: bool) -> Dependency | None:
     """The package a Requirements-list item names, e.g. "OpenSlide Python" or "Caffe: Linux ...".
 
@@ -398,6 +415,8 @@ def doc_requirements(blocks: Iterable[Block], self_names: frozenset[str]) -> lis
     lead = ""
     for block in blocks:
         findings.extend(_command_findings(block, self_names))
+        if block.kind != "heading":
+            findings.extend(_image_findings(block))
         if block.kind == "list_item" and lead:
             deps = [d for d in _packages(block, block.text, 0) if d.spec or lead == "packages"]
             if deps:

@@ -330,6 +330,8 @@ README_POSITIVE = {
     "we_use_for_the_experiments": "We use PyTorch 1.9.0 and mmcv 1.3.9 for the experiments.\n",
     "tested_over_a_version": "The code is tested with Tensorflow over ver1.0 on Windows 10.\n",
     "tested_over_versions": "The code has been tested over PyTorch 0.4.1 and 1.0.0 versions.\n",
+    "framework_image_in_prose": "We used the 'nvcr.io/nvidia/pytorch:19.10-py3' image.\n",
+    "framework_image_pulled": "```\ndocker pull tensorflow/tensorflow:1.15.0-gpu\n```\n",
 }
 README_NEGATIVE = {
     "implemented_in": "This is a PyTorch implementation of FastNet.\n",
@@ -354,6 +356,8 @@ README_NEGATIVE = {
     "files_of_the_project": "## Packages\n- `models/`: the networks\n- train.py: training\n",
     "ported_without_version": "The model was ported to PyTorch from the Lua original.\n",
     "we_use_to_build": "We use PyTorch 1.9 to build the model, as in the paper.\n",
+    "cuda_image": "We ran it in the nvidia/cuda:11.8.0-devel-ubuntu22.04 image.\n",
+    "untagged_image": "We ran it in the pytorch/pytorch:latest image.\n",
 }
 
 
@@ -689,3 +693,16 @@ def test_a_setup_list_filtered_under_a_condition_keeps_its_packages(tmp_path: Pa
     )
     _, ctx = _classify(tmp_path, {"README.md": "# RAdam\n", "setup.py": setup})
     assert [d["name"] for d in ctx.details["dependencies"]] == ["torch"]
+
+
+def test_a_framework_image_pins_the_framework(tmp_path: Path) -> None:
+    readme = "We used the 'nvcr.io/nvidia/pytorch:19.10-py3' image for our experiments.\n"
+    labels, ctx = _classify(tmp_path / "rawnet", {"README.md": readme})
+    assert labels["versions_pinned"].value is True
+    (evidence,) = labels["software_req"].evidence
+    assert (evidence.line, evidence.text, evidence.rule) == (
+        1,
+        "nvcr.io/nvidia/pytorch:19.10-py3",
+        "software.readme_image",
+    )
+    assert [(d["name"], d["spec"]) for d in ctx.details["dependencies"]] == [("pytorch", "==19.10")]
