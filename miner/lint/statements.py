@@ -32,6 +32,8 @@ PYTHON_IN_FILES = (
             r"|\S+[-:_]py(?:thon)?3\d*(?:\s|$))"
             r"|^\s*(?:ARG|ENV)\s+PYTHON_VERSION[= ]\s*3|\binstall\b.*\bpython==?3\.\d"
             r"|^\s*(?:RUN|ENTRYPOINT|CMD)\b.*\bpython3\.\d{1,2}\b"
+            # ... or on a line of its own that continues a RUN's package list (`  python3.6 \`)
+            r"|^\s+python3\.\d{1,2}(?:-\w+)?\s*(?:\\|$)"
         ),
     ),
     (re.compile(r"(^|/)(\.python-version|runtime\.txt)$"), re.compile(r"\d\.\d")),

@@ -770,6 +770,11 @@ def test_onnx_is_a_pip_package_not_a_framework_to_build(tmp_path: Path) -> None:
             "Dockerfile",
             "FROM nvidia/cuda:11.8.0-devel-ubuntu22.04\nRUN apt install -y python3.10\n",
         ),
+        (
+            "Dockerfile",
+            "FROM ubuntu:16.04\nRUN apt-get update && apt-get install -y \\\n"
+            "  build-essential \\\n  python3.6 \\\n  python3.6-dev \\\n  python3-pip\n",
+        ),
         ("setup.py", "setup(classifiers=['Programming Language :: Python :: 3'])\n"),
     ],
 )
