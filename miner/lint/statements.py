@@ -34,6 +34,8 @@ PYTHON_IN_FILES = (
             r"|^\s*(?:RUN|ENTRYPOINT|CMD)\b.*\bpython3\.\d{1,2}\b"
             # ... or on a line of its own that continues a RUN's package list (`  python3.6 \`)
             r"|^\s+python3\.\d{1,2}(?:-\w+)?\s*(?:\\|$)"
+            # ... or builds it from python.org's source (`wget .../Python-3.10.12.tgz`)
+            r"|\bPython-3\.\d{1,2}(?:\.\d+)?\.t(?:ar\.)?[gx]z\b"
         ),
     ),
     (re.compile(r"(^|/)(\.python-version|runtime\.txt)$"), re.compile(r"\d\.\d")),

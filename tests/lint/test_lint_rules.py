@@ -775,6 +775,11 @@ def test_onnx_is_a_pip_package_not_a_framework_to_build(tmp_path: Path) -> None:
             "FROM ubuntu:16.04\nRUN apt-get update && apt-get install -y \\\n"
             "  build-essential \\\n  python3.6 \\\n  python3.6-dev \\\n  python3-pip\n",
         ),
+        (
+            "docker/Dockerfile",
+            "FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\nRUN wget "
+            "https://www.python.org/ftp/python/3.10.12/Python-3.10.12.tgz\n",
+        ),
         ("setup.py", "setup(classifiers=['Programming Language :: Python :: 3'])\n"),
     ],
 )

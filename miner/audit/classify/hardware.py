@@ -87,6 +87,10 @@ TRAILING_COMMENT = re.compile(r"^\s*[^#\s][^#]*?\s#+\s+(\S.*)$")
 # ... and so does a remark in parentheses set off after it
 # (`pip install -r requirements_2080.txt   (GPU 2080Ti, CUDA 10.2)`).
 TRAILING_NOTE = re.compile(r"^\s*[^#(\s][^#(]*?\s{2,}\(([^()]+)\)\s*$")
+# A code block used to set out the machine, a line per part (```\nGPU：NVIDIA Tesla P40\n```).
+SPEC_LINE = re.compile(
+    r"^\s*((?:gpus?|cpus?|ram|memory|hardware|devices?|显卡|显存|内存)\s*[:：]\s*\S.*)$", re.I
+)
 LEADING_WORDS = {"gpu", "gpus", "card", "cards", "(", *BARE_CARD}
 GENERIC_DEVICE_WORDS = {"gpu", "gpus", "card", "cards", "graphics", "chip", "cpu", "processor",
                         "soc", "mac", "macbook"}  # fmt: skip
@@ -186,7 +190,10 @@ def _segments(blocks: Iterable[Block]) -> Iterator[Segment]:
             continue
         for n, raw in enumerate(b.text.splitlines()):
             comment = (
-                CODE_COMMENT.match(raw) or TRAILING_COMMENT.match(raw) or TRAILING_NOTE.match(raw)
+                CODE_COMMENT.match(raw)
+                or TRAILING_COMMENT.match(raw)
+                or TRAILING_NOTE.match(raw)
+                or SPEC_LINE.match(raw)
             )
             if comment and not SCHEDULER.match(raw):
                 yield Segment(b.path, b.line + n, comment.group(1), where, "", "code", talk)

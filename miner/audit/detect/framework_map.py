@@ -10,6 +10,9 @@ PY_MODULES: dict[str, str] = {
     "tflearn": "tensorflow", "sonnet": "tensorflow", "tensorlayer": "tensorflow",
     "tensorpack": "tensorflow", "tensorflow_hub": "tensorflow", "tensorflow_addons": "tensorflow",
     "tensorflow_probability": "tensorflow", "tensorflow.keras": "keras",
+    # TensorFlow Probability on JAX or NumPy needs no TensorFlow: the substrate named decides
+    # (`from tensorflow_probability.substrates import jax as tfp`); "" is no framework.
+    "tensorflow_probability.substrates": "", "tensorflow_probability.substrates.jax": "jax",
     "tensorflow.python.keras": "keras", "tensorflow_core.python.keras": "keras",
     "tensorflow.contrib.keras": "keras", "tensorflow.compat.v1.keras": "keras", "keras": "keras",
     "keras_contrib": "keras", "keras_applications": "keras", "tensorflowjs": "tensorflowjs",
@@ -88,8 +91,8 @@ def python_framework(module: str) -> str | None:
         return None
     for n in range(len(parts), 0, -1):
         fw = PY_MODULES.get(".".join(parts[:n]))
-        if fw:
-            return fw
+        if fw is not None:
+            return fw or None
     return None
 
 

@@ -340,6 +340,9 @@ def test_own_experience_is_no_report_and_a_remark_after_a_command_counts() -> No
     note = "```\npip install -r requirements_3090.txt   (GPU 3090, CUDA 11.4)\n```\n"
     assert _fields(note) == {"hw_gpu"}
     assert _fields("```\npip install -r requirements.txt   (CUDA 11.4)\n```\n") == set()
+    # a code block that sets out the machine, a part per line
+    assert _fields("### Experiments\n```\nGPU：NVIDIA Tesla P40\n```\n") == {"hw_gpu"}
+    assert _fields("```\npython train.py --gpu 0\nnvidia-smi\n```\n") == set()
 
 
 @pytest.mark.parametrize("case", POSITIVE, ids=list(POSITIVE))

@@ -387,3 +387,16 @@ def test_a_ggml_inference_engine_with_a_weight_converter_is_ggml_in_cpp(audit) -
     assert value(labels, "frameworks") == ["other:ggml", "pytorch"]
     assert value(labels, "language") == "cpp"
     assert value(labels, "paper_framework") == "Others"
+
+
+def test_tensorflow_probability_on_jax_is_no_tensorflow(audit) -> None:  # type: ignore[no-untyped-def]
+    code = (
+        "import jax\nimport flax.linen as nn\n"
+        "from tensorflow_probability.substrates import jax as tfp\n\n"
+        "class Policy(nn.Module):\n    @nn.compact\n    def __call__(self, x):\n"
+        "        return tfp.distributions.Normal(nn.Dense(2)(x), 1.0)\n"
+    )
+    labels, _ = audit({"policy.py": code})
+    assert value(labels, "frameworks") == ["jax"]
+    labels, _ = audit({"policy.py": "import tensorflow_probability as tfp\n" + code})
+    assert "tensorflow" in value(labels, "frameworks")
