@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,8 @@ SHOWN_FILES = 6
 # Dependency-file kinds `pip install`, conda or poetry read; a Dockerfile's apt line, a gradle
 # file, a CMake `find_package` or an install script list packages but are not these.
 PACKAGE_FILE_KINDS = frozenset({"requirements_file", "conda_env", "setup", "pipfile", "poetry"})
+DOCS_FOLDER = re.compile(r"(?:^|/)docs?/", re.I)
+DOCS_BUILDER = re.compile(r"sphinx|mkdocs", re.I)
 
 
 @dataclass(frozen=True)
@@ -100,8 +103,16 @@ class LintContext:
         paths = [
             p for p, k in self.dependency_files.items()
             if k in PACKAGE_FILE_KINDS and not p.startswith(self.facts.bundled)
+            and not self._builds_the_docs(p)
         ]  # fmt: skip
         return sorted(paths, key=lambda p: (p.count("/"), p))
+
+    def _builds_the_docs(self, path: str) -> bool:
+        """A requirements file in the docs folder that names Sphinx or MkDocs: what Read the
+        Docs installs to build the pages, not what the project runs on."""
+        if not DOCS_FOLDER.search(path):
+            return False
+        return bool(DOCS_BUILDER.search(self.tree.read_text(path) or ""))
 
     def absent(self, what: str, extra: tuple[str, ...] = ()) -> Evidence:
         """Evidence of an absence: the files read, then what none of them states."""

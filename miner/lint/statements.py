@@ -39,6 +39,12 @@ PYTHON_IN_FILES = (
         ),
     ),
     (re.compile(r"(^|/)(\.python-version|runtime\.txt)$"), re.compile(r"\d\.\d")),
+    # a launcher that runs the training with a versioned interpreter (`/usr/bin/python2.7
+    # script/train.py`); a bare `python3` names no version
+    (
+        re.compile(r"(^|/)[^/]+\.sh$"),
+        re.compile(r"^[^#]*(?:^|[\s/])python[23]\.\d{1,2}\s+(?:-\S+\s+)*[\w./-]+\.py\b"),
+    ),
     # Pipenv's `[requires] python_version = "3.7"`
     (re.compile(r"(^|/)Pipfile$"), re.compile(r"^\s*python_(?:full_)?version\s*=\s*['\"]?[23]\.")),
     # A conda package list under any name (`conda create --file conda_packagelist.txt`): the

@@ -781,6 +781,7 @@ def test_onnx_is_a_pip_package_not_a_framework_to_build(tmp_path: Path) -> None:
             "https://www.python.org/ftp/python/3.10.12/Python-3.10.12.tgz\n",
         ),
         ("setup.py", "setup(classifiers=['Programming Language :: Python :: 3'])\n"),
+        ("run.sh", "export PATH=$HOME/bin:$PATH\n/usr/bin/python2.7 script/train.py train DIEN\n"),
     ],
 )
 def test_python_stated_by_a_dockerfile_or_a_classifier(
@@ -883,3 +884,16 @@ def test_an_api_in_a_method_the_user_opts_into_is_not_required(tmp_path: Path) -
     assert not {"MNR203", "MNR206"} & set(codes(write_project(tmp_path / "p", files)))
     direct = {**files, "net.py": "import torch\n\nnet = torch.compile(torch.nn.Linear(2, 2))\n"}
     assert "MNR206" in codes(write_project(tmp_path / "q", direct))
+
+
+def test_a_bare_python3_launcher_states_no_version(tmp_path: Path) -> None:
+    files = {"README.md": UNSTATED.replace("- Python 3.10\n", ""), "run.sh": "python3 train.py\n"}
+    assert "MNR204" in codes(write_project(tmp_path / "p", files))
+
+
+def test_the_docs_build_requirements_are_not_the_projects(tmp_path: Path) -> None:
+    files = {
+        "README.md": UNSTATED, "train.py": TRAIN, "requirements.txt": "torch==2.1.0\n",
+        "docs/requirements.txt": "sphinx==7.2\nsphinx-rtd-theme\ntorch\n",
+    }  # fmt: skip
+    assert "MNR202" not in codes(write_project(tmp_path / "p", files))
