@@ -54,3 +54,35 @@ def test_a_module_no_setup_py_writes_is_left_to_the_other_repairs(tmp_path: Path
     root = _checkout(tmp_path / "copy")
     assert generating_setup(root, "basicsr.archs") is None
     assert generating_setup(root, "version") is None
+
+
+# PyTorch's setup.py, as deepvoice3_pytorch and wavenet_vocoder copied it: the version module is
+# written by the build_py command, not at module level.
+BUILD_PY_SETUP = """import os
+import setuptools.command.build_py
+from setuptools import setup, find_packages
+version = '0.1.1'
+cwd = os.path.dirname(os.path.abspath(__file__))
+class build_py(setuptools.command.build_py.build_py):
+    def run(self):
+        self.create_version_file()
+        setuptools.command.build_py.build_py.run(self)
+    @staticmethod
+    def create_version_file():
+        with open(os.path.join(cwd, 'deepvoice3_pytorch', 'version.py'), 'w') as f:
+            f.write("__version__ = '{}'\\n".format(version))
+setup(name='deepvoice3_pytorch', version=version, packages=find_packages(),
+      cmdclass={'build_py': build_py})
+"""
+
+
+def test_a_version_module_written_by_build_py_is_written_by_build_py(tmp_path: Path) -> None:
+    root = tmp_path / "copy"
+    (root / "deepvoice3_pytorch").mkdir(parents=True)
+    (root / "deepvoice3_pytorch/__init__.py").write_text("from .version import __version__\n")
+    (root / "setup.py").write_text(BUILD_PY_SETUP)
+    assert generating_setup(root, "deepvoice3_pytorch.version") == "setup.py"
+    out = tmp_path / "install.log"
+    assert run_setup(root, "setup.py", "deepvoice3_pytorch.version", Path(sys.executable), {}, out)
+    assert (root / "deepvoice3_pytorch/version.py").read_text() == "__version__ = '0.1.1'\n"
+    assert "setup.py build_py" in out.read_text()  # --version alone wrote nothing
