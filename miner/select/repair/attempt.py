@@ -18,6 +18,7 @@ from miner.select.repair.imports import distribution_on_index
 from miner.select.repair.index import IndexSource, releases
 from miner.select.repair.moves import wheel_move
 from miner.select.repair.names import canonical, distribution_for
+from miner.select.repair.past_date import companions_past_date
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import (
     drop_backports,
@@ -153,6 +154,8 @@ class Attempt(RepairSteps):
         broken = self.builder.probe(list(self.closure.names), "import")
         if broken:  # a dependency's own undeclared import (Keras and its back-end)
             good, broken = add_missing_dependencies(self, broken, good)
+        if broken:  # a release let past the date, its dependencies still at the date
+            good, broken = companions_past_date(self, broken, good)
         with log.open("a", encoding="utf-8") as fh:  # what S2 (the entry point imports) needs
             fh.write(
                 f"miner: {len(self.closure.names) - len(broken)} of "

@@ -139,6 +139,14 @@ class Builder:
             argv += ["--config-file", str(config)]
         return self._run(argv, self.timeout)
 
+    def uninstall(self, names: list[str]) -> Finished:
+        """Remove `names` from the environment (before they are installed again otherwise)."""
+        if self.python2:
+            argv = [str(self.python), "-m", "pip", "uninstall", "-y", *names]
+        else:
+            argv = [uv_binary(), "pip", "uninstall", "--python", str(self.python), *names]
+        return self._run(argv, 300.0)
+
     def rebuild(self, line: str) -> Finished:
         """Build `line` (`torch-cluster==1.5.9`) again against the packages of this environment
         (no build isolation, no cached wheel), in place of the one built against others."""
