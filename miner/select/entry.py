@@ -100,6 +100,9 @@ def joined_lines(text: str) -> list[tuple[int, str]]:
 # An optional option in usage notation (`[--work_dir <work folder>]`, `[--gpus 0 1]`), which a
 # run leaves out as the user may.
 OPTIONAL_GROUP = re.compile(r"\s\[\s*--?[A-Za-z][^\[\]]*\]")
+# A remark in words after the command (`python main.py --cuda (use GPUs or not)`): no argument
+# of the shell's, which would read it as a subshell; several words inside, no shell syntax.
+TRAILING_REMARK = re.compile(r"\s+\((?=[^()$`'\"]*\s)[A-Za-z][^()$`'\"=]*\)\s*$")
 
 
 def command_words(line: str) -> list[str]:
@@ -107,6 +110,7 @@ def command_words(line: str) -> list[str]:
     line = PROMPT.sub("", line.strip().strip("`").strip())
     line = re.split(r"\s(?:\|\|?|&&|;|2?>>?|&>|&)(?:\s|$)|\s*[;|]\s*$|\s&\s*$", line)[0]
     line = OPTIONAL_GROUP.sub("", line)  # usage notation: `[--work_dir <work folder>]` is optional
+    line = TRAILING_REMARK.sub("", line)  # `python main.py --cuda (use GPUs or not)`: prose
     try:
         words = shlex.split(line, comments=True)
     except ValueError:

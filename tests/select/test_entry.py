@@ -477,3 +477,14 @@ def test_an_optional_option_in_usage_notation_is_left_out():
     # a bracketed value is a placeholder, not an optional option
     assert command_words("python train.py [imagenet-folder]") == ["python", "train.py",
                                                                    "[imagenet-folder]"]  # fmt: skip
+
+
+def test_a_remark_in_words_after_a_command_is_no_argument():
+    from miner.select.entry import command_words
+
+    assert command_words("python main.py --cuda (use GPUs or not)") == [
+        "python", "main.py", "--cuda"
+    ]  # fmt: skip
+    # one word in parentheses, or quoted, or shell syntax, is left as written
+    assert command_words("python train.py --lr 0.1 (default)")[-1] == "(default)"
+    assert command_words('python a.py --x "(a b)"')[-1] == "(a b)"
