@@ -42,6 +42,21 @@ class Training:
     progress: bool  # a training step (or weights written) was seen
 
 
+# wandb's distribution folder in an environment: `wandb-0.8.36.dist-info` (or `.egg-info`)
+WANDB_DIST = re.compile(r"^wandb-(\d+)\.(\d+)[^/]*\.(?:dist|egg)-info$")
+
+
+def wandb_mode(venv: Path) -> str:
+    """The WANDB_MODE that keeps the environment's wandb off the network: `disabled`, which
+    wandb 0.10 brought; before it only `dryrun` and `run` were valid, and an old wandb stops
+    at any other value ("The WANDB_MODE environment variable is invalid")."""
+    for folder in venv.glob("lib/python*/site-packages/wandb-*"):
+        found = WANDB_DIST.match(folder.name)
+        if found and (int(found.group(1)), int(found.group(2))) < (0, 10):
+            return "dryrun"
+    return "disabled"
+
+
 def _expand(text: str, values: dict[str, str]) -> str:
     return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
 
@@ -156,7 +171,7 @@ def _launch(
         "JAX_PLATFORMS": "cpu",  # JAX stops at a GPU plug-in it cannot start unless told
         # Weights & Biases asks for an API key when its run starts online: a run with no
         # network and no credentials logs nowhere instead (`wandb.init` returns a stand-in run)
-        "WANDB_MODE": "disabled",
+        "WANDB_MODE": wandb_mode(venv),
         "WANDB_SILENT": "true",
         # the path hook puts these on sys.path (repair.envs): the root, nested projects' roots
         "MINER_CHECKOUT_ROOT": base.get("MINER_CHECKOUT_ROOT") or str(copy),
