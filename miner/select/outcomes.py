@@ -80,8 +80,12 @@ WEIGHTS_DOWNLOAD = re.compile(
     r"|load(?:ing)? checkpoint from (?:http|catalog://|modelzoo://|open-mmlab://|torchvision://)"
 )
 STAND_IN_WEIGHTS_LINE = "miner: stand-in weights"
+# A file a checkpoint's suffix names, unless its own name says it holds data ('QM9_data.pt',
+# 'train.h5', 'test_split.pt'): PyTorch and HDF5 files carry data sets as often as weights.
 WEIGHTS_FILE = re.compile(
-    r"(?i)No such file or directory: '[^']*(?:\.pth|\.pt|\.ckpt[^'/]*|\.caffemodel|\.weights"
+    r"(?i)No such file or directory: "
+    r"'(?![^']*?(?:data|split|feature|corpus)[^'/]*'|(?:[^']*/)?(?:train|test|val|valid)\.\w+')"
+    r"[^']*(?:\.pth|\.pt|\.ckpt[^'/]*|\.caffemodel|\.weights"
     r"|\.h5|\.hdf5|\.t7|\.params|\.pb|pretrain[^']*)'"
     r"|Unable to open file \(unable to open file: name = '[^']*(?:\.h5|\.hdf5)'"
 )

@@ -137,6 +137,12 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
         "FileNotFoundError: [Errno 2] No such file or directory: 'pretrained/vgg16.pth'": (
             "needs_weights"
         ),
+        # a checkpoint's suffix on a file whose name says it holds data
+        "FileNotFoundError: [Errno 2] No such file or directory: 'QM9_data.pt'": "needs_data",
+        "OSError: Unable to open file: No such file or directory: 'data/train.h5'": "needs_data",
+        "FileNotFoundError: [Errno 2] No such file or directory: 'ckpt/test_model.pth'": (
+            "needs_weights"
+        ),
         "SyntaxError: Missing parentheses in call to 'print'. Did you mean print(x)?": "python2",
         "NameError: name 'xrange' is not defined": "python2",
         "ModuleNotFoundError: No module named 'cPickle'": "python2",
