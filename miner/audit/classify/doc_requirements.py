@@ -67,7 +67,8 @@ PYTHON_VERSION = re.compile(
 )
 LIST_SECTION = re.compile(
     r"requi?r[a-z]{0,3}ment|dependenc|dependanc|pre-?requis|\brequisites?\b|\bsoftware\b"
-    r"|\bpackages?\b|librar|environment|\bsetup\b|set ?up|instal|getting started|before you start"
+    r"|\bpackages?\b|librar|environment|\bsetup\b|set(?:ting)? ?up|instal|getting started"
+    r"|before you start"
     r"|tools",
     re.IGNORECASE,
 )
@@ -81,6 +82,7 @@ STRONG_LIST_SECTION = re.compile(
     r"|\bpackages?\b|librar",
     re.I,
 )
+LABEL_WORDS = 4  # "PyTorch 2.0", "TensorFlow 1.15 (GPU)": a label, not a sentence
 # "Requirements: Python 3.6, PyTorch 1.0" opens a list the way a heading does.
 INLINE_LABEL = re.compile(
     r"^\W*(requirements?|requisites?|dependenc\w*|prerequisites?|environment|software|packages"
@@ -394,6 +396,12 @@ def _section_findings(block: Block, listing: bool = False) -> Iterable[DocFindin
         if not deps and strong and block.kind in ("list_item", "table_row"):
             item = _list_item_dep(block, listing)
             deps = [item] if item else []
+        if not deps and block.kind == "paragraph":
+            # a line of its own that names a package and its version, set out as a label
+            # ("**PyTorch 2.0**", then "Please refer requirements.txt"), as a list item would
+            first = block.text.split("\n", 1)[0]
+            if len(first.split()) <= LABEL_WORDS:
+                deps = [d for d in _packages(block, first, 0) if d.spec]
     deps = [d for d in deps if d.name.lower() not in NOT_PACKAGES]
     if deps:
         evidence = Evidence(block.path, deps[0].line, deps[0].text, rule)

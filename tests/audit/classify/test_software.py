@@ -331,6 +331,8 @@ README_POSITIVE = {
     "tested_over_a_version": "The code is tested with Tensorflow over ver1.0 on Windows 10.\n",
     "tested_over_versions": "The code has been tested over PyTorch 0.4.1 and 1.0.0 versions.\n",
     "framework_image_in_prose": "We used the 'nvcr.io/nvidia/pytorch:19.10-py3' image.\n",
+    "version_on_a_line_of_its_own": "## Setting up the env\n\n**PyTorch 2.0**\n"
+    "Please refer to the list.\n",
     "framework_image_pulled": "```\ndocker pull tensorflow/tensorflow:1.15.0-gpu\n```\n",
 }
 README_NEGATIVE = {
@@ -357,6 +359,9 @@ README_NEGATIVE = {
     "ported_without_version": "The model was ported to PyTorch from the Lua original.\n",
     "we_use_to_build": "We use PyTorch 1.9 to build the model, as in the paper.\n",
     "cuda_image": "We ran it in the nvidia/cuda:11.8.0-devel-ubuntu22.04 image.\n",
+    "version_in_a_sentence_of_a_setup_section": "## Installation\n\nPyTorch 2.0 made "
+    "this easy to write.\n",
+    "label_without_version": "## Setting up the env\n\n**PyTorch**\nPlease refer to the list.\n",
     "untagged_image": "We ran it in the pytorch/pytorch:latest image.\n",
 }
 
