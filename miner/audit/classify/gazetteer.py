@@ -34,6 +34,10 @@ PREFIXES = (r"[~≈≥≤#]",)
 # lookups in a set are much faster than one large case-insensitive alternation.
 LETTERS = re.compile(r"[a-z]+")
 NEVER = re.compile(r"(?!)")
+GEFORCE_NUMBERS = r"(?:10[5-8]0|16[56]0|20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0)"
+# How a count of cards is written before the card: multiplied out ("4*3090", "8x 4090") or
+# counted in Chinese ("4张3090": 张 and 块 count flat things, cards among them).
+CARD_COUNTERS = ("x", "×", "*", "张", "块")
 TRIGGERS: dict[str, tuple[frozenset[str], re.Pattern[str]]] = {
     "GPU": (
         frozenset(
@@ -42,11 +46,9 @@ TRIGGERS: dict[str, tuple[frozenset[str], re.Pattern[str]]] = {
         ),
         re.compile(
             r"[vpakmthlb]-?\d\d|mi\d\d|\d ?ti\b"
-            r"|\b(?:consumer|single|one|two|four|eight|an?) (?:10[5-8]0|16[56]0|20[6-8]0|30[5-9]0"
-            r"|40[6-9]0|50[6-9]0)\b"
+            rf"|\b(?:consumer|single|one|two|four|eight|an?) {GEFORCE_NUMBERS}\b"
             # a count of GeForce cards ("4*3090", "8x 4090", "4 张 3090") or a graphics card (显卡)
-            r"|\b\d{1,2} ?[x×*张块] ?(?:10[5-8]0|16[56]0|20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0)\b"
-            r"|显卡"
+            rf"|\b\d{{1,2}} ?[{''.join(CARD_COUNTERS)}] ?{GEFORCE_NUMBERS}\b|显卡"
         ),
     ),
     "CPU": (
@@ -115,7 +117,6 @@ GEFORCE_SUFFIX = _re(r"^(ti|super|m\.?)$", op="?")  # 1080 Ti, 2080 Super, 980M
 TITAN = _w("titan", "titian")  # "Titian" is a frequent misspelling
 VENDOR = _w("nvidia", "geforce", op="?")
 GPU_WORD = _w("gpu", "gpus", "card", "cards", "graphics", "显卡")
-GEFORCE_NUMBERS = r"(?:10[5-8]0|16[56]0|20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0)"
 GEFORCE_NUMBER = _re(rf"^{GEFORCE_NUMBERS}$")
 # A table cell under a "GPU" column that holds only a GeForce number: "3090", "8x 4090", "2080Ti".
 GEFORCE_CELL = re.compile(
@@ -140,7 +141,7 @@ GPU: list[Pattern] = [
     [_w("gpu", "gpus", "显卡"), GEFORCE_NUMBER, {"LOWER": {"NOT_IN": ["p", "x", "×", "*", "px"]}}],
     # A count of cards multiplied out ("4*3090", "8x 4090") or counted in Chinese ("4张3090");
     # a count of one or two digits, so that a resolution ("1920x1080") is no card.
-    [_re(r"^\d{1,2}$"), _w("x", "×", "*", "张", "块"), GEFORCE_NUMBER, GEFORCE_SUFFIX],
+    [_re(r"^\d{1,2}$"), _w(*CARD_COUNTERS), GEFORCE_NUMBER, GEFORCE_SUFFIX],
     # One card named by its number alone: "on a consumer 4090!", "in 2 hours on a single 3090"
     # (not a resolution: "a 1080p video", "a 1080 x 720 frame").
     [_w(*BARE_CARD), GEFORCE_NUMBER, {"LOWER": {"NOT_IN": ["p", "x", "×", "*", "i", "px"]}}],

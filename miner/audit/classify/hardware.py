@@ -18,7 +18,14 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from miner.audit.classify.gazetteer import BARE_CARD, INFIXES, PATTERNS, PREFIXES, labels_to_match
+from miner.audit.classify.gazetteer import (
+    BARE_CARD,
+    CARD_COUNTERS,
+    INFIXES,
+    PATTERNS,
+    PREFIXES,
+    labels_to_match,
+)
 from miner.audit.classify.hardware_context import (
     GPU_MEMORY_TALK,
     after_gpu,
@@ -234,8 +241,7 @@ def _scheduler_hits(blocks: Iterable[Block]) -> Iterator[Hit]:
                 yield Hit("hw_cpu", ev, {**spec, "source": source})
 
 
-# A count multiplied out ("8*P40", "4x 3090"), or counted in Chinese cards ("4张3090": 张/块).
-MULTIPLIED = frozenset({"x", "×", "*", "张", "块"})
+MULTIPLIED = frozenset(CARD_COUNTERS)  # "8*P40", "4x 3090", "4张3090"
 # Chinese (and Japanese) text runs words together: "基于4*3090进行训练", "需要12G显存". A space
 # where CJK script meets Latin letters or digits lets the tokenizer see "4*3090" and "12G".
 CJK_BOUNDARY = re.compile(
