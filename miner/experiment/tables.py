@@ -140,6 +140,7 @@ class Artifacts:
             return {"churn": MISSING, "agreement": MISSING}
         return {"churn": stats.clean(value, 6), "agreement": stats.clean(1 - value, 6)}
 
+    @cache  # noqa: B019 - asked per table and per pair of configurations
     def diverged(self, index: int) -> bool:
         """The run's trained weights hold NaN or infinity: training diverged (its metrics were
         dropped as not finite, and its weights would make every distance NaN)."""
