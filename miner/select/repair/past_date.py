@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from miner.codebook import Evidence
 from miner.select.repair.names import canonical
 from miner.select.repair.records import Repair
+from miner.select.repair.requirements import name_of
 
 if TYPE_CHECKING:
     from miner.select.repair.attempt import Attempt
@@ -56,9 +57,8 @@ def required_by(builder: Builder, names: tuple[str, ...]) -> list[str]:
     for line in done.stdout.splitlines():
         if line.startswith("MINER-REQUIRES "):
             found = json.loads(line[len("MINER-REQUIRES ") :])
-            names_found = (re.split(r"[\s<>=!~;\[(]", r, maxsplit=1)[0] for v in found.values()
-                           for r in v)  # fmt: skip
-            return sorted({canonical(n) for n in names_found if n})
+            listed = (name_of(r) for required in found.values() for r in required)
+            return sorted({canonical(n) for n in listed if n})
     return []
 
 
