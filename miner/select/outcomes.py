@@ -119,7 +119,7 @@ MEMORY = re.compile(r"can't allocate memory|Cannot allocate memory|^MemoryError\
 # A traceback's code line that writes: its missing folder is an output folder, not data.
 WRITES = re.compile(
     r"""open\([^)]*['"](?:w|wb|a|ab|w\+)['"]|\.save\w*\(|savefig\(|\.to_csv\(|\.dump\(|"""
-    r"""imwrite\(|imsave\(|SummaryWriter\(|FileWriter\(|\.write\(|ModelCheckpoint\("""
+    r"""imwrite\(|imsave\(|SummaryWriter\(|FileWriter\(|\.write\(|ModelCheckpoint\(|\bmkdir\("""
 )
 EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Warning)\b")
 

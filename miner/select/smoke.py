@@ -43,6 +43,7 @@ from miner.select.ladder import Marks, stage_name, stage_reached, stage_seconds
 from miner.select.launch_scripts import prepare_launch_script
 from miner.select.launchers import launch_env
 from miner.select.manifest import slugify
+from miner.select.output_parents import make_output_parent
 from miner.select.preparation import preparation_steps
 from miner.select.pythons import interpreter_version
 from miner.select.repair import (
@@ -229,7 +230,8 @@ def _train(
     """Train; where the log shows a module imported by name that nothing declared, or a feature
     this interpreter no longer has, repair the environment and train again (a few times); where
     it asks for required arguments a run can make up (an output folder, a data path), give them
-    and train again (once); where a shimmed run still wants a GPU, show it the CPU as one and
+    and train again (once); where it stopped writing into a folder the copy lacks, make it and
+    train again; where a shimmed run still wants a GPU, show it the CPU as one and
     train again (once); where it stopped for want of data, run the README's data-preparation
     steps and train again (once)."""
     launched = launch_env(target.entry_evidence.text if target.entry_evidence else "")
@@ -246,7 +248,7 @@ def _train(
         notes += list(smaller)
     notes += prepare_launch_script(target.command, copy)
     training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
-    asked, on_cpu, repaired, stood_in = False, set[str](), 0, 0
+    asked, on_cpu, repaired, stood_in, made = False, set[str](), 0, 0, set[str]()
     preparation = preparation_steps(copy, target.entry_evidence)
     for _ in range(MAX_RERUNS + DATA_RERUNS + 8):  # each kind of rerun has its own bound
         if preparation and wants_data(training):
@@ -267,6 +269,11 @@ def _train(
                 notes.append(note)
                 training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
                 continue
+        note = make_output_parent(training.evidence.rule, training.evidence.text, copy, made)
+        if note:  # a folder the run saves into, which git does not keep
+            notes.append(note)
+            training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
+            continue
         if training.outcome == "needs_gpu" and options.cpu_shim and not options.claim_gpu:
             options = replace(options, claim_gpu=True)
             notes.append(f"cpu shim: the CPU shown as a GPU after {training.evidence.path}:"

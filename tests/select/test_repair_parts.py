@@ -478,3 +478,26 @@ def test_open_requirements_are_bounded_by_the_newest_release_of_the_date_for_pip
     assert lines == ["EasyDict<=1.7", 'numpy>=1.10,<=1.13.3; python_version < "3"', *given[2:]]
     assert [(r.kind, r.before) for r in done] == [
         ("era", "EasyDict"), ("era", "numpy>=1.10; python_version < '3'")]  # fmt: skip
+
+
+def test_a_package_moved_back_to_its_era_takes_its_own_requirements_with_it(tmp_path: Path) -> None:
+    from miner.select.repair.older import era_bounds, requirements_of
+
+    info = tmp_path / "lib" / "python3.6" / "site-packages" / "numba-0.45.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: numba\nVersion: 0.45.1\n"
+        "Requires-Dist: llvmlite (>=0.29.0dev0)\nRequires-Dist: numpy\n"
+        'Requires-Dist: funcsigs ; python_version < "3.3"\n'
+        'Requires-Dist: scipy ; extra == "full"\n',
+        encoding="utf-8",
+    )
+    requires = requirements_of(tmp_path, "Numba")
+    assert requires == ["llvmlite", "numpy", "funcsigs"]
+    installed = {"llvmlite": "0.35.0", "numpy": "1.19.5", "numba": "0.45.1", "scipy": "1.5.4"}
+    then = {"llvmlite": "0.30.0", "numpy": "1.17.3"}
+    # numpy is the project's own pin: its words stand; llvmlite goes back with numba
+    bounds = era_bounds(requires, installed, ["numpy==1.19.5", "numba<=0.45.1"], then.get)
+    assert bounds == [("llvmlite==0.35.0", "llvmlite<=0.30.0")]
+    # already as old as its era: nothing to move
+    assert era_bounds(requires, {"llvmlite": "0.29.0"}, [], then.get) == []

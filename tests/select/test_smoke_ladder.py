@@ -63,7 +63,8 @@ LADDER: dict[str, tuple[dict[str, str], tuple[str, ...], str, int]] = {
              ("{python}", "train.py"), "ok", 6),
     "weights": ({"train.py": "open('pretrained/resnet50.pth', 'rb').read()\n"},
                 ("{python}", "train.py"), "needs_weights", 3),
-    "output-folder": ({"train.py": "open('results/log.txt', 'w').write('x')\n"},
+    # a folder outside the copy is not made: the run stops writing into it
+    "output-folder": ({"train.py": "open('/nonexistent-miner-out/log.txt', 'w').write('x')\n"},
                       ("{python}", "train.py"), "runtime", 3),
 }  # fmt: skip
 
@@ -131,6 +132,17 @@ def test_each_outcome_names_its_evidence(tmp_path, wheels):
     files, command, *_ = LADDER["output-folder"]
     output = run(tmp_path / "o", wheels, files, command)
     assert output.evidence.rule == "smoke.runtime.output_folder"
+
+
+def test_a_folder_the_run_saves_into_is_made_in_the_copy_and_the_run_trains(tmp_path, wheels):
+    # git keeps no empty folder: `weights/` is missing from a fresh copy, and os.mkdir of its
+    # sub-folder fails as a missing path would
+    save = "import os\nos.mkdir('weights/run320/')\nopen('weights/run320/log.txt', 'w')\n"
+    files = {"requirements.txt": "tinyfit==0.1\n", "train.py": save + LOOP}
+    result = run(tmp_path, wheels, files, ("{python}", "train.py"))
+    assert (result.outcome, result.stage) == ("ok", 5), result.evidence
+    assert any(n.startswith("output folder: made weights/,") for n in result.notes), result.notes
+    assert not (tmp_path / "checkout" / "weights").exists()  # the checkout itself is untouched
 
 
 def test_the_first_step_stops_the_run(tmp_path, wheels):

@@ -472,3 +472,21 @@ def test_a_blocked_download_a_checkpointer_announced_needs_weights(tmp_path: Pat
     )
     got, evidence = classify_training(log(tmp_path, crash), 1, False, 120, None)
     assert (got, evidence.line) == ("needs_weights", 1)
+
+
+def test_an_output_parent_is_made_once_inside_the_copy_only(tmp_path):
+    from miner.select.output_parents import OUTPUT_FOLDER_RULE, make_output_parent
+
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    made: set[str] = set()
+    line = "FileNotFoundError: [Errno 2] No such file or directory: 'ckpt/exp1/model.pt'"
+    assert make_output_parent("smoke.needs_data", line, copy, made) == ""
+    assert make_output_parent(OUTPUT_FOLDER_RULE, line, copy, made).startswith(
+        "output folder: made ckpt/exp1/,"
+    )
+    assert (copy / "ckpt" / "exp1").is_dir()
+    assert make_output_parent(OUTPUT_FOLDER_RULE, line, copy, made) == ""  # once per folder
+    outside = "FileNotFoundError: [Errno 2] No such file or directory: '../../out/log.txt'"
+    assert make_output_parent(OUTPUT_FOLDER_RULE, outside, copy, made) == ""
+    assert not (tmp_path.parent / "out").exists()

@@ -9,7 +9,9 @@ line back; the second moves the importer to its release of the held package's er
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
@@ -52,10 +54,11 @@ def older_release(
             held = (dist, version, IndexSource.of(options, env))
             return older_release(built, importer, builder, env, why, held)
         return None  # the project (or a repair) asked for this release: the fault lies elsewhere
-    tries: list[tuple[str, str]] = []
+    source = IndexSource.of(options, env)
+    tries: list[tuple[str, str, str | None]] = []  # (bound, why, the date of the era)
     if held_by is not None and (era_of_held := _era_of(dist, held_by)) is not None:
-        tries.append((era_of_held, why))  # one step to the held package's era
-    era = _importer_era(fault, dist, version, builder, IndexSource.of(options, env))
+        tries.append((era_of_held[0], why, era_of_held[1]))  # one step to the held one's era
+    era = _importer_era(fault, dist, version, builder, source)
     if era is not None:  # the importer's era first; where that does not install, a line back
         tries.append(era)
     parts = version.split(".")
@@ -63,23 +66,109 @@ def older_release(
         line = f"{parts[0]}.{parts[1]}" if len(parts) > 1 and parts[1] != "0" else parts[0]
         tries.append((f"{dist}<{line}", why or (f"{fault.feature} is not in {dist} {version}, "
                                                 "the release installed; the release line "
-                                                "before it")))  # fmt: skip
+                                                "before it"), None))  # fmt: skip
     chosen = next((t for t in tries if t[0] not in built.lines
                    and builder.install([*built.lines, t[0]]).exit_code == 0), None)  # fmt: skip
     if chosen is None:
         return None
-    bound, why = chosen
+    bound, why, when = chosen
     with builder.log.open("a", encoding="utf-8") as fh:
         fh.write(f"miner: repair older: {dist}=={version} -> {bound}: {why} "
                  f"({fault.evidence.path}:{fault.evidence.line})\n")  # fmt: skip
-    repair = Repair("older", f"{dist}=={version}", bound, why,
-                    replace(fault.evidence, rule="repair.older.runtime"))  # fmt: skip
-    return replace(built, repairs=(*built.repairs, repair), lines=(*built.lines, bound))
+    evidence = replace(fault.evidence, rule="repair.older.runtime")
+    repairs = [Repair("older", f"{dist}=={version}", bound, why, evidence)]
+    lines = [*built.lines, bound]
+    if when is not None:  # its own requirements go back to its era with it
+        for before, after in _installed_together(builder, lines, _companions_of_era(
+                builder, dist, when, lines, source)):  # fmt: skip
+            reason = (f"{dist} went back to its release as of {when[:10]}, and requires "
+                      f"{before.split('==')[0]}; {after.split('<=')[1]} is its newest "
+                      "release then")  # fmt: skip
+            repairs.append(Repair("older", before, after, reason,
+                                  replace(evidence, rule="repair.older.era")))  # fmt: skip
+            lines.append(after)
+            with builder.log.open("a", encoding="utf-8") as fh:
+                fh.write(f"miner: repair older: {before} -> {after}: {reason}\n")
+    return replace(built, repairs=(*built.repairs, *repairs), lines=tuple(lines))
+
+
+def _installed_together(
+    builder: Builder, lines: list[str], companions: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """The companions that install beside `lines`: all at once, else each that does, one by
+    one; the environment is left with `lines` and those."""
+    if not companions:
+        return []
+    if builder.install([*lines, *(after for _, after in companions)]).exit_code == 0:
+        return companions
+    kept: list[tuple[str, str]] = []
+    last_ok = True
+    for companion in companions:
+        last_ok = builder.install([*lines, *(a for _, a in kept), companion[1]]).exit_code == 0
+        if last_ok:
+            kept.append(companion)
+    if not last_ok:
+        builder.install([*lines, *(a for _, a in kept)])
+    return kept
+
+
+def _companions_of_era(
+    builder: Builder, dist: str, when: str, lines: list[str], source: IndexSource
+) -> list[tuple[str, str]]:
+    """(`llvmlite==0.35.0`, `llvmlite<=0.29.0`) for each requirement of the installed `dist`
+    that is installed at a release newer than its newest on `when`, and that `lines` do not
+    hold: numba moved back to 2019 calls llvmlite as llvmlite was in 2019."""
+    installed = dict(ln.split("==", 1) for ln in builder.freeze() if "==" in ln)
+    requires = requirements_of(builder.venv, dist)
+    return era_bounds(requires, installed, lines, lambda name: newest_release(source, when, name))
+
+
+def era_bounds(
+    requires: list[str], installed: dict[str, str], lines: list[str],
+    newest: Callable[[str], str | None],
+) -> list[tuple[str, str]]:  # fmt: skip
+    """(`name==installed`, `name<=newest`) for each name of `requires` installed at a release
+    newer than `newest(name)` and not held by `lines`."""
+    versions = {canonical(name): (name, version) for name, version in installed.items()}
+    bounds = []
+    for wanted in dict.fromkeys(canonical(r) for r in requires):
+        if wanted not in versions or any(_holds(line, wanted) for line in lines):
+            continue
+        name, version = versions[wanted]
+        then = newest(name)
+        try:
+            if then is None or Version(then) >= Version(version):
+                continue
+        except InvalidVersion:
+            continue
+        bounds.append((f"{name}=={version}", f"{name}<={then}"))
+    return bounds
+
+
+def requirements_of(venv: Path, dist: str) -> list[str]:
+    """The names an installed distribution requires (its metadata's `Requires-Dist`, extras
+    left out)."""
+    for info in venv.glob("lib/python*/site-packages/*.dist-info"):
+        if canonical(info.name.split("-")[0]) != canonical(dist):
+            continue
+        try:
+            text = (info / "METADATA").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return []
+        names = []
+        for line in text.splitlines():
+            if not line.startswith("Requires-Dist:") or "extra ==" in line:
+                continue
+            parsed = requirement(line.split(":", 1)[1].split(";")[0].strip())
+            if parsed is not None:
+                names.append(parsed.name)
+        return names
+    return []
 
 
 def _importer_era(
     fault: RuntimeFault, dist: str, version: str, builder: Builder, source: IndexSource
-) -> tuple[str, str] | None:
+) -> tuple[str, str, str] | None:
     """`dist<=N` and why, where N is the newest release of `dist` when the installed package
     that makes the failing import was released (diffusers 0.21 imports `cached_download`, which
     huggingface-hub 0.26 removed): one step to the importer's era instead of a release line a
@@ -108,7 +197,7 @@ def _importer_era(
     why = (f"{importer} {importer_version} imports {fault.feature}, which {dist} {version} does "
            f"not have; {newest} is the newest {dist} when {importer} {importer_version} was "
            f"released ({when[:10]})")  # fmt: skip
-    return f"{dist}<={newest}", why
+    return f"{dist}<={newest}", why, when
 
 
 HOLDING = ("==", "===", "<=", "<", "~=")
@@ -125,13 +214,14 @@ def _holds(line: str, dist: str, operators: tuple[str, ...] = HOLDING) -> bool:
     )
 
 
-def _era_of(dist: str, held_by: tuple[str, str, IndexSource]) -> str | None:
-    """`dist<=N`, N the newest release of `dist` when the held package's installed release came
-    out; None when that date or release is not known."""
+def _era_of(dist: str, held_by: tuple[str, str, IndexSource]) -> tuple[str, str] | None:
+    """`dist<=N` and the date, N the newest release of `dist` when the held package's installed
+    release came out; None when that date or release is not known."""
     held, held_version, source = held_by
     release = next((r for r in releases(source, held) or [] if str(r.version) == held_version),
                    None)  # fmt: skip
     if release is None or release.uploaded is None:
         return None
-    newest = newest_release(source, release.uploaded.strftime("%Y-%m-%dT%H:%M:%SZ"), dist)
-    return None if newest is None else f"{dist}<={newest}"
+    when = release.uploaded.strftime("%Y-%m-%dT%H:%M:%SZ")
+    newest = newest_release(source, when, dist)
+    return None if newest is None else (f"{dist}<={newest}", when)
