@@ -57,6 +57,8 @@ def test_the_missing_path_is_read_off_each_kind_of_message(line, path):
         ("Data/gowalla/train.txt", "gowalla (NGCF user-item interactions)", "Data/gowalla"),
         ("../data/amazon-book/test.txt", "amazon-book (NGCF user-item interactions)",
          "../data/amazon-book"),
+        ("./data/LJSpeech-1.1/metadata.csv", "LJ Speech", "data/LJSpeech-1.1"),
+        ("/home/user/LJSpeech-1.1/wavs", "LJ Speech", "/home/user/LJSpeech-1.1"),
     ],
 )  # fmt: skip
 def test_a_missing_path_names_its_data_set_and_the_root_to_write(path, dataset, root):
@@ -155,6 +157,28 @@ def test_a_squad_file_has_answers_that_are_spans_of_their_context(tmp_path, name
                     start = answer["answer_start"]
                     assert context[start : start + len(answer["text"])] == answer["text"]
     assert (impossible > 0) is name.endswith("v2.0.json")
+
+
+def test_lj_speech_has_a_pipe_separated_transcript_for_every_clip(tmp_path):
+    import wave
+
+    line = (
+        "FileNotFoundError: [Errno 2] No such file or directory: './data/LJSpeech-1.1/metadata.csv'"
+    )
+    written = stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report")
+    assert written is not None and written.root == tmp_path / "data" / "LJSpeech-1.1"
+    rows = (written.root / "metadata.csv").read_text().splitlines()
+    assert len(rows) == 16
+    for row in rows:
+        clip, text, normalized = row.split("|")
+        assert text == normalized and text.endswith(".")
+        with wave.open(str(written.root / "wavs" / f"{clip}.wav")) as audio:
+            assert (audio.getnchannels(), audio.getsampwidth(), audio.getframerate()) == (
+                1,
+                2,
+                22050,
+            )
+            assert 1.0 <= audio.getnframes() / 22050 <= 2.5
 
 
 def test_paired_and_unpaired_layouts_for_image_translation(tmp_path):

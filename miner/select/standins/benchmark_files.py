@@ -40,6 +40,7 @@ from miner.select.standins.benchmark_layouts import (
     write_time_series,
 )
 from miner.select.standins.interaction_layouts import interaction_root, write_interactions
+from miner.select.standins.speech_layouts import ljspeech_root, write_ljspeech
 
 # Where a log names the path it could not read.
 MISSING_PATH = (
@@ -147,6 +148,13 @@ def _interactions(path: PurePosixPath) -> BenchmarkMatch | None:
                           missing=("train.txt", "test.txt"))  # fmt: skip
 
 
+def _ljspeech(path: PurePosixPath) -> BenchmarkMatch | None:
+    root = ljspeech_root(path)
+    if root is None:
+        return None
+    return BenchmarkMatch("LJ Speech", root, write_ljspeech)
+
+
 BENCHMARKS: tuple[Callable[[PurePosixPath], BenchmarkMatch | None], ...] = (
     _time_series,
     _image_archive,
@@ -155,6 +163,7 @@ BENCHMARKS: tuple[Callable[[PurePosixPath], BenchmarkMatch | None], ...] = (
     _nerf_scene,
     _image_translation,
     _interactions,
+    _ljspeech,
 )
 
 
