@@ -79,6 +79,10 @@ LOADER_IMPORTS = (
     (re.compile(r"paddle\.(?:vision|text|audio)"), "datasets", rf"\.{PADDLE_DATASET}\("),
     # PyTorch Geometric's data sets download when built (`QM9(path)`, `TUDataset(root, "MUTAG")`)
     (re.compile(r"torch_geometric\.datasets"), r"[A-Z]\w+", r"\("),
+    # torchtext's too, imported by name (`from torchtext import datasets`, then
+    # `datasets.IMDB.splits(TEXT, LABEL)`; `from torchtext.datasets import AG_NEWS`)
+    (re.compile(r"torchtext"), "datasets", r"\.[A-Z][\w]*(?:\.splits|\.iters)?\("),
+    (re.compile(r"torchtext\.datasets"), r"[A-Z][\w]+", r"(?:\.splits|\.iters)?\("),
 )
 # Fetchers the token signals do not see (a cheap filter before FETCH_CALL).
 FETCH_HINTS = (
@@ -89,7 +93,7 @@ FETCH_HINTS = (
     "Planetoid",
     "Pyg",
     ".read_",
-    "torchtext.datasets",
+    "torchtext",
     "get_mnist",
     "get_fashion",
     "get_kuzushiji",

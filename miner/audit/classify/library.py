@@ -20,6 +20,13 @@ INTRO_BLOCKS = 3
 LIBRARY_WORDS = re.compile(
     r"\b(?:library|toolkit|toolbox|framework|package|python module|api|sdk)\b", re.I
 )
+# An engine or platform for a framework's users is built upon ("DI-engine is a generalized
+# decision intelligence engine for PyTorch and JAX").
+FOR_FRAMEWORK = re.compile(
+    r"\bis\s+an?\s+(?:[\w-]+\s+){0,5}?(?:engine|platform)\s+for\s+(?:PyTorch|TensorFlow|JAX|"
+    r"Keras|MXNet|PaddlePaddle|MindSpore)\b",
+    re.I,
+)
 # "X is an open-source deep learning toolkit ...": the project presents itself as a library.
 SELF_LIBRARY = re.compile(
     r"\bis\s+an?\s+(?:[\w-]+,?\s+){0,5}?(?:library|toolkit|toolbox|framework|package|"
@@ -207,6 +214,10 @@ def library_evidence(ctx: AuditContext, blocks: list[Block], trains: bool) -> li
                     block.path, block.line, block.text[:200], "exclude.library_description"
                 )
                 return [published, described]
+        for block in prose:
+            if SELF_LIBRARY.search(block.text) or FOR_FRAMEWORK.search(block.text):
+                said = Evidence(block.path, block.line, block.text[:200], "exclude.library_self")
+                return [published, said]
         metadata = _package_description(ctx)
         if metadata is not None:
             return [published, metadata]

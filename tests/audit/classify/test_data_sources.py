@@ -325,6 +325,16 @@ def test_a_keras_data_set_imported_by_name_is_fetched(tmp_path: Path) -> None:
     assert not _evidence(tmp_path / "b", {"train.py": own})
 
 
+def test_torchtext_data_sets_imported_by_name_are_fetched(tmp_path: Path) -> None:
+    splits = ("from torchtext import data\nfrom torchtext import datasets\n\n"
+              "train, test = datasets.IMDB.splits(TEXT, LABEL)\n")  # fmt: skip
+    assert _evidence(tmp_path / "a", {"load_data.py": splits})
+    named = "from torchtext.datasets import AG_NEWS\n\ntrain_iter = AG_NEWS(split='train')\n"
+    assert _evidence(tmp_path / "b", {"train.py": named})
+    own = "from torchtext import data\n\nfields = data.Field(lower=True)\n"
+    assert not _evidence(tmp_path / "c", {"train.py": own})
+
+
 def test_the_data_set_loaders_of_chainer_mxnet_and_paddle_download(tmp_path: Path) -> None:
     chainer = (
         "import chainer\n\n\nclass Cifar(object):\n    def __init__(self):\n"

@@ -171,6 +171,11 @@ def test_an_open_platform_for_training_is_not_a_library(tmp_path: Path) -> None:
     assert _library(tmp_path / "a", {"README.md": readme, **PACKAGE}, trains=True) == []
     toolkit = readme.replace("an open platform", "an open toolkit")
     assert _library(tmp_path / "b", {"README.md": toolkit, **PACKAGE}, trains=True) != []
+    engine = readme.replace(
+        "an open platform for training, serving, and evaluating chatbots",
+        "a generalized decision intelligence engine for PyTorch and JAX",
+    )
+    assert _library(tmp_path / "c", {"README.md": engine, **PACKAGE}, trains=True) != []
 
 
 def test_a_library_introduced_past_a_banner_and_named_by_a_setup_variable(tmp_path: Path) -> None:
