@@ -149,6 +149,8 @@ def _script(checkout: Path, base: str, words: list[str]) -> tuple[str, ...] | No
         script, runner = rest[0], "bash"
     elif head.startswith("./") and head.endswith(".sh"):
         script, rest, runner = head, [head, *rest], "bash"
+    elif head.endswith(".py") and not rest:  # "Run `prepare_data.py`.": a script named alone
+        script, rest, runner = head, [head], "{python}"
     else:
         return None
     if not _exists(checkout, base, script):

@@ -233,7 +233,7 @@ def _train(
     and train again (once); where it stopped writing into a folder the copy lacks, make it and
     train again; where a shimmed run still wants a GPU, show it the CPU as one and
     train again (once); where it stopped for want of data, run the README's data-preparation
-    steps and train again (once)."""
+    steps and train again (once), and run them again on stand-in data once it is written."""
     launched = launch_env(target.entry_evidence.text if target.entry_evidence else "")
     if launched:
         base = {**base, **launched}
@@ -249,7 +249,7 @@ def _train(
     notes += prepare_launch_script(target.command, copy)
     training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
     asked, on_cpu, repaired, stood_in, made = False, set[str](), 0, 0, set[str]()
-    preparation = preparation_steps(copy, target.entry_evidence)
+    preparation = steps = preparation_steps(copy, target.entry_evidence)
     for _ in range(MAX_RERUNS + DATA_RERUNS + 8):  # each kind of rerun has its own bound
         if preparation and wants_data(training):
             notes += prepare_data(preparation, copy, venv, logs, work, base, options)
@@ -289,6 +289,9 @@ def _train(
         if stood_in < DATA_RERUNS and stand_in_files_for(training, copy, work, logs, options,
                                                           notes):  # fmt: skip
             stood_in += 1
+            if steps:  # the README's steps turn the stand-in's raw files into what it trains on
+                notes += prepare_data(steps, copy, venv, logs, work, base, options)
+                preparation = steps = ()  # once
             training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
             continue
         if training.outcome == "usage" and not asked:

@@ -138,3 +138,36 @@ else:
     result = smoke(target, SmokeOptions(out_dir=tmp_path / "smoke", timeout=60, env=env))
     assert result.outcome == "ok" and "step 1 loss 0.20" in result.evidence.text, result
     assert any("main.py --mode=generate" in n for n in result.notes)
+
+
+def test_a_script_the_readme_names_alone_to_run_is_a_step(tmp_path):
+    readme = "* STEP 3. Run `prepare_data.py`.\n* STEP 4. Run `train.py`.\n"
+    root = _checkout(tmp_path, {"README.md": readme, "prepare_data.py": "", "train.py": ""})
+    steps = preparation_steps(root, None)
+    assert [s.argv for s in steps] == [("{python}", "prepare_data.py")]
+
+
+LJ_TRAIN = """import pathlib
+root = pathlib.Path("data/LJSpeech-1.1")
+clips = [row.split("|")[0] for row in (root / "metadata.csv").read_text().splitlines()]
+frames = [int((root / "wavs" / f"{clip}.frames").read_text()) for clip in clips]
+print(f"step 1 loss {22050 / min(frames):.3f}")
+"""
+LJ_PREPARE = """import pathlib, wave
+root = pathlib.Path("data/LJSpeech-1.1")
+for row in (root / "metadata.csv").read_text().splitlines():
+    clip = row.split("|")[0]
+    with wave.open(str(root / "wavs" / f"{clip}.wav")) as audio:
+        (root / "wavs" / f"{clip}.frames").write_text(str(audio.getnframes()))
+"""
+
+
+def test_the_readme_s_preparation_runs_again_on_stand_in_data(tmp_path):
+    readme = "Run `prepare_data.py`, then:\n```\npython train.py\n```\n"
+    checkout = _checkout(tmp_path, {"README.md": readme, "train.py": LJ_TRAIN,
+                                    "prepare_data.py": LJ_PREPARE})  # fmt: skip
+    result = _smoke(tmp_path, checkout)
+    assert result.outcome == "ok" and result.evidence.text.startswith("step 1 loss"), result
+    assert any(n.startswith("stand-in files: 65 written at data/LJSpeech-1.1") for n in
+               result.notes), result.notes  # fmt: skip
+    assert sum(n.startswith("data preparation (exit 0,") for n in result.notes) == 1

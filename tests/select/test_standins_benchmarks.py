@@ -168,7 +168,7 @@ def test_lj_speech_has_a_pipe_separated_transcript_for_every_clip(tmp_path):
     written = stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report")
     assert written is not None and written.root == tmp_path / "data" / "LJSpeech-1.1"
     rows = (written.root / "metadata.csv").read_text().splitlines()
-    assert len(rows) == 16
+    assert len(rows) == 64
     for row in rows:
         clip, text, normalized = row.split("|")
         assert text == normalized and text.endswith(".")
