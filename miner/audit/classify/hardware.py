@@ -27,7 +27,9 @@ from miner.audit.classify.gazetteer import (
     labels_to_match,
 )
 from miner.audit.classify.hardware_context import (
+    FIRST_PERSON,
     GPU_MEMORY_TALK,
+    USED,
     after_gpu,
     count_before,
     machine_cores,
@@ -287,6 +289,13 @@ def _device_name(span: Any) -> str:
     )
 
 
+def _own_use(text: str) -> bool:
+    """True when the sentence says the authors used the hardware ("We use Titan X (Pascal)
+    with compute = 6.1, but we support compute_50/52/60/61 devices")."""
+    person = FIRST_PERSON.search(text)
+    return bool(person and USED.search(text, person.end()))
+
+
 def _glued_into_name(text: str, end: int) -> bool:
     """True when the device matched before `end` runs on into a longer name or identifier."""
     tail = GLUED_TAIL.match(text, end)
@@ -328,7 +337,7 @@ def _judge(doc: Any, seg: Segment, labels: Iterable[str], shown: Counter[str]) -
                 continue  # "NVIDIA 418 driver" is software
             if label == "ACCELERATOR" and CAPTURE.search(sent.text):
                 continue  # a phone that records the data is a camera, not the model's hardware
-            if label == "GPU" and BUILD_TABLE.search(sent.text):
+            if label == "GPU" and BUILD_TABLE.search(sent.text) and not _own_use(sent.text):
                 continue  # a GPU named to pick the build's CUDA architecture
             if _glued_into_name(seg.text, span.end_char):
                 continue  # "iphone2dslr_flower": a dataset's or a file's name

@@ -91,8 +91,11 @@ def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
 def _commands(r: Reader, text_lines: Iterator[tuple[int, str]]) -> list[Dependency]:
     deps = []
     for n, line in text_lines:
-        if line.lstrip().startswith(("#", "REM ", "rem ", "::")) or ECHO.search(line):
-            continue  # comments, and messages that only suggest a command
+        if line.lstrip().startswith(("#", "REM ", "rem ", "::")):
+            continue
+        echo = ECHO.search(line)
+        if echo:  # a message only suggests a command; what runs before it on the line still runs
+            line = line[: echo.start()]
         for cmd in install_commands(line):
             deps.append(r.dep(cmd.name, cmd.spec, n))
         if cloned := cloned_framework(line):

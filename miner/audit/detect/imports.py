@@ -26,6 +26,8 @@ class Import:
     text: str
 
 
+# TensorFlow Probability used through one substrate (JAX or NumPy), which needs no TensorFlow.
+TFP_SUBSTRATE = re.compile(r"\bsubstrates\.(jax|numpy)\b")
 PY_IMPORT_START = re.compile(r"^[ \t]*(?:from[ \t]+\.*[\w.]*[ \t]+import\b|import[ \t]+\w)", re.M)
 PY_FROM = re.compile(r"^\s*from\s+(\.*[\w.]*)\s+import\s+\(?\s*([\w\s,.*]*)")
 PY_IMPORT = re.compile(r"^\s*import\s+([\w\s,.]+)")
@@ -115,6 +117,11 @@ def python_imports(text: str, code: str | None = None) -> list[Import]:
             if modules is None:
                 modules = _modules_regex(part)
             found.extend(Import(m, line, first[:200]) for m in modules if m.strip("."))
+    substrate = TFP_SUBSTRATE.search(code)
+    if substrate:  # `import tensorflow_probability`, then `tfp = ....substrates.jax`
+        backed = f"tensorflow_probability.substrates.{substrate.group(1)}"
+        found = [Import(backed, i.line, i.text) if i.module == "tensorflow_probability" else i
+                 for i in found]  # fmt: skip
     return found
 
 

@@ -44,6 +44,11 @@ POSITIVE = {
         {"hw_gpu"},
     ),
     "TITAN X": ("It fits on one TITAN X.", {"hw_gpu"}),
+    "used, beside the build's compute capability": (
+        "- NVIDIA GPU (We use Titan X (Pascal) with compute = 6.1, should you have devices with "
+        "higher compute capability, please revise setup.py)",
+        {"hw_gpu"},
+    ),
     "RTX 3090": ("Benchmarks were run on an RTX 3090.", {"hw_gpu"}),
     "A100 80GB": ("We train on an A100 80GB.", {"hw_gpu"}),
     "Quadro": ("Inference on a Quadro P6000 takes 20 ms.", {"hw_gpu"}),

@@ -638,6 +638,15 @@ def test_python_version_of_an_environment_file_under_any_name(tmp_path: Path) ->
     assert ctx.details["dependency_files"] == {"conda/net.yaml": "conda_env"}
 
 
+def test_python_version_of_a_dockerfile_line_that_ends_in_a_message(tmp_path: Path) -> None:
+    docker = ('FROM nvidia/cuda:11.7.1-devel-ubuntu22.04\n'
+              'RUN conda create -n net python=3.8 && echo "source activate net" > ~/.bashrc\n'
+              'RUN echo "pip install torch==1.0 if you like"\n')  # fmt: skip
+    _, ctx = _classify(tmp_path, {"README.md": "# Net\n", "docker/Dockerfile": docker})
+    assert [d["spec"] for d in ctx.details["python_versions"]] == ["=3.8"]
+    assert "torch" not in _names(ctx)
+
+
 NBDEV_SETUP = """from configparser import ConfigParser
 import setuptools
 

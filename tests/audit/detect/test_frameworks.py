@@ -400,3 +400,9 @@ def test_tensorflow_probability_on_jax_is_no_tensorflow(audit) -> None:  # type:
     assert value(labels, "frameworks") == ["jax"]
     labels, _ = audit({"policy.py": "import tensorflow_probability as tfp\n" + code})
     assert "tensorflow" in value(labels, "frameworks")
+    # the substrate reached as an attribute of the bare import
+    attribute = code.replace("from tensorflow_probability.substrates import jax as tfp",
+                             "import tensorflow_probability\n\ntfp = tensorflow_probability."
+                             "substrates.jax")  # fmt: skip
+    labels, _ = audit({"policy.py": attribute})
+    assert value(labels, "frameworks") == ["jax"]

@@ -67,7 +67,8 @@ def test_conda_env_docker_cmake_rockspec_package_json(tmp_path: Path) -> None:
             "environment.yml": "dependencies:\n  - python=3.6\n  - pytorch=1.4.0\n  - cudnn\n"
             "  - pip:\n    - keras==2.2.4\n",
             "docker/Dockerfile": "FROM tensorflow/tensorflow:1.15.0-gpu-py3\n"
-            "RUN pip install mxnet-cu101==1.5.0 && conda install -c pytorch torchvision\n",
+            "RUN pip install mxnet-cu101==1.5.0 && conda install -c pytorch torchvision\n"
+            'RUN pip install chainer==5.0.0 && echo "done"\n',
             "cpp/CMakeLists.txt": "find_package(Caffe REQUIRED)\nfind_package(OpenCV)\n",
             "crnn-1.0.rockspec": 'dependencies = { "torch >= 7.0", "nn" }\n',
             "web/package.json": '{"dependencies": {"@tensorflow/tfjs": "^1.2.0", "regl": "1"}}',
@@ -76,7 +77,7 @@ def test_conda_env_docker_cmake_rockspec_package_json(tmp_path: Path) -> None:
     assert {
         ("pytorch", "=1.4.0"), ("tensorflow", "==1.15.0"), ("mxnet", "==1.5.0"),
         ("pytorch", ""), ("caffe", ""), ("torch7", ">=7.0"), ("torch7", ""),
-        ("tensorflowjs", "^1.2.0"),
+        ("tensorflowjs", "^1.2.0"), ("chainer", "==5.0.0"),
     } <= found  # fmt: skip
 
 
