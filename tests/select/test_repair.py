@@ -353,6 +353,32 @@ def test_a_part_an_unpinned_package_no_longer_has_moves_it_to_the_release_line_b
     assert kept.outcome == "import" and not [r for r in kept.repairs if r.kind == "older"]
 
 
+FRAME = """class Frame:
+    def __getattr__(self, name):
+        if name in {names!r}:
+            return 1
+        return object.__getattribute__(self, name)
+"""
+
+
+def test_a_method_an_unpinned_package_removed_steps_back_until_it_is_there(
+    tmp_path: Path, index: Path
+) -> None:
+    # `DataFrame.ix`, which pandas 1.0 removed: the object's own `__getattr__` raises it, so the
+    # package is known; 1.1 and 1.0 both lack it, 0.9 has it.
+    build_wheel(index, "frames", "0.9.0", {"frames/__init__.py": FRAME.format(names={"ix"})})
+    for version in ("1.0.0", "1.1.0"):
+        build_wheel(index, "frames", version, {"frames/__init__.py": FRAME.format(names=set())})
+    script = "import frames\nassert frames.Frame().ix == 1\n" + train()
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1", "frames"], script)
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    steps = [(r.before, r.after) for r in result.repairs if r.kind == "older"]
+    assert steps == [("frames==1.1.0", "frames<1.1"), ("frames==1.0.0", "frames<1")]
+    assert "Frame.ix of frames" in result.repairs[-1].reason
+    assert result.lock is not None and "frames==0.9.0" in Path(result.lock).read_text()
+
+
 def test_a_dependency_too_new_for_the_pinned_framework_moves_to_the_release_line_before(
     tmp_path: Path,
 ) -> None:

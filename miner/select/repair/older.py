@@ -45,7 +45,9 @@ def older_release(
     if len(installed) != 1 or "==" not in installed[0]:
         return None
     dist, version = installed[0].split("==", 1)
-    if any(_holds(line, dist) for line in built.lines):
+    # a bound an earlier step of this repair set may go one release line further back
+    stepped = {r.after for r in built.repairs if r.kind == "older"}
+    if any(_holds(line, dist) for line in built.lines if line not in stepped):
         if fault.importer:  # the package that imports it is too new for the release held
             pinned = any(_holds(line, dist, ("==", "===")) for line in built.lines)
             how = "pinned" if pinned else "held"

@@ -65,6 +65,9 @@ NO_NAME = re.compile(
 # An attribute a package's installed release no longer has, used by another installed package
 # (`datasets` calling `pyarrow.PyExtensionType`, which pyarrow 21 removed).
 NO_ATTRIBUTE = re.compile(r"AttributeError: module '([A-Za-z_][\w.]*)' has no attribute '(\w+)'")
+# ... or that an object of one of its classes no longer has (`DataFrame.ix`, which pandas 1.0
+# removed), raised inside the package (its `__getattr__`): the package is known by that frame.
+NO_OBJECT_ATTRIBUTE = re.compile(r"AttributeError: '(\w+)' object has no attribute '(\w+)'")
 # (what the error says, the first Python without it, what went away)
 REMOVED: tuple[tuple[re.Pattern[str], tuple[int, int], str], ...] = (
     (re.compile(r"module 'time' has no attribute 'clock'"), (3, 8), "time.clock"),
@@ -213,6 +216,15 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
             return RuntimeFault("older", evidence, module=top,
                                 feature=f"{no_name.group(2)}.{no_name.group(1)}",
                                 importer=_importer(lines, number, top))  # fmt: skip
+        no_object_attribute = NO_OBJECT_ATTRIBUTE.search(line)
+        if no_object_attribute:
+            top = _raised_in(lines, number)
+            if not top or top in sys.stdlib_module_names or top in shipped_modules(root):
+                return None  # raised by the project's own code: its object, or no package known
+            evidence = Evidence(log.name, number, line.strip()[:300], "repair.older.runtime")
+            cls, attribute = no_object_attribute.groups()
+            return RuntimeFault("older", evidence, module=top,
+                                feature=f"{cls}.{attribute} of {top}")  # fmt: skip
         no_attribute = NO_ATTRIBUTE.search(line)
         if no_attribute:
             top = no_attribute.group(1).split(".")[0]
@@ -246,6 +258,16 @@ def _importer(lines: list[str], number: int, top: str) -> str:
         frame = SITE_FRAME.match(line)
         if frame:
             return "" if frame.group(1) == top else frame.group(1)
+    return ""
+
+
+def _raised_in(lines: list[str], number: int) -> str:
+    """The installed package of the innermost traceback frame above line `number`, "" when that
+    frame is not in a site-packages folder."""
+    for line in reversed(lines[max(0, number - 6) : number - 1]):
+        if line.lstrip().startswith("File "):
+            frame = SITE_FRAME.match(line)
+            return frame.group(1) if frame else ""
     return ""
 
 
