@@ -104,6 +104,7 @@ class CodeFacts:
     seed: list[Evidence] = field(default_factory=list)
     threads: list[Evidence] = field(default_factory=list)
     code_lines: dict[str, list[str]] = field(default_factory=dict)  # path -> lines, for APIs
+    config_text: list[str] = field(default_factory=list)  # scripts' and configs' own lines
     scanned: list[str] = field(default_factory=list)  # the files read, for absences
     bundled: tuple[str, ...] = ()  # sub-folders that are copies of other projects
     frameworks: dict[str, Evidence] = field(default_factory=dict)  # imported at module level
@@ -190,6 +191,8 @@ def scan_code(tree: RepoTree) -> CodeFacts:
             facts.scanned.append(path)
         if is_python:
             facts.code_lines[path] = lines[:MAX_LINES]
+        elif path != tree.readme:
+            facts.config_text.extend(lines[:MAX_LINES])
         _scan_lines(facts, path, lines[:MAX_LINES], is_python)
         if is_python and ".seed" in text:
             for number in seeded_aliases("\n".join(lines[:MAX_LINES])):

@@ -74,8 +74,9 @@ class LintContext:
         if "own_code" not in self.cache:
             readme = self.tree.read_text(self.tree.readme) if self.tree.readme else ""
             self.cache["own_code"] = OwnCode(
-                self.facts.code_lines, self.facts.bundled, readme or ""
-            )
+                self.facts.code_lines, self.facts.bundled, readme or "",
+                "\n".join(self.facts.config_text),
+            )  # fmt: skip
         own: OwnCode = self.cache["own_code"]
         return own
 

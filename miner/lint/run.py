@@ -101,7 +101,8 @@ def lint(path: Path | str, options: LintOptions | None = None) -> LintReport:
     result = audit_tree(tree)
     facts = scan_code(tree)
     readme = tree.read_text(tree.readme) if tree.readme else ""
-    kind = project_kind(result, OwnCode(facts.code_lines, facts.bundled, readme or ""))
+    code = OwnCode(facts.code_lines, facts.bundled, readme or "", "\n".join(facts.config_text))
+    kind = project_kind(result, code)
     ctx = LintContext(tree, result, facts, tuple(tree.codebook_docs), kind)
     findings: list[Finding] = []
     for check in CHECKS:

@@ -68,6 +68,9 @@ INFERENCE_CODE = re.compile(
 SCRIPT_NAME = re.compile(r"train|main|run|fit|finetune|launch", re.I)
 IMPORT_LINE = re.compile(r"^\s*(?:from\s+\S+\s+)?import\s")
 DEF_LINE = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)")
+# A Lightning module's optimiser and steps run only when a trainer fits it.
+FRAMEWORK_HOOKS = frozenset({"configure_optimizers", "training_step", "optimizer_step"})
+FIT = re.compile(r"\.fit\(|\bLightningCLI\b|\bcli_main\(")
 # Methods a framework calls itself (Lightning, Keras, a Trainer): no call in the project's code.
 HOOKS = frozenset({
     "training_step", "train_step", "compute_loss", "optimizer_step", "forward", "call",
@@ -82,6 +85,7 @@ class OwnCode:
     lines: dict[str, list[str]]
     bundled: tuple[str, ...] = ()
     readme: str = ""
+    configs: str = ""  # the own scripts and configs (a Hydra `_target_` names a class there)
 
     def imported_names(self) -> frozenset[str]:
         """Every name that appears in an import line of the own code."""
@@ -103,10 +107,27 @@ class OwnCode:
             return False
         if in_main_guard(lines, line) and self.imported_helper(path, imported):
             return False  # a helper module's self-test: training imports it, never runs it
+        owner = enclosing_class(lines, line)
+        if owner is not None and not self.referenced(owner):
+            return False  # a copied class nothing builds (a mixed-precision trainer, a scaler)
+        name = enclosing_function(lines, line)
+        if name in FRAMEWORK_HOOKS and not self.called(name) and not any(
+            FIT.search(text) for lines_of in self.lines.values() for text in lines_of
+        ):  # fmt: skip
+            return False  # a Lightning module's optimiser that no trainer ever fits
         if any(ENTRY.search(text) for text in lines):
             return True
-        name = enclosing_function(lines, line)
         return name is None or name in HOOKS or self.called(name)
+
+    def referenced(self, name: str) -> bool:
+        """True when the own code or configs name the class `name` outside its `class` line
+        (built, subclassed, passed, or a config's target)."""
+        use = re.compile(rf"\b{re.escape(name)}\b")
+        defined = re.compile(rf"^\s*class\s+{re.escape(name)}\b")
+        return bool(use.search(self.configs)) or any(
+            use.search(text) and not defined.match(text)
+            for lines in self.lines.values() for text in lines if name in text
+        )  # fmt: skip
 
     def called(self, name: str) -> bool:
         """True when the own code calls or passes the function `name` (outside its `def`):
@@ -138,6 +159,29 @@ class OwnCode:
             parts[-2] if parts[-1] == "__init__.py" and len(parts) > 1 else PurePosixPath(path).stem
         )
         return stem in imported or PurePosixPath(path).name in self.readme
+
+
+CLASS_LINE = re.compile(r"^(\s*)class\s+(\w+)")
+
+
+def enclosing_class(lines: list[str], line: int) -> str | None:
+    """The name of the class whose method holds `lines[line - 1]`, if it is in a method."""
+    if not 0 < line <= len(lines):
+        return None
+    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+    for text in reversed(lines[: line - 1]):
+        if not text.strip() or text.lstrip().startswith(("#", "@")):
+            continue
+        level = len(text) - len(text.lstrip())
+        if level >= indent:
+            continue
+        found = CLASS_LINE.match(text)
+        if found:
+            return found.group(2)
+        if level == 0:
+            return None  # a module-level function or statement
+        indent = level
+    return None
 
 
 MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:")
