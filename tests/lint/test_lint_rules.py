@@ -755,6 +755,42 @@ def test_a_training_method_nothing_calls_is_not_training(tmp_path: Path) -> None
     assert lint(write_project(tmp_path / "q", files)).kind == "training"
 
 
+def test_a_training_class_nothing_builds_is_not_training(tmp_path: Path) -> None:
+    # a copied mixed-precision trainer whose module the sampler imports for one helper
+    fp16 = (
+        "import torch\n\n\ndef convert_module_to_f16(m):\n    return m.half()\n\n\n"
+        "class MixedPrecisionTrainer:\n    def backward(self, loss):\n"
+        "        (loss * 2.0).backward()\n"
+    )
+    run = ("import argparse\nimport torch\nfrom diffusion.fp16_util import convert_module_to_f16"
+           "\n\nnet = convert_module_to_f16(torch.load('m.pt')).cuda()\n")  # fmt: skip
+    files = {"train.py": None, "prepare_data.py": None, "diffusion/fp16_util.py": fp16,
+             "sample.py": run}  # fmt: skip
+    assert lint(write_project(tmp_path / "p", files)).kind == "inference"
+    files["sample.py"] = run + "trainer = fp16_util.MixedPrecisionTrainer()\n"
+    assert lint(write_project(tmp_path / "q", files)).kind == "training"
+    # ... or built from a config's target
+    files["sample.py"] = run
+    files["configs/train.yaml"] = (
+        "trainer:\n  _target_: diffusion.fp16_util.MixedPrecisionTrainer\n"
+    )
+    assert lint(write_project(tmp_path / "r", files)).kind == "training"
+
+
+def test_a_lightning_optimiser_no_trainer_fits_is_not_training(tmp_path: Path) -> None:
+    module = (
+        "import torch\nimport pytorch_lightning as pl\n\n\nclass Diffusion(pl.LightningModule):\n"
+        "    def configure_optimizers(self):\n"
+        "        return torch.optim.AdamW(self.parameters(), lr=1e-4)\n\n\n"
+        "if __name__ == '__main__':\n    Diffusion()\n"
+    )
+    run = "import argparse\nfrom ldm.ddpm import Diffusion\n\nnet = Diffusion().cuda()\n"
+    files = {"train.py": None, "prepare_data.py": None, "ldm/ddpm.py": module, "infer.py": run}
+    assert lint(write_project(tmp_path / "p", files)).kind == "inference"
+    files["main.py"] = "import argparse\nimport pytorch_lightning as pl\n\npl.Trainer().fit(net)\n"
+    assert lint(write_project(tmp_path / "q", files)).kind == "training"
+
+
 def test_onnx_is_a_pip_package_not_a_framework_to_build(tmp_path: Path) -> None:
     runtime = "import onnxruntime\n\nsession = onnxruntime.InferenceSession('m.onnx')\n" + MAIN
     files = {"requirements.txt": "torch==2.1.0\nonnxruntime\n", "run_onnx.py": runtime}
