@@ -305,7 +305,8 @@ def _train(
             target = replace(target, command=(*target.command, *words))
             training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
             continue
-        if training.outcome not in ("import", "runtime") or training.progress:
+        # a run that hangs after its error (a data loader's worker died) ends as a timeout
+        if training.outcome not in ("import", "runtime", "timeout") or training.progress:
             break
         if repaired == MAX_RERUNS + 1:
             break

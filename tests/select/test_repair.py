@@ -379,6 +379,22 @@ def test_a_method_an_unpinned_package_removed_steps_back_until_it_is_there(
     assert result.lock is not None and "frames==0.9.0" in Path(result.lock).read_text()
 
 
+def test_a_run_that_hangs_after_the_error_is_repaired_too(tmp_path: Path, index: Path) -> None:
+    # a data loader's worker dies on the error and the main process waits for it: a timeout
+    build_wheel(index, "tables", "0.9.0", {"tables/__init__.py": FRAME.format(names={"ix"})})
+    build_wheel(index, "tables", "1.0.0", {"tables/__init__.py": FRAME.format(names=set())})
+    worker = ("import threading, time\nimport tables\n\n\ndef load():\n    tables.Frame().ix\n\n\n"
+              "threading.Thread(target=load, daemon=True).start()\ntime.sleep(1)\n"
+              "if threading.active_count() == 1 and not hasattr(tables.Frame(), 'ix'):\n"
+              "    time.sleep(600)\n")  # fmt: skip
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1", "tables"], worker + train())
+    result = smoke(_target(checkout), replace(_options(tmp_path), timeout=8))
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    assert [(r.before, r.after) for r in result.repairs if r.kind == "older"] == [
+        ("tables==1.0.0", "tables<1")
+    ]
+
+
 def test_a_dependency_too_new_for_the_pinned_framework_moves_to_the_release_line_before(
     tmp_path: Path,
 ) -> None:
