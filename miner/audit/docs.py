@@ -24,7 +24,8 @@ RST_ADMONITION = re.compile(
     r"deprecated|seealso)::",
     re.IGNORECASE,
 )
-TAGS = re.compile(r"<[^>]+>")
+# An HTML tag starts with its name, `/` or `!` (`PyTorch >= 1.7.0 < 1.11.0;` is no tag).
+TAGS = re.compile(r"<[A-Za-z/!][^>]*>")
 HTML_HEADING = re.compile(r"\s*<h([1-6])[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
 
 

@@ -129,7 +129,8 @@ UNPACKING_LINK = re.compile(
     re.I,
 )
 MODEL_CARD = re.compile(r"model[-_ ]?card", re.I)
-TAGS = re.compile(r"<[^>]+>")
+# An HTML tag starts with its name, `/` or `!` (`PyTorch >= 1.7.0 < 1.11.0;` is no tag).
+TAGS = re.compile(r"<[A-Za-z/!][^>]*>")
 HEADING_MARK = re.compile(r"^\s{0,3}#{1,6}\s*|\s#+\s*$", re.M)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 

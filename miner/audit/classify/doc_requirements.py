@@ -181,10 +181,14 @@ def _packages(
         name = _normal(m.group(1)).replace("py-torch", "pytorch").replace("open-cv", "opencv")
         v = VERSION_AFTER.match(text, m.end())
         spec = version_spec(v) if v and v.start() <= m.end() + 12 else ""
+        upper = UPPER_BOUND.match(text, v.end()) if v and spec.startswith(">") else None
+        if upper:  # "PyTorch >= 1.7.0 < 1.11.0": a range the authors bound on both sides
+            spec += f",{upper.group(1).replace('≤', '<=')}{upper.group(2)}"
         line = _line_in(block, base + m.start())
         yield Dependency(name, spec, block.path, line, _snippet(text, m.start(), m.end()))
 
 
+UPPER_BOUND = re.compile(r"\s*,?\s*(?:and\s+)?(<=?|≤)\s*v?(\d+(?:\.\d+)*)\b")
 RUNS_SCRIPT = re.compile(r"\s+(?:-\w\b|[\w./-]+\.py\b|[\w.-]*/)|\s*`")
 # A comment line of a code block (`# Works only with Python 3.`): prose, not a command; a
 # shebang (`#!/usr/bin/env python3`) is a command.

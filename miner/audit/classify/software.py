@@ -16,6 +16,7 @@ from miner.audit.classify.dependency import NOT_PACKAGES, Dependency, Manifest
 from miner.audit.classify.doc_requirements import DocFinding, doc_requirements, python_statements
 from miner.audit.classify.doc_versions import configured_versions
 from miner.audit.classify.manifests import dependency_manifests
+from miner.audit.classify.named_lists import named_requirement_lists
 from miner.audit.classify.notebook_installs import notebook_findings
 from miner.audit.detect import AuditContext
 from miner.audit.docs import Block
@@ -103,6 +104,9 @@ def classify_software(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterabl
         self_names = _self_names(ctx, blocks)
         findings = doc_requirements(blocks, self_names) + configured_versions(blocks)
         findings += notebook_findings(ctx, self_names)
+        named = named_requirement_lists(ctx.tree, blocks, ctx.warnings)
+        findings += named
+        pythons += [d for f in named for d in f.deps if d.name.lower() in PYTHON_NAMES and d.spec]
         # a README read as a list of links still states the interpreter it needs ("You will
         # need Python 3.9 or later"): the list only keeps its entries' packages out
         pythons += python_statements([b for b in ctx.docs.blocks if b.path in wanted])

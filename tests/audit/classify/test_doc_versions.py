@@ -65,3 +65,17 @@ def test_other_numbers_near_a_framework_are_no_version(tmp_path: Path, text: str
     readme = f"# Net\n\nOur model.\n\n## Results\n\n{text}"
     specs = _all_specs(tmp_path / "p", readme)
     assert not any(v.startswith("==") for k, v in specs if "torch" in k)
+
+
+def test_a_range_bound_on_both_sides_is_read_whole_and_no_tag(tmp_path: Path) -> None:
+    # `< 1.11.0;\npython >` is no HTML tag: the Python line after it stays
+    readme = (
+        "# Net\n\n## 1. Requirements\nPyTorch >= 1.7.0 < 1.11.0;\npython >= 3.7;\nCUDA >= 9.0;\n"
+    )
+    root = tmp_path / "p"
+    specs = _specs(root, readme)
+    assert specs["pytorch"] == ">=1.7.0,<1.11.0" and specs["cuda"] == ">=9.0"
+    tree = RepoTree(root)
+    ctx = AuditContext(tree=tree, docs=Documents(tree))
+    list(classify_software(ctx, {}))
+    assert [d["spec"] for d in ctx.details["python_versions"]] == [">=3.7"]

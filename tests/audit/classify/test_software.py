@@ -647,6 +647,20 @@ def test_python_version_of_a_dockerfile_line_that_ends_in_a_message(tmp_path: Pa
     assert "torch" not in _names(ctx)
 
 
+def test_a_requirement_list_the_readme_names_by_path_states_the_software(tmp_path: Path) -> None:
+    readme = ("# Rec\n\n## Environment\n\nEnvironment requirements can be found in "
+              "`.src/t5/environment_t5.txt` and `src/t5/classes.txt`\n")  # fmt: skip
+    files = {"README.md": readme, "train.py": "import torch\n",
+             "src/t5/environment_t5.txt": "python==3.9.7\ntorch==1.8.1+cu111\ntqdm\n",
+             "src/t5/classes.txt": "cat\ndog\nbird\n"}  # fmt: skip
+    labels, ctx = _classify(tmp_path, files)
+    assert labels["software_req"].value is True and labels["dependency_file"].value is False
+    assert labels["versions_pinned"].value is True
+    assert [d["spec"] for d in ctx.details["python_versions"]] == ["==3.9.7"]
+    assert {"torch", "tqdm"} <= _names(ctx) and "cat" not in _names(ctx)
+    assert labels["software_req"].evidence[0].rule == "software.named_list"
+
+
 NBDEV_SETUP = """from configparser import ConfigParser
 import setuptools
 
