@@ -79,6 +79,9 @@ CONFIG_SEED = re.compile(
 SEED_ALL = re.compile(
     r"\b(?:seed_all_rng|seed_all|set_global_seeds?|set_all_seeds?)\s*\("
     r"|\bdefault_setup\(\s*cfg\b"
+    # a Sacred experiment's main function: Sacred seeds random, NumPy and the framework from
+    # the run's `seed` before it calls it (`@ex.automain`, `@ex.main`)
+    r"|^\s*@(?:\w+\.automain|ex\.main)\b"
 )
 # An opt-in GPU backend: `if self.use_gpu:` (or `x.cuda() if use_gpu else x`) where the flag
 # defaults to False (`def __init__(self, ..., use_gpu=False)`) and nothing turns it on.

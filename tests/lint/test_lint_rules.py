@@ -891,6 +891,12 @@ def test_a_library_helper_that_seeds_every_rng(tmp_path: Path) -> None:
     # detectron2's default_setup(cfg, args) seeds Python, NumPy and torch from cfg.SEED
     setup = "from detectron2.engine import default_setup\ndefault_setup(cfg, args)\n"
     assert "MNR401" not in codes(write_project(tmp_path / "r", {"train.py": setup + train}))
+    # a Sacred experiment's main function runs seeded from the run's `seed`
+    sacred = ("from sacred import Experiment\nex = Experiment('net')\n\n\n@ex.automain\n"
+              "def main():\n    pass\n\n\n")  # fmt: skip
+    assert "MNR401" not in codes(write_project(tmp_path / "s", {"train.py": sacred + train}))
+    hydra = "import hydra\n\n\n@hydra.main(config_path='conf')\ndef main(cfg):\n    pass\n\n\n"
+    assert "MNR401" in codes(write_project(tmp_path / "t", {"train.py": hydra + train}))
 
 
 def test_a_requirements_file_read_into_install_requires_may_use_ranges(tmp_path: Path) -> None:

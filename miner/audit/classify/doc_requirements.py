@@ -48,8 +48,10 @@ PACKAGE = re.compile(
 VERSION_AFTER = re.compile(
     # "TensorFlow over ver1.0", "PyTorch above 1.4": a lower bound in words
     # "`torch` Version: 1.12.1": a name in quotes, its version after a label; "PyTorch tested on
-    # 1.4.0, 1.5.0"
-    r"(?:-(?=\d)|[\s,:(`'\"*]*)(?:(?:tested|verified)\s+(?:on|with)\s+)?(?:version\s*:?\s*|ver\.?\s*)?"
+    # 1.4.0, 1.5.0"; "Tensorflow (originally has been developed with 1.3 but should work ...)"
+    r"(?:-(?=\d)|[\s,:(`'\"*]*)(?:(?:originally\s+)?(?:has\s+been\s+|was\s+)?"
+    r"(?:tested|verified|developed|built)\s+(?:on|with|using|under)\s+)?"
+    r"(?:version\s*:?\s*|ver\.?\s*)?"
     r"(==|>=|<=|~=|=|>|<|≥|(?:over|above)\s+(?:version\s*|ver\.?\s*)?)?\s*[vr]?"
     r"(\d+(?:\.\d+)*[a-z]?\d*)\b"
     # "1.4+" is a lower bound; "1.12.1+cu113" is a local version (a build for CUDA 11.3)

@@ -42,6 +42,12 @@ def _specs(root: Path, readme: str) -> dict[str, str]:
         ),
         ("Environment: cuda11.3+pytorch1.12.1\n", "pytorch", "==1.12.1"),
         ("Benchmarks: pytorch 2.1 + CUDA 12.1, one node.\n", "pytorch", "==2.1"),
+        (
+            "## Requirements\n- Tensorflow (originally has been developed with 1.3 but should work "
+            "for later versions as well).\n",
+            "tensorflow",
+            "1.3",
+        ),
     ],
 )
 def test_a_version_joined_to_the_framework_name_is_stated(
