@@ -98,7 +98,10 @@ DEPRECATED = re.compile(
     rf"\b{SUBJECT}\b[^.]{{0,40}}?\bha(?:s|ve)\s+reached\s+(?:its\s+)?end[- ]of[- ]life\b|"
     r"\b(?:i|we)\s+(?:am|are)\s+(?:no\s+longer|not)\s+(?:actively\s+)?maintaining\s+"
     rf"{SUBJECT}\b|"
-    r"\bsupersedes\s+this\s+(?:one|repo|repository|project|code(?:base)?)\b",
+    r"\bsupersedes\s+this\s+(?:one|repo|repository|project|code(?:base)?)\b|"
+    # "`keras-team/keras-core` is no longer in use": the repository named by its address
+    rf"(?:\b{SUBJECT}\b|(?<![\w/.-])[\w.-]+/[\w.-]+(?![\w/]))[^.\n]{{0,60}}?\bis\s+no\s+longer\s+"
+    r"(?:in\s+use|used)\b",
     re.I | re.M,
 )
 # A banner at the top of the README says it without naming the repository ("No longer

@@ -346,6 +346,7 @@ def test_a_buildable_project_calling_itself_a_framework_is_a_library(tmp_path: P
         "# Net\n\nThis codebase has reached end-of-life.\n",
         "# Net\n\nI am no longer maintaining this repository, sorry.\n",
         "# Net\n\nSee [Net2](https://example.org/net2), which supersedes this repository.\n",
+        "# Net moved\n\nOpen any issues there. `lab/net-core` is no longer in use.\n",
     ],
 )
 def test_deprecation_said_today_s_way(tmp_path: Path, readme: str) -> None:
