@@ -189,7 +189,7 @@ class RepoTree:
         if data.startswith(b"\xff\xfe") or data.startswith(b"\xfe\xff"):
             return data.decode("utf-16", errors="replace")
         if b"\0" in data[:8192]:
-            return None
+            return _text_with_stray_nuls(data)
         return data.decode("utf-8-sig", errors="replace")
 
     def with_suffix(self, *suffixes: str) -> list[RepoFile]:
@@ -321,6 +321,20 @@ class RepoTree:
                     found.append((f.path, kind))
                     break
         return tuple(found)
+
+
+def _text_with_stray_nuls(data: bytes) -> str | None:
+    """A text file that an editor left a short run of NUL bytes in (a README otherwise plain
+    UTF-8) without them; None for a binary file, whose bytes are no printable UTF-8 once the
+    NULs go."""
+    if data.count(b"\0") > max(64, len(data) // 50):
+        return None
+    try:
+        text = data.replace(b"\0", b"").decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+    control = sum(1 for c in text if c < " " and c not in "\t\n\r\f")
+    return text if control <= len(text) // 100 else None
 
 
 def is_vendored(path: str) -> bool:

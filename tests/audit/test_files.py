@@ -132,6 +132,17 @@ def test_hostile_files_are_skipped_or_decoded(tmp_path: Path) -> None:
     assert any("big.py: larger than" in w for w in tree.warnings)
 
 
+def test_a_text_file_with_a_stray_run_of_nuls_is_read_without_them(tmp_path: Path) -> None:
+    text = "# Net\n\n## Dependencies\n* Torch (http://torch.ch)\n" + "Error rate summary" * 40
+    nuls = text[:60].encode() + b"\x00" * 14 + text[60:].encode()
+    # compressed data: a NUL now and then, and bytes that are no UTF-8
+    binary = bytes(range(256)) * 4
+    root = _write(tmp_path / "repo", {"README.md": nuls, "image.png": binary})
+    tree = RepoTree(root)
+    assert tree.read_text("README.md") == text
+    assert tree.read_text("image.png") is None
+
+
 def test_vendored_folders() -> None:
     assert is_vendored("third_party/caffe/net.py")
     assert is_vendored("src/external/lib.py")
