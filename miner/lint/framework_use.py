@@ -241,6 +241,16 @@ GUARD = re.compile(
 GUARD_REACH = 8  # lines above a call where the blocks around it may open
 
 
+def _feature_tested(lines: list[str], call: str) -> bool:
+    """True when the file asks whether the API exists before it settles how to run
+    (`if hasattr(torch.nn.functional, 'scaled_dot_product_attention'): MODE = 'flash'`)."""
+    names = re.findall(r"[A-Za-z_]\w*", call)
+    if not names:
+        return False
+    asked = re.compile(rf"""hasattr\([^)]*['"]{re.escape(names[-1])}['"]""")
+    return any("hasattr" in line and asked.search(line) for line in lines)
+
+
 def _guarded(lines: list[str], number: int) -> bool:
     """True when the line runs only behind an option or a version check, or is tried with a
     fallback: an `if` on an option, `hasattr(torch, "compile")` or `torch.__version__`, or a
@@ -327,8 +337,10 @@ def api_site(ctx: LintContext, api: Any, folder: str) -> Evidence | None:
             code = line.split("#", 1)[0]
             if DEFINITION.match(code) or "compat.v1" in code or number in prose:
                 continue
+            found = api.pattern.search(code)
             if (
-                api.pattern.search(code)
+                found
+                and not _feature_tested(lines, found.group(0))
                 and not _guarded(lines, number)
                 and not _opt_in(lines, number)
                 and not _dispatched(lines, number)

@@ -379,6 +379,12 @@ def test_an_attention_class_transformers_picks_by_the_torch_it_finds(tmp_path: P
     assert "MNR206" not in codes(write_project(tmp_path / "p", files))
     eager = sdpa.replace("Qwen2SdpaAttention", "Qwen2FastAttention")
     assert "MNR206" in codes(write_project(tmp_path / "q", {**files, "modeling_qwen.py": eager}))
+    # the module asks whether the kernel exists and picks a fallback where it does not
+    tested = ("import torch\n\nif hasattr(torch.nn.functional, 'scaled_dot_product_attention'):\n"
+              "    MODE = 'flash'\nelse:\n    MODE = 'math'\n\n\n" + eager)  # fmt: skip
+    assert "MNR206" not in codes(
+        write_project(tmp_path / "r", {**files, "modeling_qwen.py": tested})
+    )
 
 
 CAFFE_SOLVER = "net: 'train.prototxt'\nbase_lr: 0.01\nlr_policy: 'step'\nmax_iter: 1000\n"
