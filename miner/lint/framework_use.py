@@ -31,7 +31,9 @@ OPTIONAL_USE = re.compile(
     # checkpoint converters: `llama_or_mistral_ckpt.py`, `orbax_to_hf.py`, `torch2jax.py`
     r"|(?:^|/)[\w.-]*_ch?kpt\.(?:py|ipynb)$|(?:^|/)[\w.-]*(?:_to_|2)(?:hf|huggingface|torch|"
     r"pytorch|pt|tf|tensorflow|jax|flax|keras|onnx|orbax|mlx|paddle|caffe|mxnet)(?:_[\w.-]*)?"
-    r"\.(?:py|ipynb)$",
+    r"\.(?:py|ipynb)$"
+    # weights ported from another framework: `notebooks/port-jax-tf.ipynb`, `porting_weights.py`
+    r"|(?:^|/)port(?:ing)?[-_][\w.-]*\.(?:py|ipynb)$",
     re.I,
 )
 # Folders of one framework's backend: a package that offers its models in several frameworks

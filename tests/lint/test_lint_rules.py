@@ -594,6 +594,7 @@ def test_a_conda_pin_with_a_build_string_is_a_pin(tmp_path: Path) -> None:
         ("models/tf.py", "torch==2.1.0\n"),  # an exporter
         ("tools/data_converter/waymo.py", "torch==2.1.0\n"),  # one dataset's converter
         ("nets/logging_tf.py", "torch==2.1.0\n# tensorflow>=2.4.1  # TF exports\n"),
+        ("notebooks/port-weights-tf.py", "torch==2.1.0\n"),  # weights ported from elsewhere
     ],
 )
 def test_an_optional_second_framework_is_not_required(
