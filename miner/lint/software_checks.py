@@ -35,7 +35,12 @@ from miner.lint.statements import (
     python_version_stated,
     specifier,
 )
-from miner.lint.unpackaged import framework_named, framework_unknown, framework_versioned
+from miner.lint.unpackaged import (
+    framework_named,
+    framework_unknown,
+    framework_versioned,
+    submodule_of,
+)
 
 # Package metadata (`install_requires`, `[project] dependencies`): a lower bound there is the
 # convention for anything installed beside other packages, not a missing pin.
@@ -184,6 +189,8 @@ def _framework_unpinned(ctx: LintContext) -> list[Finding]:
         if not listed:
             if any(_pins(str(d.get("spec", ""))) for d in deps) or _constrained(ctx, names):
                 continue  # the docs or a lock file state the version ("tested with PyTorch 1.4")
+            if submodule_of(ctx, framework):
+                continue  # a fork pinned as a git submodule (`SNIPER-mxnet`), built from source
             governing = _governing(files, required_site(ctx, framework))
             if not governing:
                 continue  # a monorepo: no dependency file speaks for the code that imports it

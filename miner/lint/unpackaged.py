@@ -129,7 +129,7 @@ def _mentioned(ctx: LintContext, framework: str) -> tuple[Evidence, bool] | None
     return None
 
 
-def _submodule_of(ctx: LintContext, framework: str) -> bool:
+def submodule_of(ctx: LintContext, framework: str) -> bool:
     """True when `.gitmodules` pins a copy of `framework` (`caffe-fast-rcnn`, a Caffe fork)."""
     text = (ctx.tree.read_text(".gitmodules") or "").lower()
     bare = framework.removeprefix("other:")
@@ -163,7 +163,7 @@ def framework_unknown(ctx: LintContext) -> list[Finding]:
         bundled = BUNDLED_FRAMEWORK.get(framework)
         if bundled and any(bundled.search(p) for p in ctx.tree.paths):
             continue  # a bundled copy: the checkout carries its version
-        if _submodule_of(ctx, framework):
+        if submodule_of(ctx, framework):
             continue  # a git submodule: the checkout pins the framework's commit
         bare = framework.removeprefix("other:")
         names = OTHER_FRAMEWORK_NAMES.get(framework, (normal(bare),))

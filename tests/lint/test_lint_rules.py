@@ -422,6 +422,14 @@ def test_a_framework_without_a_pip_package_needs_a_stated_version(tmp_path: Path
     assert "MNR207" in codes(write_project(tmp_path / "t", elsewhere))
 
 
+def test_a_pip_framework_forked_as_a_git_submodule_is_pinned_by_it(tmp_path: Path) -> None:
+    train = "import mxnet as mx\nnet = mx.gluon.nn.Dense(2)\n" + MAIN
+    files = {"README.md": UNSTATED, "requirements.txt": "numpy==1.26.0\n", "train.py": train}
+    assert "MNR202" in codes(write_project(tmp_path / "p", files))
+    fork = '[submodule "SNIPER-mxnet"]\n\tpath = SNIPER-mxnet\n\turl = https://x.org/SNIPER-mxnet\n'
+    assert "MNR202" not in codes(write_project(tmp_path / "q", {**files, ".gitmodules": fork}))
+
+
 def test_seeds_outside_python_count(tmp_path: Path) -> None:
     files = {
         "README.md": UNSTATED, "train.py": CAFFE_TRAIN,
