@@ -46,7 +46,7 @@ PADDLE_DATASET = (
 # Code that fetches a public dataset when it runs.
 FETCH_CALL = re.compile(
     r"\bdownload\s*=\s*True\b|"  # torchvision, torchaudio, PyG, ESM dataset classes
-    r"\btfds\.(?:load|builder)\(|"
+    r"\btfds\.(?:load|builder|data_source)\(|"
     r"\bdatasets\.(?:mnist|cifar10|cifar100|fashion_mnist|imdb|reuters|boston_housing"
     r"|california_housing)\.load_data\(|"
     r"\bload_dataset\(\s*['\"](?!json['\"]|csv['\"]|text['\"]|parquet['\"]|imagefolder['\"]|"

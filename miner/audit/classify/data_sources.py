@@ -112,6 +112,8 @@ def _in_repository(ctx: AuditContext) -> list[Evidence]:
             or f.name.lower().startswith("readme")
         ):
             continue
+        if "imagesets" in folders:
+            continue  # PASCAL VOC's and ILSVRC's split lists (`ImageSets/Main/train.txt`): ids
         if any(p.endswith((".app", ".framework", ".bundle")) or "cache" in p for p in parts[:-1]):
             continue  # an application bundle or a build cache (a packaged simulator) is no dataset
         if in_foreign_tree(ctx.tree, f.path):

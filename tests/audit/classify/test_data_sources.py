@@ -316,6 +316,8 @@ def test_application_bundles_and_caches_are_not_data(tmp_path: Path) -> None:
     assert _evidence(tmp_path / "e", {"data/example.jpg": blob * 2}) == []
     lists = {"data/train_list.txt": blob * 2, "data/val_hr_indices.p": blob}
     assert _evidence(tmp_path / "f", lists) == []
+    splits = {f"data/ILSVRC2015/ImageSets/VID_{n}.txt": blob * 2 for n in range(3)}
+    assert _evidence(tmp_path / "g", splits) == []
 
 
 def test_a_keras_data_set_imported_by_name_is_fetched(tmp_path: Path) -> None:
@@ -323,6 +325,11 @@ def test_a_keras_data_set_imported_by_name_is_fetched(tmp_path: Path) -> None:
     assert _evidence(tmp_path / "a", {"train.py": load})
     own = "import mnist\n\n(x, y), _ = mnist.load_data('data/mnist.pkl.gz')\n"
     assert not _evidence(tmp_path / "b", {"train.py": own})
+
+
+def test_a_tfds_data_source_fetches_its_data(tmp_path: Path) -> None:
+    grain = "import tensorflow_datasets as tfds\n\nsource = tfds.data_source('lm1b', split=split)\n"
+    assert _evidence(tmp_path / "a", {"nanodo/data.py": grain})
 
 
 def test_torchtext_data_sets_imported_by_name_are_fetched(tmp_path: Path) -> None:
