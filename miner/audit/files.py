@@ -74,6 +74,8 @@ PROSE_PATH = re.compile(
     r"(?<![\w/.(\[\]])((?:[\w.\-]+/)+[\w.\-]+\.(?:md|markdown|rst))\b"
 )
 CODE_WORD = re.compile(r"`([\w.\-]+)`")
+# "Go to *datasets* directory and follow the README": a folder named in prose, by its name.
+FOLDER_WORD = re.compile(r"[*_`]?\b([\w.\-]+)[*_`]?\s+(?:sub-?)?(?:directory|folder)\b", re.I)
 # "See the README in each folder": every first-level folder's README is linked.
 EACH_FOLDER_README = re.compile(
     r"\breadme\b[^.\n]{0,40}\b(?:each|every)\s+(?:sub-?)?(?:folder|directory|dir)\b|"
@@ -250,6 +252,7 @@ class RepoTree:
         named = [m.group(1) or m.group(2) for m in PROSE_PATH.finditer(text)]
         # A folder named in inline code ("see `v1` for the first version") is a folder link.
         named += [w for w in CODE_WORD.findall(text) if f"{w}/README.md" in self.paths]
+        named += [w for w in FOLDER_WORD.findall(text) if f"{w}/README.md" in self.paths]
         if EACH_FOLDER_README.search(text):
             named += sorted({f.path.split("/", 1)[0] for f in self.files if f.depth == 1})
         targets = [m.group(1) or m.group(2) or "" for m in LINK.finditer(text)] + named

@@ -135,10 +135,15 @@ HEADING_MARK = re.compile(r"^\s{0,3}#{1,6}\s*|\s#+\s*$", re.M)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
+DATA_FOLDER_DOC = re.compile(r"(?:^|/)(?:data|datasets?|dataset_preparation)/readme\.\w+$", re.I)
+
+
 def _under_data_heading(block: Block) -> bool:
     """True under a data heading at any depth, unless a heading at or below it is about
     installing software ("Quick start > Install dependencies" is no data section)."""
     trail = block.trail or (block.section,)
+    if DATA_FOLDER_DOC.search(block.path) and not any(INSTALL_SECTION.search(h) for h in trail):
+        return True  # a data folder's README (`datasets/README.md`) speaks of data throughout
     for i in range(len(trail) - 1, -1, -1):
         if DATA_SECTION.search(trail[i]):
             if INSTALL_SECTION.search(trail[i]) and not DATA_WORDS.search(trail[i]):
@@ -218,6 +223,10 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
                 (m for u in urls if not MODEL_URL.search(u) and (m := ARCHIVE_URL.search(u))),
                 None,
             )
+            if not data and not WEIGHTS.search(words) and any(
+                not MODEL_URL.search(u) for u in urls
+            ):  # fmt: skip
+                return True  # "## Dataset > ### PASCAL VOC: Visit [this](url), download SBD"
         if not data:
             continue
         weights = WEIGHTS.search(words)

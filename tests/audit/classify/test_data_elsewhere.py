@@ -130,8 +130,10 @@ def test_a_dataset_fetched_by_the_project_s_code_is_data(tmp_path: Path, path: s
     ("section", "found"),
     [
         ("### Option 1: download the processed data\n\ndownload https://x.org/d\n", True),
-        # a heading that announces no data download, or a sentence that downloads no link
-        ("### Option 1: the processed data\n\ndownload https://drive.google.com/d\n", False),
+        # under a heading that names the data, a link to download is the data's
+        ("### Option 1: the processed data\n\ndownload https://drive.google.com/d\n", True),
+        # a sentence that downloads no link, or downloads weights
+        ("### Option 1: the processed data\n\nSee https://drive.google.com/d for scores.\n", False),
         ("### Download the data\n\nSee https://drive.google.com/d for our results.\n", False),
         ("### Download the data\n\nDownload the weights from https://drive.google.com/d\n", False),
     ],
@@ -187,3 +189,14 @@ def test_a_heading_that_links_the_data_is_read(
 ) -> None:
     readme = f"# Net\n\nOur model.\n\n## Data Preparation\n\n{heading}\n\nThen process it.\n"
     assert _rules(tmp_path, {"README.md": readme, "train.py": TORCH}) == rules
+
+
+def test_a_data_folder_s_readme_the_readme_names_links_the_data(tmp_path: Path) -> None:
+    readme = "# Net\n\n## Training\n\n1. Go to *datasets* directory and follow the README\n"
+    steps = ("# Dataset\n\n## PASCAL VOC 2012\n1. Visit [this](https://github.com/lab/fcn/tree/"
+             "master/data/pascal), download SBD and PASCAL VOC 2012\n")  # fmt: skip
+    files = {"README.md": readme, "train.py": TORCH, "datasets/README.md": steps}
+    assert _rules(tmp_path / "a", files) == ["data_available.link"]
+    # the folder's README unnamed by the README: not read
+    unnamed = {**files, "README.md": "# Net\n\n## Training\n\nRun train.py.\n"}
+    assert _rules(tmp_path / "b", unnamed) == []
