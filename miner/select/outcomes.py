@@ -100,6 +100,8 @@ DOWNLOAD = re.compile(
     # an archive a blocked download left empty (`wget -O data.zip` with the network cut)
     r"|BadZip[Ff]ile: File is not a zip file|ReadError: (?:file could not be opened|empty file)"
     r"|Not a gzipped file"
+    # NLTK's corpora and models, downloaded on first use (`nltk.download('cmudict')`)
+    r"|Please use the NLTK Downloader"
 )
 DATA = re.compile(
     r"(?i)^(?!\s*tee: )"  # tee's log file in a missing folder is an output, not data

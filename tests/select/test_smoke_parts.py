@@ -165,6 +165,15 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
             log(tmp_path, traceback + line + "\n"), 1, False, 60, None
         )
         assert (got, evidence.text, evidence.line) == (outcome, line[:200], 3), line
+    nltk = (
+        traceback
+        + "LookupError: \n"
+        + "*" * 70
+        + "\n  Resource \x1b[93mcmudict\x1b[0m not found.\n"
+        "  Please use the NLTK Downloader to obtain the resource:\n\n  >>> import nltk\n"
+        "  >>> nltk.download('cmudict')\n"
+    )  # an NLTK corpus, downloaded on first use
+    assert classify_training(log(tmp_path, nltk), 1, False, 60, None)[0] == "data"
     usage = (
         "usage: train.py [-h] --data DATA [--epochs EPOCHS]\n"
         "train.py: error: the following arguments are required: --data\n"
