@@ -19,6 +19,11 @@ def codes(root: Path) -> list[str]:
     return [f.code for f in lint(root, LintOptions(select=("MNR",))).findings]
 
 
+def _kind(root: Path, files: dict[str, str | None]) -> str:
+    """The kind of project lint sees in `files` written at `root`."""
+    return lint(write_project(root, files)).kind
+
+
 def test_a_project_that_states_everything_is_silent(tmp_path: Path) -> None:
     assert lint(write_project(tmp_path / "p")).findings == ()
 
@@ -575,7 +580,7 @@ def test_a_copied_training_module_nothing_runs_is_not_training(tmp_path: Path) -
     report = lint(write_project(tmp_path / "p", files))
     assert report.kind == "inference"
     run = {**files, "server/app.py": serve + "from server.optimization import step\n"}
-    assert lint(write_project(tmp_path / "q", run)).kind == "training"
+    assert _kind(tmp_path / "q", run) == "training"
 
 
 def test_a_framework_of_one_sub_project_is_not_asked_of_another(tmp_path: Path) -> None:
@@ -681,7 +686,7 @@ def test_a_gradient_step_in_inference_code_is_not_training(tmp_path: Path) -> No
         "train.py": None, "prepare_data.py": None, "pkg/inference/utils.py": guide,
         "run_inference.py": runner,
     }  # fmt: skip
-    assert lint(write_project(tmp_path / "p", files)).kind != "training"
+    assert _kind(tmp_path / "p", files) != "training"
 
 
 def test_a_framework_only_in_a_helper_nothing_imports_is_not_required(tmp_path: Path) -> None:
@@ -705,7 +710,7 @@ def test_a_copied_sub_project_without_a_licence_is_not_the_projects(tmp_path: Pa
     assert report.kind == "inference"
     assert not [f for f in report.findings if f.code == "MNR202" and "mxnet" in f.message]
     named = {**files, "README.md": UNSTATED + "\nTrain the recogniser in arcface/.\n"}
-    assert lint(write_project(tmp_path / "q", named)).kind == "training"
+    assert _kind(tmp_path / "q", named) == "training"
 
 
 def test_a_primary_framework_only_inside_helper_scripts_is_not_required(tmp_path: Path) -> None:
@@ -765,9 +770,9 @@ def test_a_training_method_nothing_calls_is_not_training(tmp_path: Path) -> None
     files = {
         "train.py": None, "prepare_data.py": None, "face/recon.py": model, "infer.py": run,
     }  # fmt: skip
-    assert lint(write_project(tmp_path / "p", files)).kind == "inference"
+    assert _kind(tmp_path / "p", files) == "inference"
     files["infer.py"] = run + "net.optimize_parameters()\n"
-    assert lint(write_project(tmp_path / "q", files)).kind == "training"
+    assert _kind(tmp_path / "q", files) == "training"
 
 
 def test_a_training_class_nothing_builds_is_not_training(tmp_path: Path) -> None:
@@ -781,15 +786,15 @@ def test_a_training_class_nothing_builds_is_not_training(tmp_path: Path) -> None
            "\n\nnet = convert_module_to_f16(torch.load('m.pt')).cuda()\n")  # fmt: skip
     files = {"train.py": None, "prepare_data.py": None, "diffusion/fp16_util.py": fp16,
              "sample.py": run}  # fmt: skip
-    assert lint(write_project(tmp_path / "p", files)).kind == "inference"
+    assert _kind(tmp_path / "p", files) == "inference"
     files["sample.py"] = run + "trainer = fp16_util.MixedPrecisionTrainer()\n"
-    assert lint(write_project(tmp_path / "q", files)).kind == "training"
+    assert _kind(tmp_path / "q", files) == "training"
     # ... or built from a config's target
     files["sample.py"] = run
     files["configs/train.yaml"] = (
         "trainer:\n  _target_: diffusion.fp16_util.MixedPrecisionTrainer\n"
     )
-    assert lint(write_project(tmp_path / "r", files)).kind == "training"
+    assert _kind(tmp_path / "r", files) == "training"
 
 
 def test_a_lightning_optimiser_no_trainer_fits_is_not_training(tmp_path: Path) -> None:
@@ -801,9 +806,9 @@ def test_a_lightning_optimiser_no_trainer_fits_is_not_training(tmp_path: Path) -
     )
     run = "import argparse\nfrom ldm.ddpm import Diffusion\n\nnet = Diffusion().cuda()\n"
     files = {"train.py": None, "prepare_data.py": None, "ldm/ddpm.py": module, "infer.py": run}
-    assert lint(write_project(tmp_path / "p", files)).kind == "inference"
+    assert _kind(tmp_path / "p", files) == "inference"
     files["main.py"] = "import argparse\nimport pytorch_lightning as pl\n\npl.Trainer().fit(net)\n"
-    assert lint(write_project(tmp_path / "q", files)).kind == "training"
+    assert _kind(tmp_path / "q", files) == "training"
 
 
 def test_onnx_is_a_pip_package_not_a_framework_to_build(tmp_path: Path) -> None:
