@@ -210,6 +210,20 @@ def prepare_data(
     return notes
 
 
+PREPARED = "data preparation (exit 0,"  # the note of a step that ended well
+
+
+def prepare_steps(
+    steps: tuple[PreparationStep, ...], copy: Path, venv: Path, logs: Path, work: Path,
+    base: dict[str, str], options: SmokeOptions,
+) -> tuple[list[str], tuple[PreparationStep, ...]]:  # fmt: skip
+    """`prepare_data`'s notes, and the steps that did not end well (to run again once a repair
+    has fixed what they stopped on)."""
+    notes = prepare_data(steps, copy, venv, logs, work, base, options)
+    failed = tuple(s for s, note in zip(steps, notes, strict=True) if not note.startswith(PREPARED))
+    return notes, failed
+
+
 def _fresh_log(log: Path) -> Path:
     """`log`, empty: an earlier attempt's (a run repeated after a repair) is kept as
     `train.1.log`, `train.2.log`, ..., so each run is classified by its own lines."""
