@@ -191,6 +191,8 @@ def _framework_unpinned(ctx: LintContext) -> list[Finding]:
                 continue  # the docs or a lock file state the version ("tested with PyTorch 1.4")
             if submodule_of(ctx, framework):
                 continue  # a fork pinned as a git submodule (`SNIPER-mxnet`), built from source
+            if framework_versioned(ctx, framework, exact=True):
+                continue  # the docs name it with its version ("Pytorch `1.13.1` ... are used")
             governing = _governing(files, required_site(ctx, framework))
             if not governing:
                 continue  # a monorepo: no dependency file speaks for the code that imports it
@@ -208,6 +210,8 @@ def _framework_unpinned(ctx: LintContext) -> list[Finding]:
             continue
         if any(_pins(str(d.get("spec", ""))) for d in deps) or _constrained(ctx, names):
             continue  # pinned in a file or a constraints file, or stated in the docs
+        if framework_versioned(ctx, framework, exact=True):
+            continue  # "Chainer (v2.0) implementations": the docs name the version used
         dep = listed[0]
         path, line = source(dep)
         spec = str(dep.get("spec", "")).strip()

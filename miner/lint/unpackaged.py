@@ -98,9 +98,12 @@ VERSION_AFTER_NAME = re.compile(
 LINK_TARGET = re.compile(r"^\]\([^)\s]*\)")  # the rest of a Markdown link the name is the text of
 
 
-def framework_versioned(ctx: LintContext, framework: str) -> Evidence | None:
+def framework_versioned(
+    ctx: LintContext, framework: str, *, exact: bool = False
+) -> Evidence | None:
     """The first docs line that names `framework` with a version or commit right after it
-    ("DPNs are implemented by [MXNet @92053bd](...)"): a statement of the build it needs."""
+    ("DPNs are implemented by [MXNet @92053bd](...)"): a statement of the build it needs.
+    With `exact`, a lower bound ("PyTorch >= 1.3", "Chainer 1.21+", "1.0 or later") is none."""
     name = _doc_name(framework)
     for doc in ctx.docs:
         text = ctx.tree.read_text(doc) or ""
@@ -108,9 +111,23 @@ def framework_versioned(ctx: LintContext, framework: str) -> Evidence | None:
             for found in name.finditer(line):
                 after = line[found.end() :]
                 after = after[len(m.group(0)) :] if (m := LINK_TARGET.match(after)) else after
-                if VERSION_AFTER_NAME.search(after[:40]):
+                version = VERSION_AFTER_NAME.search(after[:40])
+                if version and exact and _lower_bound(after, version.end()):
+                    continue
+                if version:
                     return Evidence(doc, number, " ".join(line.split())[:160], "lint.stated")
     return None
+
+
+OPEN_END = re.compile(r"^[\d.]*(?:\+|\s*(?:or|and)\s+(?:later|higher|newer|above|greater))", re.I)
+
+
+def _lower_bound(after: str, end: int) -> bool:
+    """True when the version that ends at `end` of `after` is a lower bound: `>`/`≥` before
+    it, or `+`, "or later" after it."""
+    return bool(re.search(r"[>≥]|\b(?:above|over|at least)\b", after[:end], re.I)) or bool(
+        OPEN_END.match(after[end:])
+    )
 
 
 def _mentioned(ctx: LintContext, framework: str) -> tuple[Evidence, bool] | None:

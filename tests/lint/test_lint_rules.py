@@ -93,6 +93,18 @@ def test_framework_listed_without_a_version(tmp_path: Path) -> None:
     # the version stated in the docs ("tested with PyTorch 1.13") is a statement
     files["README.md"] = UNSTATED + "\nTested with PyTorch 1.13 on Ubuntu.\n"
     assert "MNR202" not in codes(write_project(tmp_path / "r", files))
+    # ... anywhere the name is followed by its version, but not by a lower bound
+    for n, said in enumerate(
+        (
+            "Python `3.10` and Pytorch `1.13.1`/`2.0.0` are used here.",
+            "This repository includes PyTorch (v1.4) implementations.",
+        )
+    ):
+        files["README.md"] = UNSTATED + f"\n{said}\n"
+        assert "MNR202" not in codes(write_project(tmp_path / f"s{n}", files)), said
+    for n, said in enumerate(("It needs PyTorch >= 1.3 and CUDA.", "Any PyTorch 1.3+ works.")):
+        files["README.md"] = UNSTATED + f"\n{said}\n"
+        assert "MNR202" in codes(write_project(tmp_path / f"b{n}", files)), said
 
 
 def test_framework_missing_from_the_dependency_file(tmp_path: Path) -> None:
