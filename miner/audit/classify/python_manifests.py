@@ -87,8 +87,18 @@ def _string_items(node: ast.AST, env: dict[str, ast.AST], depth: int = 0) -> Ite
     elif isinstance(node, ast.BinOp):
         yield from _string_items(node.left, env, depth + 1)
         yield from _string_items(node.right, env, depth + 1)
-    elif isinstance(node, ast.Name) and node.id in env:
-        yield from _string_items(env[node.id], env, depth + 1)
+    elif isinstance(node, ast.Name) and (node.id in env or f"{ITEMS_KEY}{node.id}" in env):
+        if node.id in env:
+            yield from _string_items(env[node.id], env, depth + 1)
+        if f"{ITEMS_KEY}{node.id}" in env:  # `extras["torch"] = ...` after `extras = {}`
+            yield from _string_items(env[f"{ITEMS_KEY}{node.id}"], env, depth + 1)
+    elif isinstance(node, ast.Call):
+        # `deps_list("torch", "numpy")`: a helper that looks names up in the requirement table
+        for arg in node.args:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                found = env.get(f"{TABLE_KEY}{arg.value.lower()}")
+                if isinstance(found, ast.Constant):
+                    yield found
     elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
         # `deps["accelerate"]`: a look-up in a table built from the module's requirement list
         key = node.slice.value
@@ -98,6 +108,7 @@ def _string_items(node: ast.AST, env: dict[str, ast.AST], depth: int = 0) -> Ite
 
 
 TABLE_KEY = "requirement:"  # env entries of a requirement string by its package name
+ITEMS_KEY = "items:"  # env entries of the values assigned to a dict's keys, by the dict's name
 
 
 def _requirement_table(module: ast.Module, env: dict[str, ast.AST]) -> None:
@@ -129,6 +140,10 @@ def setup_py(r: Reader) -> list[Dependency]:
             literal = isinstance(env.get(getattr(target, "id", "")), (ast.List, ast.Tuple))
             if isinstance(target, ast.Name) and not literal:
                 env[target.id] = node.value
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                assigned = env.setdefault(f"{ITEMS_KEY}{target.value.id}", ast.List(elts=[]))
+                assert isinstance(assigned, ast.List)
+                assigned.elts.append(node.value)
     if '["' in r.text or "['" in r.text:
         _requirement_table(module, env)
     deps: list[Dependency] = []

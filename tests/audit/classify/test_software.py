@@ -86,6 +86,14 @@ FILE_KINDS = {
          "setup(name='x', install_requires=install_requires)\n"},
         "setup", "software.setup_py", {"accelerate", "trl"},
     ),
+    "setup_py_table_extras": (
+        {"setup.py": "from setuptools import setup\n_deps = ['accelerate==1.4.0', 'torch==2.1.0']"
+         "\ndeps = {re.sub('[=<>].*', '', x): x for x in _deps}\n\n\ndef deps_list(*pkgs):\n"
+         "    return [deps[pkg] for pkg in pkgs]\n\n\nextras = {}\n"
+         "extras['torch'] = deps_list('torch')\ninstall_requires = [deps['accelerate']]\n"
+         "setup(name='x', extras_require=extras, install_requires=install_requires)\n"},
+        "setup", "software.setup_py", {"accelerate", "torch"},
+    ),
     "setup_py_kwargs": (
         {"setup.py": "from setuptools import setup\nconfig = dict(install_requires=['tqdm'])\n"
          "setup(name='x', **config)\n"},
