@@ -54,12 +54,17 @@ BUILD_VERSION = re.compile(
 )
 
 
+# Short names the docs use beside a version ("TF 1.0.1(native pip install)").
+ABBREVIATIONS = {"tensorflow": ("TF",)}
+
+
 def _doc_name(framework: str) -> re.Pattern[str]:
     """How the docs name `framework`: its own pattern, else its title or package names."""
     if framework in DOC_NAMES:
         return DOC_NAMES[framework]
     bare = framework.removeprefix("other:")
-    words = {FRAMEWORK_TITLES.get(framework, bare), *FRAMEWORK_PACKAGES.get(framework, ())}
+    words = {FRAMEWORK_TITLES.get(framework, bare), *FRAMEWORK_PACKAGES.get(framework, ()),
+             *ABBREVIATIONS.get(framework, ())}  # fmt: skip
     names = "|".join(sorted(map(re.escape, words), key=len, reverse=True))
     return re.compile(rf"(?i)(?<![\w/-])(?:{names})(?![\w-])")
 

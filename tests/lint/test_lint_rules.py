@@ -74,6 +74,13 @@ def test_no_requirements_at_all(tmp_path: Path) -> None:
     root = write_project(tmp_path / "p", {"README.md": readme, "requirements.txt": None})
     assert "MNR201" in codes(root)
     assert "MNR201" not in codes(write_project(tmp_path / "q"))
+    # a benchmark's environment names the framework by its short name and version
+    timed = readme + "\n## Time Benchmark\n\nTF 1.0.1(native pip install), TF 1.1.0(from source)\n"
+    files = {"README.md": timed, "requirements.txt": None,
+             "train.py": "import tensorflow as tf\nx = tf.constant(1)\n" + MAIN}  # fmt: skip
+    assert "MNR201" not in codes(write_project(tmp_path / "r", files))
+    files["README.md"] = readme
+    assert "MNR201" in codes(write_project(tmp_path / "s", files))
 
 
 UNSTATED = COMPLETE_README.replace("- torch==2.1.0, see requirements.txt\n", "- numpy\n")
