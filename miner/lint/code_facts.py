@@ -19,7 +19,7 @@ from miner.lint.scope import bundled_folders, is_own
 CODE_SUFFIXES = (".py", ".ipynb")
 # Lua Torch code and Caffe solvers carry seeds and device choices too (`torch.manualSeed`,
 # `:cuda()`, `random_seed:`, `solver_mode: GPU`).
-SCRIPT_SUFFIXES = (".sh", ".bash", ".yaml", ".yml", ".cfg", ".slurm", ".sbatch", ".lua")
+SCRIPT_SUFFIXES = (".sh", ".bash", ".yaml", ".yml", ".cfg", ".slurm", ".sbatch", ".lua", ".m")
 SOLVER = re.compile(r"solver[^/]*\.prototxt$", re.I)
 SCRIPT_NAMES = ("makefile", "dockerfile", "justfile")
 MAX_FILES = 2000

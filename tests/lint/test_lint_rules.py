@@ -464,6 +464,12 @@ def test_seeds_outside_python_count(tmp_path: Path) -> None:
     train = "\n".join(line for line in TRAIN.splitlines() if "seed(" not in line)
     root = write_project(tmp_path / "q", {"train.py": train, "options/train.yml": config})
     assert "MNR401" not in codes(root)
+    # a MATLAB driver that seeds Caffe before it solves
+    unseeded = {**files, "solver.prototxt": CAFFE_SOLVER}
+    assert "MNR401" in codes(write_project(tmp_path / "r", unseeded))
+    driver = "function train(conf)\n  caffe.set_random_seed(conf.rng_seed);\nend\n"
+    matlab = {**unseeded, "functions/rfcn_train.m": driver}
+    assert "MNR401" not in codes(write_project(tmp_path / "s", matlab))
 
 
 def test_a_seed_set_by_a_helper_training_imports_counts_wherever_it_lies(tmp_path: Path) -> None:
