@@ -379,6 +379,26 @@ def test_a_method_an_unpinned_package_removed_steps_back_until_it_is_there(
     assert result.lock is not None and "frames==0.9.0" in Path(result.lock).read_text()
 
 
+def test_a_keyword_an_unpinned_package_no_longer_takes_moves_it_back(
+    tmp_path: Path, index: Path
+) -> None:
+    # `LRScheduler(..., step=...)` from gluoncv: today's release renamed the keyword
+    old = "class LRScheduler:\n    def __init__(self, mode, step=()):\n        self.step = step\n"
+    new = (
+        "class LRScheduler:\n    def __init__(self, mode, steps=()):\n        self.steps = steps\n"
+    )
+    build_wheel(index, "schedlib", "0.9.0", {"schedlib/__init__.py": "", "schedlib/utils.py": old})
+    build_wheel(index, "schedlib", "1.0.0", {"schedlib/__init__.py": "", "schedlib/utils.py": new})
+    script = ("from schedlib.utils import LRScheduler\n\nscheduler = LRScheduler(mode='step',\n"
+              "                        step=[30, 60])\n") + train()  # fmt: skip
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1", "schedlib"], script)
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    [older] = [r for r in result.repairs if r.kind == "older"]
+    assert (older.before, older.after) == ("schedlib==1.0.0", "schedlib<1")
+    assert "LRScheduler(step=)" in older.reason
+
+
 def test_a_run_that_hangs_after_the_error_is_repaired_too(tmp_path: Path, index: Path) -> None:
     # a data loader's worker dies on the error and the main process waits for it: a timeout
     build_wheel(index, "tables", "0.9.0", {"tables/__init__.py": FRAME.format(names={"ix"})})

@@ -22,6 +22,7 @@ from miner.select.repair.extensions import extension_setup
 from miner.select.repair.generated import generating_setup
 from miner.select.repair.imports import distribution_on_index, namespace_part_on_index
 from miner.select.repair.index import IndexSource, newest_release
+from miner.select.repair.keywords import keyword_caller
 from miner.select.repair.older import older_release
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import dated, is_option
@@ -201,6 +202,12 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
             # `import ruamel.yaml` stops at `ruamel`: the code line above names the part
             return RuntimeFault("module", evidence, module=top,
                                 feature=_part_named(lines, number, top))  # fmt: skip
+        keyword = keyword_caller(lines, number, root) if "unexpected keyword" in line else None
+        if keyword is not None:  # `LRScheduler(step=...)`, a keyword today's release dropped
+            if keyword[0] in shipped_modules(root):
+                return None
+            evidence = Evidence(log.name, number, line.strip()[:300], "repair.older.runtime")
+            return RuntimeFault("older", evidence, module=keyword[0], feature=keyword[1])
         no_name = NO_NAME.search(line)
         if no_name and "-packages" not in no_name.group(3):
             compiled = extension_setup(root, f"{no_name.group(2)}.{no_name.group(1)}")

@@ -1,0 +1,90 @@
+"""A keyword argument the project passes that an unpinned package no longer takes.
+
+Research code written against a library's release of its day meets today's release, whose
+signature has changed: `LRScheduler(mode=..., step=lr_decay_epoch)` from `gluoncv.utils`
+stops with `TypeError: __init__() got an unexpected keyword argument 'step'`. The traceback's
+last frame is the project's own call; the statement is read from the checkout back to the name
+it calls, and the name back to the package the file imports it from. That package is then moved
+a release line back, as for a module or a name it no longer has (miner.select.repair.older).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+UNEXPECTED_KEYWORD = re.compile(r"TypeError: (?:[\w.]+\.)?\w+\(\) got an unexpected keyword "
+                                r"argument '(\w+)'")  # fmt: skip
+FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
+STATEMENT_LINES = 12  # how far up a call's statement may start
+
+
+def keyword_caller(lines: list[str], number: int, root: Path) -> tuple[str, str] | None:
+    """(the package, `Name(keyword=)`) where the error on line `number` of a log comes from the
+    project's own call of a name it imports from an installed package; None otherwise."""
+    found = UNEXPECTED_KEYWORD.search(lines[number - 1])
+    if found is None:
+        return None
+    frame = next((FRAME.match(ln) for ln in reversed(lines[max(0, number - 6) : number - 1])
+                  if FRAME.match(ln)), None)  # fmt: skip
+    if frame is None or "-packages/" in frame.group(1):
+        return None  # raised inside a package: not the project's call
+    source = _source(root, frame.group(1))
+    if source is None:
+        return None
+    called = _called_with(source, int(frame.group(2)), found.group(1))
+    if called is None:
+        return None
+    package = _imported_from(source, called)
+    if package is None or package in sys.stdlib_module_names:
+        return None
+    return package, f"{called}({found.group(1)}=)"
+
+
+def _source(root: Path, path: str) -> list[str] | None:
+    """The lines of the traceback's file, inside the checkout (a relative path is the run's)."""
+    candidate = Path(path) if Path(path).is_absolute() else root / path
+    try:
+        resolved = candidate.resolve()
+        if not resolved.is_relative_to(root.resolve()):
+            return None
+        return resolved.read_text(encoding="utf-8", errors="replace").splitlines()
+    except (OSError, ValueError):
+        return None
+
+
+def _called_with(source: list[str], line: int, keyword: str) -> str | None:
+    """The name called with `keyword=` in the statement the traceback points at: Python 3.11
+    and later name its first line, earlier ones its last, so the nearest `keyword=` on either
+    side of `line` (1-based) is taken."""
+    start = max(0, line - STATEMENT_LINES)
+    text = "\n".join(source[start : line + STATEMENT_LINES])
+    here = len("\n".join(source[start : line - 1]))
+    found = [m.start() for m in re.finditer(rf"\b{re.escape(keyword)}\s*=(?!=)", text)]
+    if not found:
+        return None
+    at = min(found, key=lambda pos: abs(pos - here))
+    depth = 0
+    for pos in range(at - 1, -1, -1):  # back to the parenthesis that opens the call
+        if text[pos] == ")":
+            depth += 1
+        elif text[pos] == "(":
+            if depth == 0:
+                name = re.search(r"([A-Za-z_][\w.]*)\s*$", text[:pos])
+                return name.group(1) if name else None
+            depth -= 1
+    return None
+
+
+def _imported_from(source: list[str], called: str) -> str | None:
+    """The top-level package the file imports `called` (or its first part) from."""
+    head = called.split(".")[0]
+    for line in source:
+        found = re.match(r"\s*from\s+([\w.]+)\s+import\s+(.+)", line)
+        if found and re.search(rf"\b{re.escape(head)}\b", found.group(2)):
+            return found.group(1).split(".")[0] if not found.group(1).startswith(".") else None
+        found = re.match(r"\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?", line)
+        if found and head in (found.group(2), found.group(1).split(".")[0]):
+            return found.group(1).split(".")[0]
+    return None
