@@ -397,6 +397,13 @@ def test_a_training_log_names_the_repair_it_calls_for(tmp_path: Path) -> None:
     assert numpy2 is not None and (numpy2.kind, numpy2.distribution) == ("bound", "numpy<2")
     distutils = fault("ModuleNotFoundError: No module named 'distutils'", (3, 12))
     assert distutils is not None and distutils.kind == "interpreter"
+    async_name = ('  File "classify.py", line 215\n    target = target.cuda(async=True)\n'
+                  "                             ^\nSyntaxError: invalid syntax")  # fmt: skip
+    keyword = fault(async_name, (3, 7))
+    assert keyword is not None and (keyword.kind, keyword.before) == ("interpreter", (3, 7))
+    assert fault(async_name, (3, 6)) is None
+    coroutine = '  File "serve.py", line 3\n    async def handle(x) return\nSyntaxError: bad'
+    assert fault(coroutine, (3, 11)) is None  # a real syntax error of modern code
     protobuf = fault("TypeError: Descriptors cannot be created directly.")
     assert protobuf is not None and (protobuf.kind, protobuf.distribution) == (
         "bound",

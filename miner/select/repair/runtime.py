@@ -129,6 +129,12 @@ REMOVED: tuple[tuple[re.Pattern[str], tuple[int, int], str], ...] = (
 )
 
 
+# `x.cuda(async=True)`: a name Python 3.7 made a keyword, in the project's own code.
+ASYNC_NAME = re.compile(
+    r"\b(?:async|await)\s*=(?!=)|[(,.]\s*(?:async|await)\b(?!\s+(?:def|with|for)\b)"
+)
+
+
 @dataclass(frozen=True)
 class RuntimeFault:
     """What a training log says the environment lacks."""
@@ -155,6 +161,12 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
         return None
     for number in range(len(lines), 0, -1):
         line = lines[number - 1]
+        if line.startswith("SyntaxError") and python >= (3, 7) and any(
+            ASYNC_NAME.search(code) for code in lines[max(0, number - 4) : number - 1]
+        ):  # fmt: skip
+            evidence = Evidence(log.name, number, line.strip()[:300], "repair.interpreter.runtime")
+            return RuntimeFault("interpreter", evidence, before=(3, 7),
+                                feature="`async` and `await` as names")  # fmt: skip
         for pattern, before, feature in REMOVED:
             if pattern.search(line) and python >= before:
                 evidence = Evidence(log.name, number, line.strip()[:300],
