@@ -44,6 +44,12 @@ def test_the_setup_that_builds_the_missing_module_is_found(tmp_path: Path) -> No
         "models/ops/setup.py", "MultiScaleDeformableAttention",
     )  # fmt: skip
     assert extension_setup(root, "tools") is None and extension_setup(root, "dcn_v2") is None
+    # a Cython source the setup cythonizes: the module is its path, dotted
+    cython = _write(tmp_path / "c", {
+        "setup.py": "from Cython.Build import cythonize\n"
+                    "setup(ext_modules=cythonize('utils/compute_overlap.pyx'))\n",
+    })  # fmt: skip
+    assert extension_setup(cython, "utils.compute_overlap") == ("setup.py", "utils.compute_overlap")
 
 
 def test_an_import_of_an_unbuilt_extension_is_a_fault_to_compile(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 # A compiled extension a setup.py declares: `CppExtension("fcos_core._C", ...)`,
 # `extension(name="MultiScaleDeformableAttention", ...)`, `Extension('nms.cpu_nms', ...)`.
 EXTENSION_NAME = re.compile(r"""\b\w*[Ee]xtension\(\s*(?:name\s*=\s*)?['"]([A-Za-z_][\w.]*)['"]""")
+CYTHON_SOURCE = re.compile(r"""\bcythonize\(\s*\[?\s*['"](?:\./)?([A-Za-z_][\w/]*)\.pyx['"]""")
 EXTENSION_BUILD = re.compile(r"\bext_modules\s*=|\bBuildExtension\b|\bcythonize\(")
 MAX_DEPTH = 3  # `setup.py`, `ops/setup.py`, `models/dcn/setup.py`, `lib/models/ops/setup.py`
 BUILT_SUFFIXES = (".so", ".pyd")
@@ -54,8 +55,10 @@ def extension_setup(root: Path, module: str) -> tuple[str, str] | None:
             continue
         if not EXTENSION_BUILD.search(text):
             continue
-        for match in EXTENSION_NAME.finditer(text):
-            name = match.group(1)
+        names = [m.group(1) for m in EXTENSION_NAME.finditer(text)]
+        # `cythonize("utils/compute_overlap.pyx")`: the module is the source's path, dotted
+        names += [m.group(1).replace("/", ".") for m in CYTHON_SOURCE.finditer(text)]
+        for name in names:
             if name == module or name.endswith("." + module) or module.endswith("." + name):
                 return setup.relative_to(root).as_posix(), name
     return None
