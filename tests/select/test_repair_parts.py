@@ -402,6 +402,8 @@ def test_a_training_log_names_the_repair_it_calls_for(tmp_path: Path) -> None:
     keyword = fault(async_name, (3, 7))
     assert keyword is not None and (keyword.kind, keyword.before) == ("interpreter", (3, 7))
     assert fault(async_name, (3, 6)) is None
+    dependency = async_name.replace('"classify.py"', '"/env/lib/python3.8/site-packages/lib.py"')
+    assert fault(dependency, (3, 8)) is None  # a dependency's: the install's fallback judges it
     coroutine = '  File "serve.py", line 3\n    async def handle(x) return\nSyntaxError: bad'
     assert fault(coroutine, (3, 11)) is None  # a real syntax error of modern code
     protobuf = fault("TypeError: Descriptors cannot be created directly.")

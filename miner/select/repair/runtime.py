@@ -161,9 +161,11 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
         return None
     for number in range(len(lines), 0, -1):
         line = lines[number - 1]
+        above = lines[max(0, number - 4) : number - 1]
         if line.startswith("SyntaxError") and python >= (3, 7) and any(
-            ASYNC_NAME.search(code) for code in lines[max(0, number - 4) : number - 1]
-        ):  # fmt: skip
+            ASYNC_NAME.search(code) for code in above
+        ) and not any("-packages/" in code for code in above):  # fmt: skip
+            # the project's own file: a dependency's is the install's to judge (its budget)
             evidence = Evidence(log.name, number, line.strip()[:300], "repair.interpreter.runtime")
             return RuntimeFault("interpreter", evidence, before=(3, 7),
                                 feature="`async` and `await` as names")  # fmt: skip
