@@ -3,6 +3,7 @@ run's interpreter, and put on the environment's path."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -92,6 +93,12 @@ def test_the_extension_is_built_in_place_and_imports(tmp_path: Path) -> None:
 def test_a_build_that_fails_leaves_the_environment_as_it_was(tmp_path: Path) -> None:
     root = _write(tmp_path / "copy", {"setup.py": "raise SystemExit('nvcc not found')\n"})
     python, log = _venv(tmp_path), tmp_path / "install.log"
+    assert not build_extension(root, "setup.py", "lab._C", python, {}, log, 60)
+    # a compiled file the checkout ships for another interpreter is no build of this one
+    (root / "lab").mkdir()
+    shipped = root / "lab" / "_C.cpython-36m-x86_64-linux-gnu.so"
+    shipped.write_bytes(b"\x7fELF")
+    os.utime(shipped, (1_600_000_000, 1_600_000_000))  # committed long before this run
     assert not build_extension(root, "setup.py", "lab._C", python, {}, log, 60)
     assert not list((tmp_path / "env").glob("lib/python*/site-packages/_miner_extension.pth"))
     assert "nvcc not found" in log.read_text(encoding="utf-8")

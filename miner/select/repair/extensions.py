@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import time
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -64,13 +65,15 @@ def extension_setup(root: Path, module: str) -> tuple[str, str] | None:
     return None
 
 
-def built_file(folder: Path, extension: str) -> Path | None:
+def built_file(folder: Path, extension: str, since: float = 0.0) -> Path | None:
     """The compiled file of `extension` under `folder` (`fcos_core/_C.cpython-311-x86_64-linux-
-    gnu.so`), None before it is built."""
+    gnu.so`) written at `since` or later, None before it is built. A file the checkout ships,
+    built for another interpreter (`compute_overlap.cpython-36m-...so` beside Python 3.7), is
+    older than the build and does not count."""
     package, _, name = extension.rpartition(".")
     where = folder / package.replace(".", "/") if package else folder
     for path in sorted(where.glob(f"{name}.*")):
-        if path.suffix in BUILT_SUFFIXES:
+        if path.suffix in BUILT_SUFFIXES and path.stat().st_mtime >= since:
             return path
     return None
 
@@ -90,6 +93,7 @@ def build_extension(
     headers = [str(p) for p in header_folders(folder)]
     build_env["CPATH"] = os.pathsep.join([*headers, *filter(None, [env.get("CPATH")])])
     argv = [*(network_cut_prefix() or ()), str(python), "setup.py", "build_ext", "--inplace"]
+    since = time.time() - 1.0  # a file system's coarse clock: a second's grace
     with log.open("a", encoding="utf-8") as fh:
         fh.write(f"miner: building {extension} with {setup} build_ext --inplace\n")
         fh.flush()
@@ -99,7 +103,7 @@ def build_extension(
         except (OSError, subprocess.TimeoutExpired) as exc:
             fh.write(f"miner: the build of {extension} stopped: {exc}\n")
             return False
-    if built_file(folder, extension) is None:
+    if built_file(folder, extension, since) is None:
         return False
     _on_path(python, folder)
     return True
