@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
@@ -21,6 +20,7 @@ from miner.select.repair.envs import Builder
 from miner.select.repair.imports import distribution_on_index
 from miner.select.repair.index import IndexSource, newest_release, releases
 from miner.select.repair.names import canonical
+from miner.select.repair.past_date import required_by
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import is_option, requirement
 
@@ -121,7 +121,7 @@ def _companions_of_era(
     that is installed at a release newer than its newest on `when`, and that `lines` do not
     hold: numba moved back to 2019 calls llvmlite as llvmlite was in 2019."""
     installed = dict(ln.split("==", 1) for ln in builder.freeze() if "==" in ln)
-    requires = requirements_of(builder.venv, dist)
+    requires = required_by(builder, (dist,))
     return era_bounds(requires, installed, lines, lambda name: newest_release(source, when, name))
 
 
@@ -145,27 +145,6 @@ def era_bounds(
             continue
         bounds.append((f"{name}=={version}", f"{name}<={then}"))
     return bounds
-
-
-def requirements_of(venv: Path, dist: str) -> list[str]:
-    """The names an installed distribution requires (its metadata's `Requires-Dist`, extras
-    left out)."""
-    for info in venv.glob("lib/python*/site-packages/*.dist-info"):
-        if canonical(info.name.split("-")[0]) != canonical(dist):
-            continue
-        try:
-            text = (info / "METADATA").read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return []
-        names = []
-        for line in text.splitlines():
-            if not line.startswith("Requires-Dist:") or "extra ==" in line:
-                continue
-            parsed = requirement(line.split(":", 1)[1].split(";")[0].strip())
-            if parsed is not None:
-                names.append(parsed.name)
-        return names
-    return []
 
 
 def _importer_era(
