@@ -26,20 +26,28 @@ def keyword_caller(lines: list[str], number: int, root: Path) -> tuple[str, str]
     found = UNEXPECTED_KEYWORD.search(lines[number - 1])
     if found is None:
         return None
-    frame = next((FRAME.match(ln) for ln in reversed(lines[max(0, number - 6) : number - 1])
-                  if FRAME.match(ln)), None)  # fmt: skip
-    if frame is None or "-packages/" in frame.group(1):
+    frame = innermost_frame(lines, number)
+    if frame is None or "-packages/" in frame[0]:
         return None  # raised inside a package: not the project's call
-    source = _source(root, frame.group(1))
+    source = _source(root, frame[0])
     if source is None:
         return None
-    called = _called_with(source, int(frame.group(2)), found.group(1))
+    called = _called_with(source, frame[1], found.group(1))
     if called is None:
         return None
     package = _imported_from(source, called)
     if package is None or package in sys.stdlib_module_names:
         return None
     return package, f"{called}({found.group(1)}=)"
+
+
+def innermost_frame(lines: list[str], number: int) -> tuple[str, int] | None:
+    """(file, line) of the innermost traceback frame above the error on line `number`."""
+    for line in reversed(lines[max(0, number - 6) : number - 1]):
+        frame = FRAME.match(line)
+        if frame:
+            return frame.group(1), int(frame.group(2))
+    return None
 
 
 def _source(root: Path, path: str) -> list[str] | None:

@@ -22,7 +22,7 @@ from miner.select.repair.extensions import extension_setup
 from miner.select.repair.generated import generating_setup
 from miner.select.repair.imports import distribution_on_index, namespace_part_on_index
 from miner.select.repair.index import IndexSource, newest_release
-from miner.select.repair.keywords import keyword_caller
+from miner.select.repair.keywords import innermost_frame, keyword_caller
 from miner.select.repair.older import older_release
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import dated, is_option
@@ -270,6 +270,7 @@ def _part_named(lines: list[str], number: int, top: str) -> str:
 
 
 SITE_FRAME = re.compile(r'^\s*File "[^"]*-packages/([A-Za-z_]\w*)/')
+SITE_PATH = re.compile(r"-packages/([A-Za-z_]\w*)/")  # the installed package a file lies in
 
 
 def _importer(lines: list[str], number: int, top: str) -> str:
@@ -285,11 +286,9 @@ def _importer(lines: list[str], number: int, top: str) -> str:
 def _raised_in(lines: list[str], number: int) -> str:
     """The installed package of the innermost traceback frame above line `number`, "" when that
     frame is not in a site-packages folder."""
-    for line in reversed(lines[max(0, number - 6) : number - 1]):
-        if line.lstrip().startswith("File "):
-            frame = SITE_FRAME.match(line)
-            return frame.group(1) if frame else ""
-    return ""
+    frame = innermost_frame(lines, number)
+    site = SITE_PATH.search(frame[0]) if frame else None
+    return site.group(1) if site else ""
 
 
 def install_module(
