@@ -634,3 +634,45 @@ def test_a_pin_newer_than_the_date_is_let_past_it_not_loosened(tmp_path: Path) -
     assert attempt._repair(failure)
     assert attempt.builder.past_date == ("tensorflow",)
     assert attempt.lines == ["tensorflow==1.15.5"]
+
+
+def test_an_undated_local_file_newer_than_a_later_upload_is_not_a_release_of_the_date(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from datetime import datetime, timezone
+
+    from miner.select.repair import index as index_module
+
+    def uploaded(year: int) -> datetime:
+        return datetime(year, 1, 1, tzinfo=timezone.utc)
+
+    dated = (("torch-1.2.0-cp27-cp27mu-x.whl", uploaded(2019)),
+             ("torch-1.4.0-cp27-cp27mu-x.whl", uploaded(2020)))  # fmt: skip
+    monkeypatch.setattr(index_module, "_index_files", lambda index, name: dated)
+    monkeypatch.setattr(index_module, "_listed", lambda location: (
+        "torch-2.14.1-cp311-cp311-x.whl", "torch-1.1.0-cp27-cp27mu-x.whl"))  # fmt: skip
+    source = IndexSource(("https://pypi.example/simple/",), ("/opt/wheels",))
+    assert index_module.newest_release(source, "2019-10-01T00:00:00Z", "torch") == "1.2.0"
+    kept = [str(r.version) for r in index_module.releases(source, "torch", "2019-10-01")]
+    assert kept == ["1.1.0", "1.2.0"]  # 1.1.0 comes before the first later upload
+    assert index_module.newest_release(source, "2026-01-01T00:00:00Z", "torch") == "2.14.1"
+    # A folder of wheels alone has no dates to go by: all of it counts.
+    alone = IndexSource((), ("/opt/wheels",))
+    assert index_module.newest_release(alone, "2019-10-01T00:00:00Z", "torch") == "2.14.1"
+
+
+def test_a_part_the_projects_own_code_imports_moves_its_package_to_the_commits_date(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from miner.codebook import Evidence
+    from miner.select.repair import older
+    from miner.select.repair.runtime import RuntimeFault
+
+    monkeypatch.setattr(older, "newest_release", lambda source, date, name: (
+        "0.4.1" if date.startswith("2018") else "1.4.0"))  # fmt: skip
+    fault = RuntimeFault("module", Evidence("train.log", 9, "No module named 'x'", "r"),
+                         module="torch", feature="torch.utils.serialization")  # fmt: skip
+    source = IndexSource((), ())
+    era = older._project_era(fault, "torch", "1.4.0", "2018-06-01T00:00:00Z", source)
+    assert era is not None and era[0] == "torch<=0.4.1" and "2018-06-01" in era[1]
+    assert older._project_era(fault, "torch", "1.4.0", "2020-03-01T00:00:00Z", source) is None

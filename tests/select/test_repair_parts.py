@@ -427,6 +427,39 @@ def test_a_training_log_names_the_repair_it_calls_for(tmp_path: Path) -> None:
     )
 
 
+def test_python_2_import_errors_are_read_with_the_import_line_above_them(tmp_path: Path) -> None:
+    from miner.select.repair.runtime import runtime_fault
+
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "__init__.py").write_text("", encoding="utf-8")
+    log = tmp_path / "train.log"
+
+    def fault(code: str, error: str):  # type: ignore[no-untyped-def]
+        site = '  File "/env/lib/python2.7/site-packages/lasagne/layers/pool.py", line 6'
+        log.write_text(f"Traceback (most recent call last):\n{site}\n    {code}\n{error}\n",
+                       encoding="utf-8")  # fmt: skip
+        return runtime_fault(log, (2, 7), tmp_path)
+
+    # `serialization` alone names no distribution; the import line says it is torch's part
+    part = fault("from torch.utils.serialization import load_lua",
+                 "ImportError: No module named serialization")  # fmt: skip
+    assert part is not None and (part.kind, part.module, part.feature) == (
+        "module", "torch", "torch.utils.serialization")  # fmt: skip
+    assert part.evidence.line == 4
+    gone = fault("from theano.tensor.signal import downsample",
+                 "ImportError: cannot import name downsample")  # fmt: skip
+    assert gone is not None and (gone.kind, gone.module, gone.feature, gone.importer) == (
+        "older", "theano", "theano.tensor.signal.downsample", "lasagne")  # fmt: skip
+    # Python 3.6 quotes the name and still leaves out the module
+    quoted = fault("from theano.tensor.signal import pool, downsample",
+                   "ImportError: cannot import name 'downsample'")  # fmt: skip
+    assert quoted is not None and quoted.feature == "theano.tensor.signal.downsample"
+    assert fault("from lib.models import Net", "ImportError: cannot import name Net") is None
+    assert fault("from .models import Net", "ImportError: cannot import name Net") is None
+    plain = fault("import cv2", "ImportError: No module named cv2")
+    assert plain is not None and (plain.module, plain.feature) == ("cv2", "")
+
+
 def test_an_open_framework_whose_code_calls_a_removed_api_stops_before_the_removal(
     tmp_path: Path,
 ) -> None:

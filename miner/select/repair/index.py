@@ -130,9 +130,16 @@ def releases(source: IndexSource, name: str, as_of: str | None = None) -> list[R
     if not answered:
         return None
     limit = _when(as_of) if as_of else None
+    # A file with no upload date (a local index, a wheel folder) is dated by the index's dated
+    # releases: one newer than a release uploaded after the date came after it too (torch
+    # 2.14.1 in a local folder is not a release of 2019).
+    later = [v for v, entries in files.items() if limit is not None
+             and any(t is not None and t > limit for _, t in entries)]  # fmt: skip
+    first_later = min(later) if later else None
     out = []
     for version, entries in sorted(files.items()):
-        kept = [(f, t) for f, t in entries if limit is None or t is None or t <= limit]
+        kept = [(f, t) for f, t in entries if limit is None or (t is not None and t <= limit)
+                or (t is None and (first_later is None or version < first_later))]  # fmt: skip
         if kept:
             times = [t for _, t in kept if t is not None]
             out.append(Release(version, tuple(f for f, _ in kept), min(times) if times else None))

@@ -61,6 +61,8 @@ def older_release(
     if held_by is not None and (era_of_held := _era_of(dist, held_by)) is not None:
         tries.append((era_of_held[0], why, era_of_held[1]))  # one step to the held one's era
     era = _importer_era(fault, dist, version, builder, source)
+    if era is None and not fault.importer and built.as_of:
+        era = _project_era(fault, dist, version, built.as_of, source)
     if era is not None:  # the importer's era first; where that does not install, a line back
         tries.append(era)
     parts = version.split(".")
@@ -179,6 +181,23 @@ def _importer_era(
            f"not have; {newest} is the newest {dist} when {importer} {importer_version} was "
            f"released ({when[:10]})")  # fmt: skip
     return f"{dist}<={newest}", why, when
+
+
+def _project_era(
+    fault: RuntimeFault, dist: str, version: str, as_of: str, source: IndexSource
+) -> tuple[str, str, str] | None:
+    """`dist<=N` and why, where N is the newest release of `dist` on the project's commit date,
+    when the project's own code makes the failing import and N is older than the installed
+    release: torch 1.4 installed where a 2019 commit imports `torch.utils.serialization`."""
+    newest = newest_release(source, as_of, dist)
+    try:
+        if newest is None or Version(newest) >= Version(version):
+            return None
+    except InvalidVersion:
+        return None
+    why = (f"the project imports {fault.feature}, which {dist} {version} does not have; "
+           f"{newest} is the newest {dist} on the commit's date ({as_of[:10]})")  # fmt: skip
+    return f"{dist}<={newest}", why, as_of
 
 
 HOLDING = ("==", "===", "<=", "<", "~=")

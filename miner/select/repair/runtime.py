@@ -23,6 +23,7 @@ from miner.select.repair.generated import generating_setup
 from miner.select.repair.imports import distribution_on_index, namespace_part_on_index
 from miner.select.repair.index import IndexSource, newest_release
 from miner.select.repair.keywords import innermost_frame, keyword_caller
+from miner.select.repair.old_words import OLD_MISSING, OLD_NO_NAME, imported_top, in_todays_words
 from miner.select.repair.older import older_release
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import dated, is_option
@@ -162,6 +163,10 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
     for number in range(len(lines), 0, -1):
         line = lines[number - 1]
         above = lines[max(0, number - 4) : number - 1]
+        if OLD_MISSING.match(line.strip()) or OLD_NO_NAME.match(line.strip()):
+            code = above[-1] if above else ""  # Python 2's words: the import line names it
+            top = imported_top(code)
+            line = in_todays_words(line, code, bool(top) and top not in shipped_modules(root))
         if line.startswith("SyntaxError") and python >= (3, 7) and any(
             ASYNC_NAME.search(code) for code in above
         ) and not any("-packages/" in code for code in above):  # fmt: skip
