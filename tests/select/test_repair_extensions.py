@@ -147,3 +147,46 @@ def test_an_installed_extension_built_against_another_framework_is_built_again(
         done.repairs[-1].kind == "extension"
         and "against this environment" in done.repairs[-1].after
     )
+
+
+# A stand-in for Cython: the setup script imports it to make its extensions, and no
+# requirements file names it (a build tool, not a dependency of the code).
+EXTHELP = """def cythonize(extension):
+    return [extension]
+"""
+CYTHON_SETUP = """from setuptools import Extension, setup
+from exthelp import cythonize
+setup(name="lab", ext_modules=cythonize(Extension("lab._C", ["lab/csrc/c.c"])))
+"""
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler on this machine")
+def test_what_the_extensions_setup_imports_is_installed_before_it_builds(tmp_path: Path) -> None:
+    import ensurepip
+
+    from smoke_projects import TINYFIT, build_wheel, train
+
+    from miner.select.smoke import SmokeOptions, SmokeTarget, smoke
+
+    bundled = sorted(Path(ensurepip.__file__).parent.glob("_bundled/setuptools-*.whl"))
+    if not bundled:
+        pytest.skip("this interpreter's ensurepip bundles no setuptools wheel to build with")
+    index = tmp_path / "index"
+    build_wheel(index, "exthelp", "1.0", {"exthelp/__init__.py": EXTHELP})
+    shutil.copy(bundled[-1], index)
+    build_wheel(index, "tinyfit", "0.1", {"tinyfit/__init__.py": TINYFIT})
+    root = _write(tmp_path / "repo", {
+        "requirements.txt": f"--no-index\n--find-links {index}\ntinyfit==0.1\n",
+        "setup.py": CYTHON_SETUP, "lab/__init__.py": "", "lab/csrc/c.c": MODULE,
+        "train.py": "from lab import _C\n" + train(),
+    })  # fmt: skip
+    env = {"PATH": "/usr/bin:/bin", "UV_OFFLINE": "1", "UV_CACHE_DIR": str(tmp_path / "uv"),
+           "UV_PYTHON_DOWNLOADS": "never"}  # fmt: skip
+    options = SmokeOptions(out_dir=tmp_path / "smoke", timeout=60, env=env)
+    files = (("requirements.txt", "requirements_file"),)
+    result = smoke(SmokeTarget("lab/ext", None, None, root, ("{python}", "train.py"), files),
+                   options)  # fmt: skip
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    kinds = [(r.kind, r.before, r.after) for r in result.repairs]
+    assert ("import", "import exthelp", "exthelp") in kinds
+    assert ("extension", "lab._C", "setup.py build_ext --inplace") in kinds

@@ -14,9 +14,11 @@ needs `nvcc` fails, and the import outcome stands with the build's log in instal
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
+import sys
 import time
 from collections.abc import Mapping
 from dataclasses import replace
@@ -25,8 +27,11 @@ from typing import TYPE_CHECKING
 
 from miner.select.repair.attempt import EnvironmentBuild
 from miner.select.repair.envs import Builder
+from miner.select.repair.imports import distribution_on_index
+from miner.select.repair.index import IndexSource
 from miner.select.repair.names import canonical
 from miner.select.repair.records import Repair
+from miner.select.repair.requirements import is_option
 from miner.select.sandbox import network_cut_prefix
 
 if TYPE_CHECKING:
@@ -170,8 +175,59 @@ def extension_repair(
     """The repair of a compiled module a run could not load: the project's own extension built
     in place ("compile"), or an installed package's built again in the environment ("rebuild")."""
     python = venv / "bin" / "python"
-    if fault.kind == "compile":
-        return with_extension(built, fault, root, python, env, log, seconds)
     builder = Builder(venv, work, log, dict(env), seconds, built.as_of, built.options,
                       built.python2)  # fmt: skip
+    if fault.kind == "compile":
+        return with_extension(with_build_imports(built, fault, root, builder, env), fault, root,
+                              python, env, log, seconds)  # fmt: skip
     return rebuilt_in_environment(built, fault, builder)
+
+
+# What a setup script imports that the build itself provides or that is not a package to install.
+BUILD_TOOLS = frozenset(("setuptools", "distutils", "pkg_resources", "wheel"))
+
+
+def build_imports(root: Path, setup: str) -> list[str]:
+    """The top-level modules `setup` imports (`Cython`, `numpy`, `torch`), less the
+    interpreter's, the build tools' and the folder's own modules."""
+    path = root / setup
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return []
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.append(node.module.split(".")[0])
+    local = {p.stem for p in path.parent.iterdir()}
+    return [
+        n
+        for n in dict.fromkeys(names)
+        if n not in sys.stdlib_module_names and n not in BUILD_TOOLS and n not in local
+    ]
+
+
+def with_build_imports(
+    built: EnvironmentBuild, fault: RuntimeFault, root: Path, builder: Builder,
+    env: Mapping[str, str],
+) -> EnvironmentBuild:  # fmt: skip
+    """`built` with what the extension's setup script imports and the environment lacks
+    installed into it (Cython for `cythonize`: no requirements file names a build tool), each
+    an `import` repair; as it was when nothing is missing or nothing installs."""
+    missing = builder.probe(build_imports(root, fault.feature))
+    if not missing:
+        return built
+    options = tuple(ln for ln in (*built.options, *built.lines) if is_option(ln))
+    source = IndexSource.of(options, dict(env))
+    lines, repairs = list(built.lines), list(built.repairs)
+    for module in missing:
+        mapped = distribution_on_index(module, source, built.as_of)
+        if mapped is None or builder.install([*lines, mapped[0]]).exit_code != 0:
+            continue
+        lines.append(mapped[0])
+        why = f"the setup script that builds {fault.generated} imports it ({mapped[1]})"
+        repairs.append(Repair("import", f"import {module}", mapped[0], why, fault.evidence))
+    builder.install(lines)  # the environment as the lines say, whichever installed
+    return replace(built, lines=tuple(lines), repairs=tuple(repairs))
