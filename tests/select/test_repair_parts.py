@@ -533,3 +533,12 @@ def test_a_package_moved_back_to_its_era_takes_its_own_requirements_with_it() ->
     assert bounds == [("llvmlite==0.35.0", "llvmlite<=0.30.0")]
     # already as old as its era: nothing to move
     assert era_bounds(requires, {"llvmlite": "0.29.0"}, [], then.get) == []
+
+
+def test_pythons_2_pip_gets_one_line_per_project_with_every_bound() -> None:
+    from miner.select.repair.requirements import merged
+
+    lines = ["--find-links /w", "torch", "numpy>=1.10", "torch<=1.2.0", "Torch<1.1",
+             "six; python_version < '3'", "six"]  # fmt: skip
+    assert merged(lines) == ["--find-links /w", "torch<=1.2.0,<1.1", "numpy>=1.10",
+                             "six; python_version < '3'", "six"]  # fmt: skip

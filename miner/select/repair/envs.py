@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from miner.select.repair.requirements import merged
 from miner.select.sandbox import Finished, Limits, run_bounded, uv_binary
 
 VENV_TIMEOUT = 300.0
@@ -116,7 +117,7 @@ class Builder:
         """Install `lines` (with the era's build constraints and extra build dependencies)."""
         if not lines:
             return Finished(0, False, 0.0)
-        plan = self._requirements(lines, "requirements.txt")
+        plan = self._requirements(merged(lines) if self.python2 else lines, "requirements.txt")
         if self.python2:
             # pip picks today's sdist over last decade's wheel (grpcio compiling for minutes);
             # an older release with a wheel is what a 2.7 project installed in its day.

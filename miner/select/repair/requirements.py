@@ -363,3 +363,27 @@ def dated(lines: list[str], newest: Callable[[str], str | None]) -> tuple[list[s
                                "commit's date; pip has no date filter", "repair.era"))  # fmt: skip
         out.append(fixed)
     return out, repairs
+
+
+def merged(lines: list[str]) -> list[str]:
+    """`lines` with the plain requirements of one project joined into one line where it
+    stands first (`torch` and a repair's `torch<=1.2.0` become `torch<=1.2.0`): pip's old
+    resolver, the one Python 2 has, takes the first line it meets and leaves an installed
+    release that satisfies it in place, so a later bound would change nothing."""
+    first: dict[str, int] = {}
+    out: list[str] = []
+    for line in lines:
+        parsed = requirement(line)
+        if parsed is None or parsed.url or parsed.marker:
+            out.append(line)
+            continue
+        key = canonical(parsed.name)
+        if key not in first:
+            first[key] = len(out)
+            out.append(line)
+            continue
+        kept = Requirement(out[first[key]])
+        extras = sorted({*kept.extras, *parsed.extras})
+        specs = ",".join(dict.fromkeys(str(s) for s in (*kept.specifier, *parsed.specifier)))
+        out[first[key]] = f"{kept.name}{'[' + ','.join(extras) + ']' if extras else ''}{specs}"
+    return out

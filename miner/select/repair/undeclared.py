@@ -5,15 +5,17 @@ which imports the TensorFlow it never declares)."""
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from miner.codebook import Evidence
 from miner.select.repair.imports import distribution_on_index, namespace_part_on_index
+from miner.select.repair.index import newest_release
 from miner.select.repair.moves import companion, pillow_bound
 from miner.select.repair.names import canonical
 from miner.select.repair.records import Repair
-from miner.select.repair.requirements import name_of
+from miner.select.repair.requirements import dated, name_of
 
 if TYPE_CHECKING:
     from miner.select.repair.attempt import Attempt
@@ -45,6 +47,8 @@ def add_undeclared(attempt: Attempt, good: list[str]) -> list[str]:
         if canonical(dist) in attempt.pins:
             dist, why = attempt.pins[canonical(dist)], f"{why}, at the version of the freeze"
         dist, why = _with_companion(attempt.lines, dist, why)
+        if attempt.builder.python2 and attempt.as_of:  # pip has no date filter of its own
+            (dist,), _ = dated([dist], partial(newest_release, attempt.source, attempt.as_of))
         wanted.append((module, dist, f"imported, never declared ({why})", where))
         bound = pillow_bound([*attempt.lines, dist])
         if bound is not None:
