@@ -113,12 +113,17 @@ def projects(
     }
 
 
-def build_wheel(folder: Path, name: str, version: str, files: dict[str, str]) -> Path:
-    """A pure-Python wheel, written directly (no build backend, so no index is needed)."""
+def build_wheel(
+    folder: Path, name: str, version: str, files: dict[str, str], requires: tuple[str, ...] = ()
+) -> Path:
+    """A pure-Python wheel, written directly (no build backend, so no index is needed), whose
+    metadata lists `requires` as written (`tzlib (>=2011k)`, which does not parse, included)."""
     folder.mkdir(parents=True, exist_ok=True)
     dist = f"{name}-{version}.dist-info"
     entries = dict(files)
-    entries[f"{dist}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    listed = "".join(f"Requires-Dist: {r}\n" for r in requires)
+    head = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    entries[f"{dist}/METADATA"] = head + listed
     entries[f"{dist}/WHEEL"] = (
         "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     )

@@ -549,3 +549,28 @@ def test_no_other_interpreter_is_tried_once_the_install_has_used_its_time(
     assert not [r for r in result.repairs if r.kind == "interpreter"]
     log = (tmp_path / "smoke" / "lab__repairs" / "install.log").read_text()
     assert "no other interpreter is tried" in log
+
+
+def test_a_pinned_release_whose_metadata_does_not_parse_installs_without_its_dependency_list(
+    tmp_path: Path, index: Path
+) -> None:
+    # pandas 0.20.3 lists `pytz (>=2011k)`, which uv cannot parse: the pin is kept, installed
+    # by itself, and what it imports is installed as the import check finds it missing.
+    wheels = tmp_path / "wheels"
+    build_wheel(wheels, "tzlib", "1.0", {"tzlib/__init__.py": "UTC = 0\n"})
+    build_wheel(wheels, "oldframes", "0.20.3", {"oldframes/__init__.py": "import tzlib\n"},
+                requires=("tzlib (>=2011k)",))  # fmt: skip
+    build_wheel(wheels, "oldframes", "0.25.0", {"oldframes/__init__.py": "import tzlib\n"},
+                requires=("tzlib",))  # fmt: skip
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1", "oldframes==0.20.3",
+                        f"--find-links {wheels}"], "import oldframes\n" + train())  # fmt: skip
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    metadata = [(r.before, r.after) for r in result.repairs if r.kind == "metadata"]
+    assert metadata == [("oldframes==0.20.3", "oldframes==0.20.3 without its dependency list")]
+    assert result.lock is not None
+    locked = Path(result.lock).read_text()
+    assert "oldframes==0.20.3" in locked and "tzlib==1.0" in locked
+    cached = glob.glob(str(tmp_path / "uv-cache/**/oldframes-0.20.3.dist-info/METADATA"),
+                       recursive=True)  # fmt: skip
+    assert cached and all("(>=2011k)" in Path(c).read_text() for c in cached)  # cache untouched

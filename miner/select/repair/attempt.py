@@ -12,7 +12,7 @@ from miner.audit.closure import ImportClosure
 from miner.codebook import Evidence
 from miner.select.outcomes import install_failure
 from miner.select.pythons import interpreter_version
-from miner.select.repair.envs import Builder
+from miner.select.repair.envs import WITHOUT_DEPENDENCIES, Builder
 from miner.select.repair.failures import Failure, diagnose, unfinished_build
 from miner.select.repair.imports import distribution_on_index
 from miner.select.repair.index import IndexSource, releases
@@ -176,6 +176,7 @@ class Attempt(RepairSteps):
             since = len(_lines_of(log))
             done = self.builder.install(self.lines, self.constraints, self.extra_build)
             if done.exit_code == 0:
+                self._record_without_dependencies(_lines_of(log), since)
                 return None, self.builder.freeze()
             self.builder.restore(good)
             self.diagnosis = diagnose(_lines_of(log), since, log.name)
@@ -190,6 +191,22 @@ class Attempt(RepairSteps):
             if self.diagnosis is None or not self._repair(self.diagnosis):
                 return evidence, good
         return install_failure(log, False, 0, since), good
+
+    def _record_without_dependencies(self, written: list[str], since: int) -> None:
+        """A repair for each pinned release the install put in without its dependency list,
+        as the installer's log says it did (its metadata does not parse)."""
+        for number, text in enumerate(written[since:], start=since + 1):
+            found = WITHOUT_DEPENDENCIES.match(text)
+            if not found or any(r.kind == "metadata" and r.after.startswith(found.group(1))
+                                for r in self.repairs):  # fmt: skip
+                continue
+            evidence = Evidence(self.builder.log.name, number, text.strip()[:300],
+                                "repair.metadata.no_deps")  # fmt: skip
+            for line in found.group(1).split(", "):
+                self.repairs.append(Repair(
+                    "metadata", line, f"{line} without its dependency list",
+                    "the installer cannot parse its metadata; installed by itself, what it "
+                    "imports checked like any import", evidence))  # fmt: skip
 
     def checkpoint(self) -> Checkpoint:
         """What a failed try puts back: the lines, repairs, build settings and builder."""

@@ -8,13 +8,15 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from miner.select.repair.requirements import merged
+from miner.select.repair.names import canonical
+from miner.select.repair.requirements import merged, requirement
 from miner.select.sandbox import Finished, Limits, run_bounded, uv_binary
 
 VENV_TIMEOUT = 300.0
@@ -124,6 +126,56 @@ class Builder:
             argv = [str(self.python), "-m", "pip", "install", "--disable-pip-version-check",
                     "--no-input", "--prefer-binary", "-r", str(plan)]  # fmt: skip
             return self._run(argv, self.timeout)
+        start = self.log.stat().st_size if self.log.exists() else 0
+        done = self._uv_install(lines, plan, build_constraints, extra_build)
+        unparsed = _unparsed_pins(lines, _written_since(self.log, start)) if done.exit_code else []
+        if not unparsed:
+            return done
+        # uv reads every release's metadata strictly; a pinned old release whose metadata it
+        # cannot parse (pandas 0.20.3: `pytz (>=2011k)`) installs by itself, without its list
+        # of dependencies, after the rest: what it imports is then checked like any import.
+        rest = [ln for ln in lines if ln not in unparsed]
+        first = self._uv_install(rest, self._requirements(rest, "requirements.txt"),
+                                 build_constraints, extra_build) if rest else done  # fmt: skip
+        if rest and first.exit_code != 0:
+            return first
+        alone = self._requirements(unparsed, "without-dependencies.txt")
+        argv = [uv_binary(), "pip", "install", "--python", str(self.python), "--no-deps",
+                "-r", str(alone), *self.as_of_args()]  # fmt: skip
+        with self.log.open("a", encoding="utf-8") as fh:
+            fh.write(f"miner: {', '.join(unparsed)} without its dependency list: the installer "
+                     "cannot parse its metadata\n")  # fmt: skip
+        done = self._run(argv, self.timeout)
+        if done.exit_code == 0:
+            for line in unparsed:
+                self._readable_metadata(line)
+        return done
+
+    def _readable_metadata(self, line: str) -> None:
+        """The installed `line`'s dependency entries that do not parse rewritten to the bare
+        name (`pytz (>=2011k)` to `pytz`), so that the installer can read the environment again
+        (it reads every installed package's metadata to freeze or install), and logged."""
+        parsed = requirement(line)
+        if parsed is None:
+            return
+        for metadata in self.venv.glob("lib/python*/site-packages/*.dist-info/METADATA"):
+            folder = metadata.parent.name.split("-", 1)[0]  # `name-version.dist-info`
+            if canonical(folder) != canonical(parsed.name):
+                continue
+            text = metadata.read_text(encoding="utf-8", errors="replace").splitlines(True)
+            fixed = [_readable_requirement(row) for row in text]
+            if fixed != text:
+                metadata.unlink()  # a hard link into the package cache: that copy stays
+                metadata.write_text("".join(fixed), encoding="utf-8")
+                with self.log.open("a", encoding="utf-8") as fh:
+                    changed = [(a, b) for a, b in zip(text, fixed, strict=True) if a != b]
+                    fh.writelines(f"miner: {metadata.parent.name}: {a.strip()} read as "
+                                  f"{b.strip()}\n" for a, b in changed)  # fmt: skip
+
+    def _uv_install(
+        self, lines: list[str], plan: Path, build_constraints: tuple[str, ...],
+        extra_build: tuple[tuple[str, str], ...],
+    ) -> Finished:  # fmt: skip
         argv = [uv_binary(), "pip", "install", "--python", str(self.python), "-r", str(plan)]
         argv += self.as_of_args()
         if build_constraints:
@@ -213,3 +265,43 @@ class Builder:
         hook = found[0] / "miner-checkout.pth"
         hook.write_text(PATH_HOOK, encoding="utf-8")
         return hook
+
+
+# The log line the install writes for those (read back as the repair's record).
+WITHOUT_DEPENDENCIES = re.compile(r"^miner: (.+) without its dependency list:")
+# uv's hint for a release whose metadata it cannot parse: "Metadata for `pandas` (v0.20.3) could
+# not be parsed".
+UNPARSED = re.compile(r"Metadata for `([A-Za-z0-9][\w.-]*)` \(v([^)\s]+)\) could not be parsed")
+
+
+def _readable_requirement(row: str) -> str:
+    """A metadata row as it was, or, for a `Requires-Dist` entry that does not parse, the
+    entry's bare name."""
+    if not row.startswith("Requires-Dist:"):
+        return row
+    value = row.split(":", 1)[1].strip()
+    if requirement(value) is not None:
+        return row
+    name = re.match(r"[A-Za-z0-9][\w.-]*", value)
+    return f"Requires-Dist: {name.group(0)}\n" if name else ""
+
+
+def _written_since(log: Path, start: int) -> str:
+    try:
+        with log.open("rb") as fh:
+            fh.seek(start)
+            return fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _unparsed_pins(lines: list[str], output: str) -> list[str]:
+    """The lines of `lines` that pin exactly a release uv says it cannot parse the metadata of."""
+    found = {(canonical(m.group(1)), m.group(2)) for m in UNPARSED.finditer(output)}
+    out = []
+    for line in lines:
+        parsed = requirement(line)
+        pins = [s.version for s in parsed.specifier if s.operator == "=="] if parsed else []
+        if parsed and not parsed.url and pins and (canonical(parsed.name), pins[0]) in found:
+            out.append(line)
+    return out

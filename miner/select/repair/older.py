@@ -45,8 +45,10 @@ def older_release(
     if len(installed) != 1 or "==" not in installed[0]:
         return None
     dist, version = installed[0].split("==", 1)
-    # a bound an earlier step of this repair set may go one release line further back
-    stepped = {r.after for r in built.repairs if r.kind == "older"}
+    # a bound an earlier step of this repair set may go one release line further back, and so
+    # may the date's bound on an import nobody declared (`torch<=1.2.0` for Python 2's pip)
+    stepped = {r.after for r in built.repairs if r.kind in ("older", "import", "era")
+               and "==" not in r.after}  # fmt: skip
     if any(_holds(line, dist) for line in built.lines if line not in stepped):
         if fault.importer:  # the package that imports it is too new for the release held
             pinned = any(_holds(line, dist, ("==", "===")) for line in built.lines)
