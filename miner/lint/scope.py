@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from miner.audit.detect.enclosing import class_named, enclosing_class
 from miner.audit.detect.sources import role_of
 from miner.audit.files import RepoTree, is_vendored
 from miner.audit.ownership import copied_trees
@@ -122,12 +123,8 @@ class OwnCode:
     def referenced(self, name: str) -> bool:
         """True when the own code or configs name the class `name` outside its `class` line
         (built, subclassed, passed, or a config's target)."""
-        use = re.compile(rf"\b{re.escape(name)}\b")
-        defined = re.compile(rf"^\s*class\s+{re.escape(name)}\b")
-        return bool(use.search(self.configs)) or any(
-            use.search(text) and not defined.match(text)
-            for lines in self.lines.values() for text in lines if name in text
-        )  # fmt: skip
+        texts = (text for lines in self.lines.values() for text in lines)
+        return class_named(name, texts, self.configs)
 
     def called(self, name: str) -> bool:
         """True when the own code calls or passes the function `name` (outside its `def`):
@@ -159,29 +156,6 @@ class OwnCode:
             parts[-2] if parts[-1] == "__init__.py" and len(parts) > 1 else PurePosixPath(path).stem
         )
         return stem in imported or PurePosixPath(path).name in self.readme
-
-
-CLASS_LINE = re.compile(r"^(\s*)class\s+(\w+)")
-
-
-def enclosing_class(lines: list[str], line: int) -> str | None:
-    """The name of the class whose method holds `lines[line - 1]`, if it is in a method."""
-    if not 0 < line <= len(lines):
-        return None
-    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
-    for text in reversed(lines[: line - 1]):
-        if not text.strip() or text.lstrip().startswith(("#", "@")):
-            continue
-        level = len(text) - len(text.lstrip())
-        if level >= indent:
-            continue
-        found = CLASS_LINE.match(text)
-        if found:
-            return found.group(2)
-        if level == 0:
-            return None  # a module-level function or statement
-        indent = level
-    return None
 
 
 MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:")

@@ -542,3 +542,22 @@ def test_pythons_2_pip_gets_one_line_per_project_with_every_bound() -> None:
              "six; python_version < '3'", "six"]  # fmt: skip
     assert merged(lines) == ["--find-links /w", "torch<=1.2.0,<1.1", "numpy>=1.10",
                              "six; python_version < '3'", "six"]  # fmt: skip
+
+
+def test_pythons_2_pip_reads_no_config_file_whose_constraints_would_outrank_the_dates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from miner.select.repair import envs
+    from miner.select.sandbox import Finished
+
+    seen: list[dict[str, str]] = []
+    monkeypatch.setattr(envs, "run_bounded", lambda argv, cwd, env, log, timeout, limits: (
+        seen.append(dict(env)) or Finished(0, False, 0.0)))  # fmt: skip
+    old = envs.Builder(tmp_path / "env", tmp_path, tmp_path / "log", {"A": "1"}, 60, python2=True)
+    old.install(["torch<=1.2.0"])
+    assert seen[-1] == {"A": "1", "PIP_CONFIG_FILE": os.devnull}
+    new = envs.Builder(tmp_path / "env3", tmp_path, tmp_path / "log", {"A": "1"}, 60)
+    new.install(["torch"])
+    assert "PIP_CONFIG_FILE" not in seen[-1]

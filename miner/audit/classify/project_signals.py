@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Callable
 
 from miner.audit.detect import AuditContext
+from miner.audit.detect.enclosing import class_named, enclosing_class
 from miner.audit.detect.framework_map import module_framework
 from miner.audit.detect.sources import CodeIndex, SourceFile
 from miner.audit.ownership import in_borrowed
@@ -160,6 +161,12 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
             if _optimises_inputs(index.text(sf)):
                 break
             line, text, _ = index.where_code(sf.path, samples or hit.samples)
+            if _in_unbuilt_class(index, sf, line):  # a copied trainer nothing builds: another?
+                places = (index.where_code(sf.path, [s]) for s in samples or hit.samples)
+                built = [p for p in places if not _in_unbuilt_class(index, sf, p[0])]
+                if not built:
+                    break
+                line, text, _ = built[0]
             found.append((sf.weight, Evidence(sf.path, line, text, "training_code.code")))
             break
         else:
@@ -190,6 +197,20 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
         found = _training_loops(index, dl)
     found.sort(key=lambda item: -item[0])
     return [e for _, e in found]
+
+
+def _in_unbuilt_class(index: CodeIndex, sf: SourceFile, line: int) -> bool:
+    """True when line `line` of `sf` lies in a method of a class the project's own code
+    never names outside its definition."""
+    owner = enclosing_class(index.text(sf).splitlines(), line)
+    if owner is None:
+        return False
+    texts = (row for own in index.own() if own.read for row in index.text(own).splitlines())
+    configs = (index.tree.read_text(f.path) or "" for f in index.tree.with_suffix(*CONFIGS))
+    return not class_named(owner, texts, "\n".join(configs))
+
+
+CONFIGS = (".yaml", ".yml", ".json", ".cfg", ".sh")  # a Hydra `_target_` names a class there
 
 
 # Gradients routed by hand (`torch.autograd.backward(res, grads)` in a custom autograd

@@ -82,7 +82,13 @@ class Builder:
         return self.venv / "bin" / "python"
 
     def _run(self, argv: list[str], timeout: float) -> Finished:
-        return run_bounded(argv, self.work, self.env, self.log, timeout, Limits(memory_bytes=None))
+        env = self.env
+        if self.python2 and argv[1:3] == ["-m", "pip"]:
+            # pip's old resolver lets a constraint seen first (a machine-wide pip.conf's
+            # `constraint = ...`, `torch<=2.14.1`) stand over a requirement's own bound
+            # (`torch<=1.2.0`), so the date's bounds would not hold: pip reads no config file.
+            env = {**env, "PIP_CONFIG_FILE": os.devnull}
+        return run_bounded(argv, self.work, env, self.log, timeout, Limits(memory_bytes=None))
 
     def make(self, interpreter: str) -> Finished:
         """A fresh environment of `interpreter` in place of whatever was there."""

@@ -218,3 +218,29 @@ def test_a_keras_model_compiled_only_to_predict_is_not_training(tmp_path: Path) 
         "tf.keras.estimator.model_to_estimator(keras_model=build()).train(input_fn=f, steps=9)\n"
     )
     assert _training(tmp_path / "c", {**fitted, "main.py": estimator}).value is True
+
+
+TRAINER = """import torch as th
+
+
+class MixedPrecisionTrainer:
+    def __init__(self, model):
+        self.model = model
+
+    def backward(self, loss):
+        (loss * 2.0).backward()
+        self.opt.step()
+"""
+
+
+def test_a_training_step_in_a_class_nothing_builds_is_not_training(tmp_path: Path) -> None:
+    # a posterior-sampling project that copied a diffusion package's mixed-precision trainer
+    sampler = "import torch\nfrom fp16_util import convert\nmodel = Net()\nx = model.sample()\n"
+    files = {"model.py": NET, "fp16_util.py": TRAINER + "\ndef convert(m):\n    return m\n",
+             "sample.py": sampler}  # fmt: skip
+    assert _training(tmp_path / "a", files).value is False
+    built = "import torch\nfrom fp16_util import MixedPrecisionTrainer\n"
+    built += "trainer = MixedPrecisionTrainer(Net())\ntrainer.backward(loss)\n"
+    assert _training(tmp_path / "b", {**files, "train.py": built}).value is True
+    hydra = "trainer:\n  _target_: fp16_util.MixedPrecisionTrainer\n"
+    assert _training(tmp_path / "c", {**files, "configs/train.yaml": hydra}).value is True
