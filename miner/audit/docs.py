@@ -146,6 +146,18 @@ def _title_level(levels: list[int]) -> int:
 
 
 BOLD_TITLE_LEVEL = 7  # "**Setup**" on its own line: below every Markdown heading
+LIST_TITLE_LEVEL = 8  # "- Prerequisites" over a nested list: below a bold title
+LIST_TITLE_WORDS = 3
+
+
+def _titles_nested_list(tokens: list[Any], i: int, content: str) -> bool:
+    """True when the list item whose paragraph opens at `tokens[i]` is a short title
+    ("Prerequisites", "Requirements:") followed, within the item, by a list of its own."""
+    words = content.rstrip(":").split()
+    if not words or len(words) > LIST_TITLE_WORDS or content.endswith(".") or "\n" in content:
+        return False
+    after = i + 3  # inline, paragraph_close, then what the item holds next
+    return after < len(tokens) and tokens[after].type in ("bullet_list_open", "ordered_list_open")
 
 
 def parse_markdown(path: str, text: str) -> list[Block]:
@@ -158,6 +170,7 @@ def parse_markdown(path: str, text: str) -> list[Block]:
     section = ""
     header = ""
     in_list = 0
+    titled: list[tuple[int, str, list[tuple[int, str]]]] = []  # (list depth, section, trail)
     row_cells: list[str] = []
     row_line = 0
     in_head = False
@@ -172,9 +185,22 @@ def parse_markdown(path: str, text: str) -> list[Block]:
             in_list += 1
         elif tok.type in ("bullet_list_close", "ordered_list_close"):
             in_list -= 1
+            if titled and titled[-1][0] == in_list + 1:  # the titled item's own list ends
+                _, section, kept = titled.pop()
+                trail.open = kept
         elif tok.type == "paragraph_open":
             content = _inline_text(tokens[i + 1]).strip()
-            if content and not in_list and _is_bold_title(tokens[i + 1], content):
+            if in_list and _titles_nested_list(tokens, i, content):
+                # "- Prerequisites" over an indented list of packages titles that list as a
+                # heading would: its items read it in their heading path.
+                blocks.append(Block(path, line, "list_item", content, section, trail=trail.path))
+                titled.append((in_list + 1, section, list(trail.open)))
+                level = LIST_TITLE_LEVEL + 2 * in_list
+                if section and not trail.path:  # under the title alone: keep what it says
+                    trail.enter(level - 1, section)
+                section = content.rstrip(":").strip().lower()
+                trail.enter(level, section)
+            elif content and not in_list and _is_bold_title(tokens[i + 1], content):
                 # "**Requirements**" on a line of its own is used as a heading.
                 section = content.rstrip(":").strip().lower()
                 here = trail.enter(BOLD_TITLE_LEVEL, section)

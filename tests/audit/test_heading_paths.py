@@ -82,6 +82,39 @@ def test_a_list_under_an_install_heading_of_any_depth_names_requirements() -> No
     assert [d.name for f in found for d in f.deps] == ["torch"]
 
 
+TITLED_ITEMS = """# GANs
+
+## Usage
+
+- Prerequisites
+
+    - PyTorch 1.1
+    - tensorboardX
+
+- Datasets
+
+    - CelebA should be prepared by yourself
+
+Train with `python train.py`.
+"""
+
+
+def test_a_list_item_that_titles_a_nested_list_heads_its_items() -> None:
+    blocks = parse_markdown("README.md", TITLED_ITEMS)
+    torch = next(b for b in blocks if b.text == "PyTorch 1.1")
+    assert torch.trail == ("usage", "prerequisites") and torch.section == "prerequisites"
+    celeba = next(b for b in blocks if b.text.startswith("CelebA"))
+    assert celeba.trail == ("usage", "datasets")
+    after = next(b for b in blocks if b.text.startswith("Train with"))
+    assert after.trail == ("usage",) and after.section == "usage"  # the titled list has ended
+    found = doc_requirements(blocks, frozenset())
+    assert [(f.evidence.line, f.evidence.text) for f in found][:1] == [(7, "PyTorch 1.1")]
+    # a long first item over a sub-list is an item, not a title
+    plain = parse_markdown("README.md", "# T\n\n## Usage\n\n- Train the model on your data\n\n"
+                           "    - PyTorch 1.1\n")  # fmt: skip
+    assert next(b for b in plain if b.text == "PyTorch 1.1").trail == ("usage",)
+
+
 def test_a_list_under_install_then_a_data_heading_names_no_requirements() -> None:
     text = "# Tool\n\n## Installation\n### Dataset files\n- torch 1.7\n"
     assert doc_requirements(parse_markdown("README.md", text), frozenset()) == []
@@ -153,6 +186,12 @@ def test_a_text_file_named_in_prose_is_data_not_docs(tmp_path: Path) -> None:
         ("The model was trained on [8 GPUs](https://docs.example/multi-gpu).", []),
         ("Weights trained on [our data](https://huggingface.co/org/model) are released.", []),
         ("We thank [LAION](https://laion.example/) for their support.", []),
+        (
+            "We provide the **subset of [Objaverse](https://objaverse.example/)** used to train "
+            "the model.",
+            ["link"],
+        ),
+        ("The split of [Objaverse](https://objaverse.example/) we used for evaluation.", []),
     ],
 )
 def test_a_link_right_after_trained_on_is_the_data(
@@ -160,3 +199,12 @@ def test_a_link_right_after_trained_on_is_the_data(
 ) -> None:
     found = _data(tmp_path, f"# Tool\n\n## Method\n\n{sentence}\n")
     assert found == [f"data_available.{r}" for r in rules]
+
+
+def test_a_dataset_link_under_a_train_heading_is_the_data(tmp_path: Path) -> None:
+    sentence = (
+        "Configs prefixed `musdb_` are examples for [MUSDB18 dataset](https://sigsep.example/)."
+    )
+    assert _data(tmp_path / "a", f"# T\n\n## How to: Train\n\n{sentence}\n") == [
+        "data_available.link"]  # fmt: skip
+    assert _data(tmp_path / "b", f"# T\n\n## Results\n\n{sentence}\n") == []

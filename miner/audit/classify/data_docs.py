@@ -70,7 +70,7 @@ DATA_HOSTS = re.compile(
     re.I,
 )
 DATA_SECTION = re.compile(
-    r"^.{0,40}?\b(?:data|download|prepar|getting started|training|quick ?start)", re.I
+    r"^.{0,40}?\b(?:data|download|prepar|getting started|train(?:ing)?\b|quick ?start)", re.I
 )  # a short heading: a long title that mentions data is not a data section
 INSTALL_SECTION = re.compile(
     r"instal|dependen|dependec|requirement|environment|\bset ?up\b|docker|\bbuild", re.I
@@ -89,6 +89,13 @@ TRAINED_ON_LINK = re.compile(
     r"\[(?![^\]]*\b(?:gpus?|tpus?|nodes?|cards?|machines?)\b)[^\]]{2,60}\]\((https?://[^)\s]+)\)",
     re.I,
 )  # not "trained on [8 GPUs](...)"
+# "the ~80K subset of [Objaverse](https://...) used to train LGM": the link before "used to
+# train" is the data's.
+USED_TO_TRAIN_LINK = re.compile(
+    r"\[[^\]]{2,60}\]\((https?://[^)\s]+)\)[*_]{0,2}\s+(?:(?:that|which)\s+(?:was|were|is|are)\s+)?"
+    r"(?:used|collected|curated)\s+(?:to\s+train|for\s+(?:the\s+)?training)\b",
+    re.I,
+)
 # A page of a model, not of data: a Hub model repository, a weights file.
 MODEL_URL = re.compile(r"huggingface\.co/(?!datasets/)|\.(?:pth?|ckpt|safetensors|bin)\b", re.I)
 NOT_DATA_SECTION = re.compile(
@@ -203,7 +210,7 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
             continue
         if any(DATA_HOSTS.search(u) for u in urls):
             return True
-        trained_on = TRAINED_ON_LINK.search(sentence)
+        trained_on = TRAINED_ON_LINK.search(sentence) or USED_TO_TRAIN_LINK.search(sentence)
         if trained_on and not NOT_DATA_URL.search(trained_on.group(1)):
             if not MODEL_URL.search(trained_on.group(1)):
                 return True
