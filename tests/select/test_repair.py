@@ -562,12 +562,15 @@ def test_a_pinned_release_whose_metadata_does_not_parse_installs_without_its_dep
                 requires=("tzlib (>=2011k)",))  # fmt: skip
     build_wheel(wheels, "oldframes", "0.25.0", {"oldframes/__init__.py": "import tzlib\n"},
                 requires=("tzlib",))  # fmt: skip
+    # and a pin of the rest that fails too: its failure, not the set-aside one, is repaired
     checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1", "oldframes==0.20.3",
-                        f"--find-links {wheels}"], "import oldframes\n" + train())  # fmt: skip
+                        "absentlib==1.0", f"--find-links {wheels}"],
+                        "import oldframes\n" + train())  # fmt: skip
     result = smoke(_target(checkout), _options(tmp_path))
     assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
     metadata = [(r.before, r.after) for r in result.repairs if r.kind == "metadata"]
     assert metadata == [("oldframes==0.20.3", "oldframes==0.20.3 without its dependency list")]
+    assert [r.before for r in result.repairs if r.kind == "drop"] == ["absentlib==1.0"]
     assert result.lock is not None
     locked = Path(result.lock).read_text()
     assert "oldframes==0.20.3" in locked and "tzlib==1.0" in locked

@@ -12,7 +12,7 @@ from miner.audit.closure import ImportClosure
 from miner.codebook import Evidence
 from miner.select.outcomes import install_failure
 from miner.select.pythons import interpreter_version
-from miner.select.repair.envs import WITHOUT_DEPENDENCIES, Builder
+from miner.select.repair.envs import SET_ASIDE, WITHOUT_DEPENDENCIES, Builder
 from miner.select.repair.failures import Failure, diagnose, unfinished_build
 from miner.select.repair.imports import distribution_on_index
 from miner.select.repair.index import IndexSource, releases
@@ -179,7 +179,10 @@ class Attempt(RepairSteps):
                 self._record_without_dependencies(_lines_of(log), since)
                 return None, self.builder.freeze()
             self.builder.restore(good)
-            self.diagnosis = diagnose(_lines_of(log), since, log.name)
+            written = _lines_of(log)
+            # a release set aside for its metadata: the failure is the rest's, after the mark
+            aside = [n + 1 for n in range(since, len(written)) if written[n].startswith(SET_ASIDE)]
+            self.diagnosis = diagnose(written, aside[-1] if aside else since, log.name)
             evidence = install_failure(log, done.timed_out, self.builder.timeout, since)
             if done.timed_out:
                 # A sdist that builds past the bound (a C++ extension compiled from source): the

@@ -141,6 +141,8 @@ class Builder:
         # cannot parse (pandas 0.20.3: `pytz (>=2011k)`) installs by itself, without its list
         # of dependencies, after the rest: what it imports is then checked like any import.
         rest = [ln for ln in lines if ln not in unparsed]
+        with self.log.open("a", encoding="utf-8") as fh:
+            fh.write(f"{SET_ASIDE} {', '.join(unparsed)} (its metadata does not parse)\n")
         first = self._uv_install(rest, self._requirements(rest, "requirements.txt"),
                                  build_constraints, extra_build) if rest else done  # fmt: skip
         if rest and first.exit_code != 0:
@@ -273,6 +275,8 @@ class Builder:
         return hook
 
 
+# The log line before the install of the rest: what fails after it is the rest's failure.
+SET_ASIDE = "miner: the rest first, set aside:"
 # The log line the install writes for those (read back as the repair's record).
 WITHOUT_DEPENDENCIES = re.compile(r"^miner: (.+) without its dependency list:")
 # uv's hint for a release whose metadata it cannot parse: "Metadata for `pandas` (v0.20.3) could
