@@ -37,7 +37,10 @@ INPUT_OPTIMIZER = re.compile(
 )
 KERAS_INPUT_GRADIENT = re.compile(r"\bK\.gradients\(\s*\w+\s*,\s*\w+\s*\)")
 # TensorFlow 1: the one variable of a file is an image, which `.minimize(loss)` then updates.
-IMAGE_VARIABLE = re.compile(r"(?im)^\s*\w*(?:image|img|canvas|pastiche)\w*\s*=\s*tf\.Variable\(")
+# `net['input'] = tf.Variable(...)`: the network's input is the variable (neural style).
+IMAGE_VARIABLE = re.compile(
+    r"(?im)^\s*[\w\[\]'\"]*?(?:image|img|canvas|pastiche|input)[\w\]'\"]*\s*=\s*tf\.Variable\("
+)
 # A model's weights in sight: then the file trains the model, whatever else it optimises.
 MODEL_WEIGHTS = re.compile(
     r"\.parameters\(|\btrainable_(?:variables|weights)\b|\bget_variable\(|\btf\.layers\.|"

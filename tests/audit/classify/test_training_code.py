@@ -86,7 +86,14 @@ STYLE_TF1 = (
 )
 
 
-@pytest.mark.parametrize("code", [STYLE_TF2, STYLE_KERAS, STYLE_TF1])
+STYLE_NET_INPUT = (
+    "import tensorflow as tf\nnet = {}\nnet['input'] = tf.Variable(np.zeros((1, h, w, d)))\n"
+    "optimizer = tf.contrib.opt.ScipyOptimizerInterface(loss, method='L-BFGS-B')\n"
+    "optimizer.minimize(sess)\n"
+)
+
+
+@pytest.mark.parametrize("code", [STYLE_TF2, STYLE_KERAS, STYLE_TF1, STYLE_NET_INPUT])
 def test_style_transfer_by_optimising_the_image_is_not_training(tmp_path: Path, code: str) -> None:
     assert _training(tmp_path, {"stylize.py": code}).value is False
 
