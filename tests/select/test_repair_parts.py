@@ -383,6 +383,9 @@ def test_a_training_log_names_the_repair_it_calls_for(tmp_path: Path) -> None:
     future = fault("ImportError: No module named builtins", (2, 7))
     assert future is not None and (future.module, future.distribution) == ("builtins", "future")
     assert fault("ImportError: No module named builtins", (3, 11)) is None
+    typing = fault("ImportError: No module named typing", (2, 7))  # torch 1.0 on Python 2
+    assert typing is not None and (typing.module, typing.distribution) == ("typing", "typing")
+    assert fault("ImportError: No module named typing", (3, 11)) is None
     found = fault("ImportError: No module named cv2", (2, 7))  # Python 2's words
     assert found is not None and (found.kind, found.module) == ("module", "cv2")
     assert found.evidence.line == 2 and found.evidence.rule == "repair.import.runtime"

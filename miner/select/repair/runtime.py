@@ -29,6 +29,11 @@ from miner.select.repair.records import Repair
 from miner.select.repair.requirements import dated, is_option
 from miner.select.repair.undeclared import shipped_modules
 
+# Python 3 standard modules that Python 2 has only as a backport on the index, by the
+# backport's distribution (torch 1.0 on Python 2 imports `typing`).
+PYTHON2_BACKPORTS = {"typing": "typing", "enum": "enum34", "pathlib": "pathlib2",
+                     "concurrent": "futures", "ipaddress": "ipaddress",
+                     "statistics": "statistics", "selectors": "selectors2"}  # fmt: skip
 # Python 3 module names that the `future` package provides on Python 2 (`from builtins import`).
 FUTURE_MODULES = frozenset(
     {
@@ -203,6 +208,9 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
             evidence = Evidence(log.name, number, line.strip()[:300], "repair.import.runtime")
             if python < (3, 0) and top in FUTURE_MODULES:
                 return RuntimeFault("module", evidence, module=top, distribution="future")
+            if python < (3, 0) and top in PYTHON2_BACKPORTS:
+                return RuntimeFault("module", evidence, module=top,
+                                    distribution=PYTHON2_BACKPORTS[top])  # fmt: skip
             compiled = extension_setup(root, missing.group(1))
             if compiled is not None:  # `fcos_core._C`, built by the project's own setup.py
                 evidence = Evidence(log.name, number, line.strip()[:300], "repair.extension")
@@ -320,6 +328,8 @@ def install_module(
         fault.distribution,
         "the run says it requires this library"
         if library
+        else "Python 2's backport of this Python 3 module"
+        if part is None and fault.module in PYTHON2_BACKPORTS
         else "the `future` package gives Python 2 these Python 3 names"
         if part is None
         else "a distribution of its own name",
