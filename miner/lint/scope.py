@@ -8,11 +8,17 @@ its kinds); `own_code` decides which files the code facts are read from.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from miner.audit.detect.enclosing import class_named, enclosing_class
+from miner.audit.detect.enclosing import (
+    builds_by_name,
+    class_named,
+    decorated,
+    enclosing_class,
+)
 from miner.audit.detect.sources import role_of
 from miner.audit.files import RepoTree, is_vendored
 from miner.audit.ownership import copied_trees
@@ -109,7 +115,7 @@ class OwnCode:
         if in_main_guard(lines, line) and self.imported_helper(path, imported):
             return False  # a helper module's self-test: training imports it, never runs it
         owner = enclosing_class(lines, line)
-        if owner is not None and not self.referenced(owner):
+        if owner is not None and not self.referenced(owner) and not decorated(lines, owner):
             return False  # a copied class nothing builds (a mixed-precision trainer, a scaler)
         name = enclosing_function(lines, line)
         if name in FRAMEWORK_HOOKS and not self.called(name) and not any(
@@ -124,7 +130,13 @@ class OwnCode:
         """True when the own code or configs name the class `name` outside its `class` line
         (built, subclassed, passed, or a config's target)."""
         texts = (text for lines in self.lines.values() for text in lines)
-        return class_named(name, texts, self.configs)
+        return self.finds_classes_by_name or class_named(name, texts, self.configs)
+
+    @functools.cached_property
+    def finds_classes_by_name(self) -> bool:
+        """True when the own code finds classes by name at run time (`import_module` of a
+        computed name, then its `__dict__`): a class no line names may still be built."""
+        return builds_by_name(text for lines in self.lines.values() for text in lines)
 
     def called(self, name: str) -> bool:
         """True when the own code calls or passes the function `name` (outside its `def`):

@@ -12,7 +12,12 @@ from collections import defaultdict
 from collections.abc import Callable
 
 from miner.audit.detect import AuditContext
-from miner.audit.detect.enclosing import class_named, enclosing_class
+from miner.audit.detect.enclosing import (
+    builds_by_name,
+    class_named,
+    decorated,
+    enclosing_class,
+)
 from miner.audit.detect.framework_map import module_framework
 from miner.audit.detect.sources import CodeIndex, SourceFile
 from miner.audit.ownership import in_borrowed
@@ -205,10 +210,13 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
 def _in_unbuilt_class(index: CodeIndex, sf: SourceFile, line: int) -> bool:
     """True when line `line` of `sf` lies in a method of a class the project's own code
     never names outside its definition."""
-    owner = enclosing_class(index.text(sf).splitlines(), line)
-    if owner is None:
+    lines = index.text(sf).splitlines()
+    owner = enclosing_class(lines, line)
+    if owner is None or decorated(lines, owner):
         return False
-    texts = (row for own in index.own() if own.read for row in index.text(own).splitlines())
+    texts = [row for own in index.own() if own.read for row in index.text(own).splitlines()]
+    if builds_by_name(texts):
+        return False
     configs = (index.tree.read_text(f.path) or "" for f in index.tree.with_suffix(*CONFIGS))
     return not class_named(owner, texts, "\n".join(configs))
 

@@ -41,3 +41,28 @@ def class_named(name: str, texts: Iterable[str], configs: str = "") -> bool:
     return bool(use.search(configs)) or any(
         use.search(text) and not defined.match(text) for text in texts if name in text
     )
+
+
+# Classes found by name at run time: a module imported by a computed name and searched
+# (`importlib.import_module(model_filename)`, then `for name, cls in lib.__dict__.items()`, the
+# CycleGAN and pix2pix layout), or members listed by `inspect.getmembers`.
+BUILT_BY_NAME = re.compile(
+    r"\bimport_module\(\s*(?![\"'])|\b__import__\(\s*(?![\"'])|\.__dict__\.items\(\)|\bgetmembers\("
+)
+
+
+def builds_by_name(texts: Iterable[str]) -> bool:
+    """True when the project's own code finds classes by name at run time, so that a class no
+    line names may still be built."""
+    return any(BUILT_BY_NAME.search(text) for text in texts)
+
+
+def decorated(lines: list[str], name: str) -> bool:
+    """True when the class `name` defined in `lines` carries a decorator (a registry's
+    `@MODELS.register_module()`), which builds it by a name its own code never writes."""
+    defined = re.compile(rf"^\s*class\s+{re.escape(name)}\b")
+    for index, text in enumerate(lines):
+        if defined.match(text):
+            above = next((t for t in reversed(lines[:index]) if t.strip()), "")
+            return above.lstrip().startswith("@")
+    return False

@@ -251,3 +251,26 @@ def test_a_training_step_in_a_class_nothing_builds_is_not_training(tmp_path: Pat
     assert _training(tmp_path / "b", {**files, "train.py": built}).value is True
     hydra = "trainer:\n  _target_: fp16_util.MixedPrecisionTrainer\n"
     assert _training(tmp_path / "c", {**files, "configs/train.yaml": hydra}).value is True
+
+
+MODEL_BY_NAME = """import importlib
+
+
+def create_model(opt):
+    lib = importlib.import_module("models." + opt.model + "_model")
+    for name, cls in lib.__dict__.items():
+        if name.lower() == opt.model.replace("_", "") + "model":
+            return cls(opt)
+"""
+
+
+def test_a_class_found_by_name_or_registered_is_built(tmp_path: Path) -> None:
+    # the CycleGAN layout: `create_model` imports `models/<name>_model.py` by a computed name
+    model = TRAINER.replace("MixedPrecisionTrainer", "BicycleGANModel")
+    script = "from models import create_model\nmodel = create_model(opt)\n"
+    files = {"model.py": NET, "models/bicycle_gan_model.py": model,
+             "models/__init__.py": MODEL_BY_NAME, "train.py": script}  # fmt: skip
+    assert _training(tmp_path / "a", files).value is True
+    decorator = "@TRAINERS.register_module()\nclass MixedPrecisionTrainer:"
+    registered = TRAINER.replace("class MixedPrecisionTrainer:", decorator)
+    assert _training(tmp_path / "b", {"model.py": NET, "trainer.py": registered}).value is True
