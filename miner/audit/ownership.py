@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from miner.audit.detect.framework_map import python_framework
 from miner.audit.files import RepoTree
 
 QUOTATION = re.compile(r"\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”")
@@ -187,7 +188,41 @@ def _copied_trees(tree: RepoTree) -> tuple[str, ...]:
     for folder, kinds in markers.items():
         if kinds == {"readme", "dependencies"} and _normal(folder.rsplit("/", 1)[-1]) not in readme:
             found.add(folder + "/")
+    found.update(library_copies(tree))
     return tuple(sorted(f for f in found if not any(f.startswith(o) and f != o for o in found)))
+
+
+BARE_FRAMEWORKS = frozenset({"torch", "pytorch", "tensorflow", "keras", "jax", "flax", "mxnet",
+                             "caffe", "caffe2", "theano", "chainer", "paddle", "onnx",
+                             "darknet", "dynet", "cntk", "lightning"})  # fmt: skip
+
+
+def library_copies(tree: RepoTree) -> set[str]:
+    """Packages of a published deep-learning library copied inside another folder
+    (`annotator/uniformer/mmcv/`, the ControlNet layout): a folder below the root, holding
+    Python code, named as the library's import name, in a repository not named after it."""
+    known = tree.__dict__.get("_library_copies")
+    if known is not None:
+        return set(known)
+    repo = _normal(tree.root.name.split("__")[-1])
+    found: set[str] = set()
+    for f in tree.files:
+        if f.suffix != ".py" or f.depth < 2:
+            continue
+        parts = f.path.split("/")[:-1]
+        for i in range(1, len(parts)):
+            name = parts[i]
+            if not python_framework(name) or "." in name or _normal(name) in repo:
+                continue
+            folder = "/".join(parts[: i + 1])
+            # `examples/keras/`, `impl/torch/`: a framework's bare name is a library's copy only
+            # as a package (`keras/__init__.py`); a toolkit's name (`mmseg/`) is one anyway
+            if name in BARE_FRAMEWORKS and f"{folder}/__init__.py" not in tree.paths:
+                continue
+            found.add(folder + "/")
+            break
+    tree.__dict__["_library_copies"] = frozenset(found)
+    return found
 
 
 def forked_package(tree: RepoTree) -> str:

@@ -17,6 +17,7 @@ from miner.audit.ownership import (
     borrowed_folders,
     copied_trees,
     foreign_trees,
+    library_copies,
     link_entries,
     link_list,
     quoted,
@@ -136,6 +137,29 @@ def test_copied_code_is_a_licensed_sub_folder_or_an_unnamed_nested_project(
     assert copied_trees(tree) == ("src/face/arcface/", "third/segtool/", "utils/nms/")
     named = {**BUNDLED, **copied, "README.md": "# Detector\n\nFaces come from arcface/.\n"}
     assert "src/face/arcface/" not in copied_trees(_tree(tmp_path / "owner__named", named))
+
+
+def test_a_deep_learning_library_copied_into_a_folder_is_not_the_projects(tmp_path: Path) -> None:
+    files = {
+        "annotator/uniformer/mmcv/__init__.py": "",
+        "annotator/uniformer/mmcv/runner/hooks/optimizer.py": "runner.outputs['loss'].backward()\n",
+        "annotator/uniformer/mmseg/apis/train.py": "import torch\n",  # no __init__ at its top
+        "examples/keras/mnist.py": "import keras\n",  # a framework's examples, no package
+        "third/keras/__init__.py": "",  # a copy of the framework itself, as a package
+        "mmcv_custom/checkpoint.py": "import torch\n",  # the project's own name for its code
+        "train.py": "import torch\n",
+    }
+    tree = _tree(tmp_path / "owner__video-zero", files)
+    assert library_copies(tree) == {"annotator/uniformer/mmcv/", "annotator/uniformer/mmseg/",
+                                    "third/keras/"}  # fmt: skip
+    assert "annotator/uniformer/mmcv/" in copied_trees(tree)
+    index = code_index(AuditContext(tree=tree, docs=Documents(tree)))
+    own = {f.path for f in index.own()}
+    assert "train.py" in own and "examples/keras/mnist.py" in own
+    assert not any(p.startswith("annotator/uniformer/") for p in own)
+    # the library's own repository keeps its package
+    assert library_copies(_tree(tmp_path / "owner__mmsegmentation-fork", {
+        "tools/mmseg/train.py": "import torch\n"})) == set()  # fmt: skip
 
 
 @pytest.mark.parametrize(

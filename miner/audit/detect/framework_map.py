@@ -23,6 +23,8 @@ PY_MODULES: dict[str, str] = {
     "ignite": "pytorch",
     "torch_geometric": "pytorch", "allennlp": "pytorch", "fairseq": "pytorch",
     "detectron2": "pytorch", "mmcv": "pytorch", "mmdet": "pytorch", "timm": "pytorch",
+    "mmengine": "pytorch", "mmseg": "pytorch", "mmpose": "pytorch", "mmdet3d": "pytorch",
+    "mmocr": "pytorch", "mmaction": "pytorch", "mmcls": "pytorch", "mmpretrain": "pytorch",
     "pytorch_pretrained_bert": "pytorch", "caffe": "caffe", "caffe2": "caffe2",
     "detectron": "caffe2", "theano": "theano", "lasagne": "theano", "pylearn2": "theano",
     "nolearn": "theano", "mxnet": "mxnet", "gluoncv": "mxnet", "gluonnlp": "mxnet",

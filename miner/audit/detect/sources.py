@@ -21,6 +21,7 @@ from miner.audit.detect.code_views import CodeViews, code_views
 from miner.audit.detect.imports import Import, imports_for
 from miner.audit.detect.signals import Hit, locate, merge, scan
 from miner.audit.files import RepoFile, RepoTree, is_vendored
+from miner.audit.ownership import library_copies
 
 LANG_BY_SUFFIX = {
     ".py": "python", ".pyw": "python", ".ipynb": "python", ".lua": "lua", ".c": "c",
@@ -278,6 +279,7 @@ def _artifact_kind(name: str, suffix: str, size: int) -> str | None:
 def build_index(tree: RepoTree, warnings: list[str]) -> CodeIndex:
     """Scan the checkout once: languages, roles, imports and signals of its code files."""
     copies = framework_copies(tree)
+    libraries = tuple(library_copies(tree))  # `annotator/uniformer/mmcv/`: a library's copy
     files: list[SourceFile] = []
     aux: list[tuple[RepoFile, str, float]] = []
     for f in tree.files:
@@ -287,7 +289,7 @@ def build_index(tree: RepoTree, warnings: list[str]) -> CodeIndex:
         if lang is None and kind is None:
             continue
         role, weight = role_of(f.path)
-        if is_vendored(f.path) or in_copy(f.path, copies):
+        if is_vendored(f.path) or in_copy(f.path, copies) or f.path.startswith(libraries):
             role, weight = "vendored", 0.0
         if kind is not None:
             aux.append((f, kind, weight))
