@@ -170,13 +170,13 @@ class Attempt(RepairSteps):
         """Install the lines with the one repair each failure calls for, the environment put
         back to `good` after each failure: (None, the new good state) or (the failure, good)."""
         log = self.builder.log
-        since = len(_lines_of(log))
+        since = started = len(_lines_of(log))
         slow = False
         for _ in range(MAX_ROUNDS):
             since = len(_lines_of(log))
             done = self.builder.install(self.lines, self.constraints, self.extra_build)
             if done.exit_code == 0:
-                self._record_without_dependencies(_lines_of(log), since)
+                self._record_without_dependencies(_lines_of(log), started)
                 return None, self.builder.freeze()
             self.builder.restore(good)
             written = _lines_of(log)

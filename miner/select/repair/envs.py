@@ -138,15 +138,10 @@ class Builder:
         if not unparsed:
             return done
         # uv reads every release's metadata strictly; a pinned old release whose metadata it
-        # cannot parse (pandas 0.20.3: `pytz (>=2011k)`) installs by itself, without its list
-        # of dependencies, after the rest: what it imports is then checked like any import.
-        rest = [ln for ln in lines if ln not in unparsed]
-        with self.log.open("a", encoding="utf-8") as fh:
-            fh.write(f"{SET_ASIDE} {', '.join(unparsed)} (its metadata does not parse)\n")
-        first = self._uv_install(rest, self._requirements(rest, "requirements.txt"),
-                                 build_constraints, extra_build) if rest else done  # fmt: skip
-        if rest and first.exit_code != 0:
-            return first
+        # cannot parse (pandas 0.20.3: `pytz (>=2011k)`) installs first by itself, without its
+        # list of dependencies, and its installed metadata is made readable; the rest then
+        # resolves around it (seaborn's `pandas` is that release) and what it imports is
+        # checked like any import.
         alone = self._requirements(unparsed, "without-dependencies.txt")
         argv = [uv_binary(), "pip", "install", "--python", str(self.python), "--no-deps",
                 "-r", str(alone), *self.as_of_args()]  # fmt: skip
@@ -154,10 +149,17 @@ class Builder:
             fh.write(f"miner: {', '.join(unparsed)} without its dependency list: the installer "
                      "cannot parse its metadata\n")  # fmt: skip
         done = self._run(argv, self.timeout)
-        if done.exit_code == 0:
-            for line in unparsed:
-                self._readable_metadata(line)
-        return done
+        if done.exit_code != 0:
+            return done
+        for line in unparsed:
+            self._readable_metadata(line)
+        rest = [ln for ln in lines if ln not in unparsed]
+        if not rest:
+            return done
+        with self.log.open("a", encoding="utf-8") as fh:
+            fh.write(f"{SET_ASIDE} {', '.join(unparsed)} (its metadata does not parse)\n")
+        return self._uv_install(rest, self._requirements(rest, "requirements.txt"),
+                                build_constraints, extra_build)  # fmt: skip
 
     def _readable_metadata(self, line: str) -> None:
         """The installed `line`'s dependency entries that do not parse rewritten to the bare
@@ -276,7 +278,7 @@ class Builder:
 
 
 # The log line before the install of the rest: what fails after it is the rest's failure.
-SET_ASIDE = "miner: the rest first, set aside:"
+SET_ASIDE = "miner: the rest after what was set aside:"
 # The log line the install writes for those (read back as the repair's record).
 WITHOUT_DEPENDENCIES = re.compile(r"^miner: (.+) without its dependency list:")
 # uv's hint for a release whose metadata it cannot parse: "Metadata for `pandas` (v0.20.3) could
