@@ -208,3 +208,6 @@ def test_a_dataset_link_under_a_train_heading_is_the_data(tmp_path: Path) -> Non
     assert _data(tmp_path / "a", f"# T\n\n## How to: Train\n\n{sentence}\n") == [
         "data_available.link"]  # fmt: skip
     assert _data(tmp_path / "b", f"# T\n\n## Results\n\n{sentence}\n") == []
+    tool = ("For training, install [accelerate](https://github.com/huggingface/accelerate) and "
+            "make your own dataset into a json file.")  # fmt: skip
+    assert _data(tmp_path / "c", f"# T\n\n## How to Train\n\n{tool}\n") == []

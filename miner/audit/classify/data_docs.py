@@ -116,6 +116,7 @@ MODEL_SECTION = re.compile(r"model zoo|pre-?trained|checkpoints?|weights|models\
 # Another repository's instructions prepare the data (codebook: another project's instructions
 # for the data count); preparing an environment or the dependencies is installation.
 REPOSITORY_LINK = re.compile(r"https?://(?:www\.)?(?:github|gitlab)\.com/[\w.\-]+/[\w.\-]+")
+INSTALL_WORD = re.compile(r"\binstall(?:s|ed|ing|ation)?\b", re.I)
 PREPARED_ELSEWHERE = re.compile(
     r"\b(?:data(?:set)?s?\s+)?preparation\b(?!\s+of\s+(?:the\s+)?(?:env|environment|"
     r"dependencies))[^.]{0,40}?\b(?:follows?|is the same as|as in|same as)\b|"
@@ -206,6 +207,8 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
     for sentence in SENTENCE_END.split(raw):
         sentence = UNPACKING_LINK.sub(" ", sentence)
         urls = [u for u in URL.findall(sentence) if not NOT_DATA_URL.search(u)]
+        if INSTALL_WORD.search(sentence):  # "install [accelerate](github.com/...)": software
+            urls = [u for u in urls if not REPOSITORY_LINK.match(u)]
         if not urls:
             continue
         if any(DATA_HOSTS.search(u) for u in urls):
