@@ -676,3 +676,32 @@ def test_a_part_the_projects_own_code_imports_moves_its_package_to_the_commits_d
     era = older._project_era(fault, "torch", "1.4.0", "2018-06-01T00:00:00Z", source)
     assert era is not None and era[0] == "torch<=0.4.1" and "2018-06-01" in era[1]
     assert older._project_era(fault, "torch", "1.4.0", "2020-03-01T00:00:00Z", source) is None
+
+
+def test_a_second_release_past_the_date_moves_the_index_to_the_latest_of_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import datetime, timezone
+
+    from packaging.version import Version
+
+    from miner.select.repair import steps
+    from miner.select.repair.index import Release
+
+    uploads = {("tensorflow", "1.15.5"): datetime(2021, 1, 6, tzinfo=timezone.utc),
+               ("gast", "0.2.2"): datetime(2019, 1, 1, tzinfo=timezone.utc)}  # fmt: skip
+    monkeypatch.setattr(steps, "releases", lambda source, name, as_of=None: [
+        Release(Version(v), (f"{n}-{v}-py3-none-any.whl",), t)
+        for (n, v), t in uploads.items() if n == name])  # fmt: skip
+    attempt = _attempt(tmp_path, IndexSource((), ()), ["tensorflow==1.15.5"])
+    attempt.as_of = "2016-08-17T00:00:00Z"
+    for name, version in (("tensorflow", "1.15.5"), ("gast", "0.2.2")):
+        late = [line.replace("jaxlib", name).replace("0.4.13", version) for line in LATE]
+        failure = diagnose(late)
+        assert failure is not None and failure.kind == "uploaded_late"
+        assert attempt._repair(failure)
+    assert attempt.builder.past_date == ("tensorflow",)  # the first, let past the date alone
+    assert attempt.builder.as_of == attempt.as_of == "2021-01-06T00:00:00Z"  # then the era
+    moved = attempt.repairs[-1]
+    assert (moved.kind, moved.after) == ("date", "the index as of 2021-01-06")
+    assert "tensorflow 1.15.5, gast 0.2.2" in moved.reason

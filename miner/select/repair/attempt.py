@@ -108,6 +108,7 @@ class Attempt(RepairSteps):
         self.tried: set[str] = set()
         self.pins: dict[str, str] = {}
         self.bounds: dict[str, str] = {}  # project -> the release-line bound a repair added
+        self.late: dict[str, str] = {}  # project -> its release that reached the index late
         self.diagnosis: Failure | None = None  # what the last failed install failed on
         self.shipped: frozenset[str] = (
             frozenset()

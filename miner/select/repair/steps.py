@@ -39,6 +39,7 @@ class RepairSteps:
     repairs: list[Repair]
     tried: set[str]
     bounds: dict[str, str]
+    late: dict[str, str]  # project -> its release that reached the index after the date
 
     def _satisfied(self, name: str, spec: str) -> bool:
         """True when `name` has a release `spec` (`==1.2`, `>=0.4`; "" always) admits."""
@@ -228,11 +229,35 @@ class RepairSteps:
         names it): the project resolved past the date, once."""
         if not failure.name or failure.name in self.builder.past_date:
             return False
+        self.late[failure.name] = failure.version
+        era = self._era_of_late_releases() if len(self.late) > 1 else None
+        if era is not None and self.as_of and era > self.as_of:
+            # A second release past the date: a release let past it (TensorFlow 1.15.5 for a
+            # 2016 project) brings its own dependencies of its time, one per round otherwise;
+            # the index moves to the date of the latest of them instead.
+            self.builder = replace(self.builder, as_of=era)
+            before, self.as_of = self.as_of, era
+            return self._record("date", f"the index as of {before[:10]}",
+                                f"the index as of {era[:10]}",
+                                f"{', '.join(f'{n} {v}' for n, v in self.late.items())} reached "
+                                "the index after the commit's date; the environment takes the "
+                                "index of the latest of them", failure)  # fmt: skip
         self.builder = replace(self.builder, past_date=(*self.builder.past_date, failure.name))
         date = (self.as_of or "")[:10]
         return self._record("date", failure.name, f"{failure.name} past {date}",
                             f"its release {failure.version} reached the index after the "
                             "commit's date", failure)  # fmt: skip
+
+    def _era_of_late_releases(self) -> str | None:
+        """The upload time (uv's `--exclude-newer` form) of the latest of the releases that
+        reached the index after the commit's date; None when none of them is dated."""
+        times = []
+        for name, version in self.late.items():
+            found = releases(self.source, name) or []
+            times += [r.uploaded for r in found if str(r.version) == version and r.uploaded]
+        if not times:
+            return None
+        return max(times).strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def _drop_index(self, failure: Failure) -> bool:
         """An extra index or find-links location this machine does not reach, left out."""
