@@ -705,3 +705,32 @@ def test_a_second_release_past_the_date_moves_the_index_to_the_latest_of_them(
     moved = attempt.repairs[-1]
     assert (moved.kind, moved.after) == ("date", "the index as of 2021-01-06")
     assert "tensorflow 1.15.5, gast 0.2.2" in moved.reason
+
+
+def test_a_pinned_project_the_index_lacks_is_not_taken_for_a_package_shipping_its_module(
+    tmp_path: Path,
+) -> None:
+    if not pigar_candidates("detectron2"):
+        pytest.skip("pigar's database is not installed")
+    index = tmp_path / "index"
+    for minor in range(12):  # a package with a history of its own that ships a `detectron2`
+        build_wheel(index, "alphadetector", f"0.0.{minor}", {"detectron2/__init__.py": ""})
+    source = IndexSource((), (str(index),))
+    assert distribution_on_index("detectron2", source) is not None  # pigar's pick exists
+    missing = diagnose(["  cause: Because detectron2 was not found in the package registry and "
+                        "you require detectron2==0.6, we can conclude that ..."])  # fmt: skip
+    assert missing is not None and missing.kind == "not_found"
+    attempt = _attempt(tmp_path, source, ["detectron2==0.6", "torch"])
+    attempt._repair(missing)
+    assert not [r for r in attempt.repairs if r.kind == "alias"]
+    (tmp_path / "b").mkdir()
+    bare = _attempt(tmp_path / "b", source, ["detectron2", "torch"])  # a bare name: an import
+    bare._repair(
+        diagnose(
+            [
+                "  cause: Because detectron2 was not found in the package registry "
+                "and you require detectron2, we can conclude that ..."
+            ]
+        )
+    )  # type: ignore[arg-type]
+    assert [(r.kind, r.after) for r in bare.repairs] == [("alias", "alphadetector")]

@@ -314,7 +314,10 @@ class Attempt(RepairSteps):
             # An import name written as a requirement (`cv2`, `pkg-resources`, `sklearn`).
             mapped = distribution_on_index(failure.name.replace("-", "_"), self.source)
             dist, why = mapped or (failure.name, "")
-            if canonical(dist) != canonical(failure.name):
+            # `detectron2==0.6` pins a release of a project the index lacks, not an import
+            # name: pigar's pick among the packages that ship such a module is not it.
+            guessed = why.startswith("pigar's database") and "==" in line
+            if canonical(dist) != canonical(failure.name) and not guessed:
                 # The import name's version (`pkg-resources==0.0.0`) is kept only where the
                 # distribution has such a release.
                 spec = line[len(name_of(line)) :]
