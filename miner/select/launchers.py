@@ -50,7 +50,48 @@ esac
 echo "scontrol: no SLURM cluster here (a smoke run)" >&2
 exit 1
 """
-LAUNCHERS = {"srun": SRUN, "scontrol": SCONTROL}
+# A distributed launcher inside a project's shell script (`deepspeed --num_gpus 8 train.py ...`,
+# `torchrun --nproc_per_node 4 train.py ...`): deepspeed's own launcher refuses to start where
+# it finds no GPU. The stand-in runs the script once with the launcher's options dropped, as
+# one worker (the variables a launcher sets; deepspeed's `--local_rank=0` too).
+LAUNCH_ONE = """#!/bin/sh
+# {name} of a smoke run: the script once, as the only worker, on this machine.
+port=29500; module=0; local_rank={local_rank}; direct=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --master_port=*|--master-port=*) port="${{1#*=}}"; shift;;
+    --master_port|--master-port) shift; port="$1"; shift;;
+    --module|-m) module=1; shift;;
+    --no_local_rank) local_rank=0; shift;;
+    --no_python|--no-python) direct=1; shift;;
+    --*=*) shift;;
+    {value_options}) shift; [ $# -gt 0 ] && shift;;
+    -*) shift;;
+    *) break;;
+  esac
+done
+[ $# -gt 0 ] || {{ echo "{name}: no script to run (a smoke run's stand-in)" >&2; exit 2; }}
+export RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 GROUP_RANK=0 NODE_RANK=0
+export MASTER_ADDR=127.0.0.1 MASTER_PORT="$port"
+[ "$direct" = 1 ] && exec "$@"
+script="$1"; shift
+if [ "$module" = 1 ]; then set -- -m "$script" "$@"; else set -- "$script" "$@"; fi
+if [ "$local_rank" = 1 ]; then set -- "$@" --local_rank=0; fi
+exec python "$@"
+"""
+DEEPSPEED_VALUES = ("--num_gpus|--num_nodes|--include|-i|--exclude|-e|--master_addr|--hostfile|"
+                    "-H|--launcher|--launcher_args|--node_rank|--ssh_port|--bind_core_list|"
+                    "--min_elastic_nodes|--max_elastic_nodes|--autotuning")  # fmt: skip
+TORCHRUN_VALUES = ("--nproc_per_node|--nproc-per-node|--nnodes|--node_rank|--node-rank|"
+                   "--master_addr|--master-addr|--rdzv_backend|--rdzv-backend|--rdzv_endpoint|"
+                   "--rdzv-endpoint|--rdzv_id|--rdzv-id|--rdzv_conf|--rdzv-conf|--max_restarts|"
+                   "--max-restarts|--monitor_interval|--start_method|--role|--log_dir|"
+                   "--log-dir|--redirects|--tee|--local_addr|--local-ranks-filter")  # fmt: skip
+LAUNCHERS = {
+    "srun": SRUN, "scontrol": SCONTROL,
+    "deepspeed": LAUNCH_ONE.format(name="deepspeed", local_rank=1, value_options=DEEPSPEED_VALUES),
+    "torchrun": LAUNCH_ONE.format(name="torchrun", local_rank=0, value_options=TORCHRUN_VALUES),
+}  # fmt: skip
 # nvidia-smi where the CPU shim claims one GPU: scripts that pick an idle GPU before they start
 # Python (`nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits` in a loop
 # that waits "until a GPU is free") find GPU 0 idle. Only under the claim: a script that asks

@@ -157,8 +157,10 @@ def _launch(
         "VIRTUAL_ENV": str(venv),
         "PATH": os.pathsep.join(
             (
-                str(venv / "bin"),
+                # the launchers' stand-ins first: a script's `deepspeed` is the stand-in, not
+                # the environment's own launcher, which refuses to start without a GPU
                 str(launcher_folder(work, options.cpu_shim and options.claim_gpu)),
+                str(venv / "bin"),
                 base.get("PATH", os.defpath),
             )  # fmt: skip
         ),

@@ -391,6 +391,33 @@ def test_a_command_written_for_a_distributed_launcher_runs_as_its_one_worker(tmp
         plain.log_dir, "train.log").read_text()  # fmt: skip
 
 
+LAUNCHER_SCRIPT = (
+    "#!/bin/bash\n"
+    "deepspeed --include localhost:0,1 --master_port 29511 train.py --deepspeed ds.json \\\n"
+    "    --lr 0.1\n"
+    "torchrun --nproc_per_node=4 --standalone train.py --lr 0.2\n"
+)
+LOCAL_RANK_TRAIN = (
+    "import argparse, os\n"
+    "parser = argparse.ArgumentParser()\n"
+    "parser.add_argument('--lr'); parser.add_argument('--deepspeed')\n"
+    "parser.add_argument('--local_rank', type=int, default=-1)\n"
+    "args = parser.parse_args()\n"
+    "print('lr', args.lr, 'local_rank', args.local_rank, 'world', os.environ['WORLD_SIZE'],"
+    " 'port', os.environ['MASTER_PORT'])\n"
+) + LOOP
+
+
+def test_a_launcher_inside_a_script_runs_its_script_once_as_the_only_worker(tmp_path, wheels):
+    # deepspeed's own launcher stops where there is no GPU; its stand-in runs the script
+    files = {"requirements.txt": "tinyfit==0.1\n", "train.sh": LAUNCHER_SCRIPT,
+             "train.py": LOCAL_RANK_TRAIN}  # fmt: skip
+    result = run(tmp_path, wheels, files, ("bash", "train.sh"))
+    assert (result.outcome, result.stage) == ("ok", 5), result.evidence
+    log = Path(result.log_dir, "train.log").read_text()
+    assert "lr 0.1 local_rank 0 world 1 port 29511" in log
+
+
 READS_ETT = (
     "import csv\n"
     "rows = list(csv.reader(open('./data/ETT/ETTh1.csv')))\n"
