@@ -194,7 +194,7 @@ def _copied_trees(tree: RepoTree) -> tuple[str, ...]:
 
 BARE_FRAMEWORKS = frozenset({"torch", "pytorch", "tensorflow", "keras", "jax", "flax", "mxnet",
                              "caffe", "caffe2", "theano", "chainer", "paddle", "onnx",
-                             "darknet", "dynet", "cntk", "lightning"})  # fmt: skip
+                             "darknet", "dynet", "cntk", "lightning", "optax", "haiku"})  # fmt: skip
 
 
 def library_copies(tree: RepoTree) -> set[str]:
@@ -214,12 +214,9 @@ def library_copies(tree: RepoTree) -> set[str]:
             name = parts[i]
             if not python_framework(name) or "." in name or _normal(name) in repo:
                 continue
-            folder = "/".join(parts[: i + 1])
-            # `examples/keras/`, `impl/torch/`: a framework's bare name is a library's copy only
-            # as a package (`keras/__init__.py`); a toolkit's name (`mmseg/`) is one anyway
-            if name in BARE_FRAMEWORKS and f"{folder}/__init__.py" not in tree.paths:
-                continue
-            found.add(folder + "/")
+            if name in BARE_FRAMEWORKS:
+                continue  # `embodied/jax/`, `examples/keras/`: the project's code for it
+            found.add("/".join(parts[: i + 1]) + "/")
             break
     tree.__dict__["_library_copies"] = frozenset(found)
     return found

@@ -145,13 +145,12 @@ def test_a_deep_learning_library_copied_into_a_folder_is_not_the_projects(tmp_pa
         "annotator/uniformer/mmcv/runner/hooks/optimizer.py": "runner.outputs['loss'].backward()\n",
         "annotator/uniformer/mmseg/apis/train.py": "import torch\n",  # no __init__ at its top
         "examples/keras/mnist.py": "import keras\n",  # a framework's examples, no package
-        "third/keras/__init__.py": "",  # a copy of the framework itself, as a package
+        "embodied/jax/__init__.py": "",  # the project's own code for a framework
         "mmcv_custom/checkpoint.py": "import torch\n",  # the project's own name for its code
         "train.py": "import torch\n",
     }
     tree = _tree(tmp_path / "owner__video-zero", files)
-    assert library_copies(tree) == {"annotator/uniformer/mmcv/", "annotator/uniformer/mmseg/",
-                                    "third/keras/"}  # fmt: skip
+    assert library_copies(tree) == {"annotator/uniformer/mmcv/", "annotator/uniformer/mmseg/"}
     assert "annotator/uniformer/mmcv/" in copied_trees(tree)
     index = code_index(AuditContext(tree=tree, docs=Documents(tree)))
     own = {f.path for f in index.own()}
