@@ -192,9 +192,10 @@ def _copied_trees(tree: RepoTree) -> tuple[str, ...]:
     return tuple(sorted(f for f in found if not any(f.startswith(o) and f != o for o in found)))
 
 
-BARE_FRAMEWORKS = frozenset({"torch", "pytorch", "tensorflow", "keras", "jax", "flax", "mxnet",
-                             "caffe", "caffe2", "theano", "chainer", "paddle", "onnx",
-                             "darknet", "dynet", "cntk", "lightning", "optax", "haiku"})  # fmt: skip
+BARE_FRAMEWORKS = frozenset({
+    "torch", "pytorch", "tensorflow", "keras", "jax", "flax", "mxnet", "caffe", "caffe2", "theano",
+    "chainer", "paddle", "onnx", "darknet", "dynet", "cntk", "lightning", "optax", "haiku",
+})  # fmt: skip
 
 
 def library_copies(tree: RepoTree) -> set[str]:
