@@ -77,13 +77,17 @@ class ReadmeCommand:
     folder: str = ""  # the README's folder, when the command's paths are relative to it
 
 
+COMMENTED_CONTINUATION = re.compile(r"\\\s+#[^'\"`]*$")
+
+
 def joined_lines(text: str) -> list[tuple[int, str]]:
     """(first line number, line) with `\\` continuations joined into one line."""
     out: list[tuple[int, str]] = []
     pending: list[str] = []
     start = 0
     for no, raw in enumerate(text.splitlines(), start=1):
-        line = raw.rstrip()
+        # `python -m pkg.train exp_name \  # experiment name`: the author meant to go on
+        line = COMMENTED_CONTINUATION.sub(lambda _: "\\", raw.rstrip())
         if not pending:
             start = no
         if line.endswith("\\"):

@@ -25,6 +25,9 @@ def test_continued_lines_are_joined_and_keep_every_argument():
         "    --lr 0.1 > log.txt\n```\n"
     )
     assert joined_lines("a \\\nb\nc") == [(1, "a b"), (3, "c")]
+    # a comment after the backslash: the author meant the command to go on
+    commented = "python -m pkg.train exp \\  # experiment name\n    --conf c.yaml\n"
+    assert joined_lines(commented) == [(1, "python -m pkg.train exp --conf c.yaml")]
     [command] = commands(text)
     assert (command.line, command.script, command.args) == (
         4,
