@@ -79,9 +79,13 @@ def _norm(name: str) -> str:
     return name.lower().replace("_", "-")
 
 
+PACKAGING = ("setup.py", "setup.cfg", "pyproject.toml")
+
+
 def _packages(ctx: AuditContext) -> set[str]:
     """Importable packages of the repository: folders with an `__init__.py` at the root or
-    under `src/`."""
+    under `src/`, or so in a sub-folder with packaging of its own (`rwkv_pip_package/src/rwkv`,
+    the pip package of a repository that is more than its package)."""
     found = set()
     for path in ctx.tree.paths:
         parts = path.split("/")
@@ -91,12 +95,22 @@ def _packages(ctx: AuditContext) -> set[str]:
             found.add(parts[0])
         elif len(parts) == 3 and parts[0] == "src":
             found.add(parts[1])
+        elif len(parts) in (3, 4) and parts[0] in _packaged_folders(ctx):
+            if len(parts) == 3 or parts[1] == "src":
+                found.add(parts[-2])
     return found
+
+
+def _packaged_folders(ctx: AuditContext) -> set[str]:
+    """Folders at the root's level with packaging of their own."""
+    return {p.split("/")[0] for p in ctx.tree.paths
+            if p.count("/") == 1 and p.split("/")[1] in PACKAGING}  # fmt: skip
 
 
 def _names(ctx: AuditContext, packages: set[str]) -> set[str]:
     names = {ctx.tree.root.name.split("__", 1)[-1]} | packages
-    for path in ("setup.py", "setup.cfg", "pyproject.toml"):
+    sub = [f"{folder}/{name}" for folder in sorted(_packaged_folders(ctx)) for name in PACKAGING]
+    for path in (*PACKAGING, *sub):
         text = ctx.tree.read_text(path) if path in ctx.tree.paths else None
         if text:
             names.update(SETUP_NAME.findall(text))

@@ -45,6 +45,20 @@ def test_installed_under_its_own_name_and_imported(tmp_path: Path, install: str)
     assert [e.rule for e in found] == ["exclude.library_install", "exclude.library_import"]
 
 
+def test_a_pip_package_kept_in_a_sub_folder_of_its_own_is_the_projects(tmp_path: Path) -> None:
+    files = {
+        "rwkv_pip_package/pyproject.toml": '[project]\nname = "rwkv"\n',
+        "rwkv_pip_package/src/rwkv/__init__.py": "", "rwkv_pip_package/src/rwkv/model.py": "",
+        "README.md": "# ChatRWKV\n\nChat with it.\n\n```python\n"
+                     "from rwkv.model import RWKV  # pip install rwkv\n```\n",
+    }  # fmt: skip
+    found = _library(tmp_path, files, name="owner__ChatRWKV")
+    assert [e.rule for e in found] == ["exclude.library_install", "exclude.library_import"]
+    # without that package, the same README imports another project's library
+    other = {k: v for k, v in files.items() if not k.startswith("rwkv_pip_package/")}
+    assert _library(tmp_path / "b", other, name="owner__ChatRWKV") == []
+
+
 def test_an_editable_install_of_the_checkout_is_not_publishing(tmp_path: Path) -> None:
     readme = "# Eval\n\n```\npip install -e seg-anything\n```\n\n```python\n"
     readme += "from seg_anything import run\n```\n"
