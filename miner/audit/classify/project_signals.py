@@ -144,7 +144,7 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
     for sf in index.own():
         if not sf.read or sf.role == "doc" or (sf.role == "test" and _unit_test(sf)):
             continue
-        if in_borrowed(index.tree, sf.path):
+        if in_borrowed(index.tree, sf.path) or MEASURES_OR_CONVERTS.search(_stem(sf.path)):
             continue
         nn = uses_nn(sf)
         if not nn and not dl:
@@ -205,6 +205,20 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
         found = _training_loops(index, dl)
     found.sort(key=lambda item: -item[0])
     return [e for _, e in found]
+
+
+# A script that times the passes (`i3d_pt_profiling.py`) or converts weights between frameworks
+# (`i3d_tf_to_pt.py`, checking its gradients): a backward pass there trains nothing.
+MEASURES_OR_CONVERTS = re.compile(
+    r"profil|timing|speed_?test|convert|(?:^|_)(?:tf|pt|torch|caffe|keras|onnx|mx)_?(?:2|to)_?"
+    r"(?:tf|pt|torch|pytorch|caffe|keras|onnx|tensorflow)(?:$|_)",
+    re.I,
+)
+
+
+def _stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[0]
 
 
 def _in_unbuilt_class(index: CodeIndex, sf: SourceFile, line: int) -> bool:

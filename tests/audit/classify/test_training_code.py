@@ -274,3 +274,13 @@ def test_a_class_found_by_name_or_registered_is_built(tmp_path: Path) -> None:
     decorator = "@TRAINERS.register_module()\nclass MixedPrecisionTrainer:"
     registered = TRAINER.replace("class MixedPrecisionTrainer:", decorator)
     assert _training(tmp_path / "b", {"model.py": NET, "trainer.py": registered}).value is True
+
+
+@pytest.mark.parametrize("name", ["i3d_pt_profiling.py", "i3d_tf_to_pt.py", "convert_weights.py",
+                                  "speed_test.py"])  # fmt: skip
+def test_a_backward_pass_in_a_profiler_or_a_converter_trains_nothing(
+    tmp_path: Path, name: str
+) -> None:
+    script = "import torch\nloss = criterion(model(x), y)\nloss.backward()\noptimizer.step()\n"
+    assert _training(tmp_path, {"model.py": NET, name: script}).value is False
+    assert _training(tmp_path / "t", {"model.py": NET, "train.py": script}).value is True
