@@ -211,3 +211,37 @@ def test_a_dataset_link_under_a_train_heading_is_the_data(tmp_path: Path) -> Non
     tool = ("For training, install [accelerate](https://github.com/huggingface/accelerate) and "
             "make your own dataset into a json file.")  # fmt: skip
     assert _data(tmp_path / "c", f"# T\n\n## How to Train\n\n{tool}\n") == []
+
+
+@pytest.mark.parametrize(
+    ("readme", "rules"),
+    [
+        (
+            "## Input data preparation\n\nPlease prepare the input data using "
+            "[numpy](https://numpy.example/). Two files go under `input_data`.\n",
+            [],
+        ),
+        (
+            "## Training\n\n- If your dataset has music, remove it using software such as "
+            "[Vocal Remover](https://remover.example/). A model is recommended. [^1]\n\n"
+            "[^1]: https://howto.example/remover\n",
+            [],
+        ),
+        (
+            "## Training\n\nDownload the dataset from [this page](https://data.example/set.zip).\n",
+            ["link"],
+        ),
+    ],
+)
+def test_a_tool_a_step_uses_and_a_footnote_are_no_data_links(
+    tmp_path: Path, readme: str, rules: list[str]
+) -> None:
+    assert _data(tmp_path, f"# T\n\nIntro.\n\n{readme}") == [f"data_available.{r}" for r in rules]
+
+
+def test_the_sets_an_evaluation_page_links_are_test_sets(tmp_path: Path) -> None:
+    page = "# Evaluation\n\nSee [the dataset](https://huggingface.co/datasets/cais/mmlu).\n"
+    files = {"README.md": "# T\n\nRead [the evaluation](doc/eval.md).\n", "doc/eval.md": page}
+    tree = _tree(tmp_path, files)
+    ctx = AuditContext(tree=tree, docs=Documents(tree))
+    assert data_evidence(ctx, code_index(ctx)) == []

@@ -117,6 +117,16 @@ MODEL_SECTION = re.compile(r"model zoo|pre-?trained|checkpoints?|weights|models\
 # for the data count); preparing an environment or the dependencies is installation.
 REPOSITORY_LINK = re.compile(r"https?://(?:www\.)?(?:github|gitlab)\.com/[\w.\-]+/[\w.\-]+")
 INSTALL_WORD = re.compile(r"\binstall(?:s|ed|ing|ation)?\b", re.I)
+# A link named as the tool a step uses: after "software/tool such as", or a known package's name.
+TOOL_LINK = re.compile(
+    r"(?:\b(?:software|tools?|programs?|apps?|applications?|packages?|librar(?:y|ies))\s+"
+    r"(?:such\s+as|like|called)\s+|\busing\s+(?=\[(?:numpy|pandas|scipy|opencv|ffmpeg|sox|"
+    r"librosa|pillow|h5py|matplotlib|imagemagick|gdal|blender)\]))"
+    r"\[[^\]]{2,60}\]\((https?://[^)\s]+)\)",
+    re.I,
+)
+# A documentation page about evaluation (`doc/eval.md`): the sets it links are test sets.
+EVALUATION_PAGE = re.compile(r"(?:^|/)(?:eval|evaluation|evaluating|benchmarks?)[\w-]*\.\w+$", re.I)
 PREPARED_ELSEWHERE = re.compile(
     r"\b(?:data(?:set)?s?\s+)?preparation\b(?!\s+of\s+(?:the\s+)?(?:env|environment|"
     r"dependencies))[^.]{0,40}?\b(?:follows?|is the same as|as in|same as)\b|"
@@ -192,7 +202,9 @@ def _with_references(raw: str, targets: dict[str, str]) -> str:
         return raw
 
     def linked(m: re.Match[str]) -> str:
-        url = targets.get((m.group(2) or m.group(1)).lower())
+        key = (m.group(2) or m.group(1)).lower()
+        # a footnote (`[^1]`) cites a source for the sentence; it links nothing it presents
+        url = None if key.startswith("^") else targets.get(key)
         return f"{m.group(0)} ({url})" if url else m.group(0)
 
     return REFERENCE_USE.sub(linked, raw)
@@ -209,6 +221,8 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
         urls = [u for u in URL.findall(sentence) if not NOT_DATA_URL.search(u)]
         if INSTALL_WORD.search(sentence):  # "install [accelerate](github.com/...)": software
             urls = [u for u in urls if not REPOSITORY_LINK.match(u)]
+        # "prepare the input data using [numpy](...)", "using software such as [UVR](...)"
+        urls = [u for u in urls if u not in {m.group(1) for m in TOOL_LINK.finditer(sentence)}]
         if not urls:
             continue
         if any(DATA_HOSTS.search(u) for u in urls):
@@ -264,6 +278,12 @@ def _data_anchor(sentence: str) -> bool:
         and not NOT_DATA_URL.search(url) and not MODEL_URL.search(url)
         for text, url in ANCHOR.findall(sentence)
     )  # fmt: skip
+
+
+def _tools_only(raw: str) -> bool:
+    """True when every link of `raw` is a tool it names for a step (`using [numpy](...)`)."""
+    urls = set(URL.findall(raw))
+    return bool(urls) and urls <= {m.group(1) for m in TOOL_LINK.finditer(raw)}
 
 
 def _download(raw: str) -> bool:
@@ -323,7 +343,7 @@ def documented_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
     references: dict[str, dict[str, str]] = {}
     for block in ctx.docs.blocks:
         path = block.path
-        if path not in readable or MODEL_CARD.search(path):
+        if path not in readable or MODEL_CARD.search(path) or EVALUATION_PAGE.search(path):
             continue
         section = block.heading_path  # "Data > Pascal VOC": read with every heading above
         if in_copy(path, index.framework_copies) or block.any_heading(NOT_DATA_SECTION):
@@ -353,7 +373,7 @@ def documented_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
             ):
                 return [Evidence(path, block.line, heading[:200], "data_available.link")]
             continue
-        linked = "http" in raw or "www." in raw
+        linked = ("http" in raw or "www." in raw) and not _tools_only(raw)
         if linked and block.kind in ("list_item", "table_row") and announced == section:
             return [Evidence(path, block.line, block.text[:200], "data_available.link")]
         if linked and block.kind == "paragraph" and announced == section and _download(raw):
