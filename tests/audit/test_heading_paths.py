@@ -245,3 +245,23 @@ def test_the_sets_an_evaluation_page_links_are_test_sets(tmp_path: Path) -> None
     tree = _tree(tmp_path, files)
     ctx = AuditContext(tree=tree, docs=Documents(tree))
     assert data_evidence(ctx, code_index(ctx)) == []
+
+
+def test_a_line_labelling_its_link_as_the_dataset_links_the_data(tmp_path: Path) -> None:
+    for line in (
+        "数据集: [alpaca](https://data.example/alpaca)",
+        "Dataset: [MUSDB](https://x.example/x)",
+    ):
+        assert _data(tmp_path / line[:3], f"# T\n\nIntro.\n\n{line}\n") == ["data_available.link"]
+
+
+def test_a_long_heading_naming_predictions_is_a_task_not_an_inference_section(
+    tmp_path: Path,
+) -> None:
+    readme = ("# T\n\nIntro.\n\n## Examples\n\n### Cell boundary predictions for lightsheet "
+              "images of lateral roots\n\nThe data can be downloaded from the following OSF "
+              "project:\n* training set: https://osf.io/9x3g2/\n")  # fmt: skip
+    assert _data(tmp_path / "a", readme) == ["data_available.link"]
+    short = readme.replace("### Cell boundary predictions for lightsheet images of lateral roots",
+                           "### Predictions")  # fmt: skip
+    assert _data(tmp_path / "b", short) == []

@@ -109,7 +109,9 @@ NOT_DATA_SECTION = re.compile(
 # take their inputs from a dataset; they do not obtain the training data. A heading that also
 # names training is a training section.
 USE_SECTION = re.compile(
-    r"^(?!.*\btrain).*\b(?:zero[- ]?shot|inference|demos?|predictions?)\b", re.I
+    # a short heading: "Cell boundary predictions for lightsheet images of ..." names a task
+    r"^(?=.{0,40}$)(?!.*\btrain).*\b(?:zero[- ]?shot|inference|demos?|predictions?)\b",
+    re.I,
 )
 # Sections about released models: only a dataset host's link, or a heading naming data, counts.
 MODEL_SECTION = re.compile(r"model zoo|pre-?trained|checkpoints?|weights|models\b", re.I)
@@ -124,6 +126,11 @@ TOOL_LINK = re.compile(
     r"librosa|pillow|h5py|matplotlib|imagemagick|gdal|blender)\]))"
     r"\[[^\]]{2,60}\]\((https?://[^)\s]+)\)",
     re.I,
+)
+# A line that labels its link as the data set ("Dataset: [alpaca](url)", "数据集：[X](url)").
+DATASET_LABEL = re.compile(
+    r"(?im)^\W*(?:training\s+)?(?:datasets?|data|数据集|数据|データセット)\s*[:：]\s*\[[^\]]{2,60}\]\("
+    r"https?://"
 )
 # A documentation page about evaluation (`doc/eval.md`): the sets it links are test sets.
 EVALUATION_PAGE = re.compile(r"(?:^|/)(?:eval|evaluation|evaluating|benchmarks?)[\w-]*\.\w+$", re.I)
@@ -216,6 +223,8 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
     datasets can be found here"); or another repository whose instructions prepare the data."""
     if not models_only and _prepared_as_elsewhere(raw):
         return True
+    if not models_only and DATASET_LABEL.search(raw):
+        return True  # "Dataset: [alpaca](https://...)", "数据集: [alpaca](...)"
     for sentence in SENTENCE_END.split(raw):
         sentence = UNPACKING_LINK.sub(" ", sentence)
         urls = [u for u in URL.findall(sentence) if not NOT_DATA_URL.search(u)]

@@ -46,6 +46,11 @@ PADDLE_DATASET = (
 # Code that fetches a public dataset when it runs.
 FETCH_CALL = re.compile(
     r"\bdownload\s*=\s*True\b|"  # torchvision, torchaudio, PyG, ESM dataset classes
+    # ... or with the download asked for by an option (`CIFAR10(root, download=args.download)`)
+    r"\bdatasets\.[A-Z]\w*\((?=[^()]*(?:\([^()]*\)[^()]*)*\bdownload\s*=\s*(?!False\b)[A-Za-z_])|"
+    # a Keras data set module held in a name (`dataset = tf.keras.datasets.mnist`), then loaded
+    r"\bkeras\.datasets\.(?:mnist|fashion_mnist|cifar10|cifar100|imdb|reuters)\b"
+    r"(?=[\s\S]{0,2000}?\.load_data\()|"
     r"\btfds\.(?:load|builder|data_source)\(|"
     r"\bdatasets\.(?:mnist|cifar10|cifar100|fashion_mnist|imdb|reuters|boston_housing"
     r"|california_housing)\.load_data\(|"

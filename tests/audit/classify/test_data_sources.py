@@ -143,7 +143,14 @@ def test_a_linked_doc_is_read(tmp_path: Path) -> None:
         ("from tensorflow.keras import datasets\n(x, y), _ = datasets.mnist.load_data()\n", True),
         ("from torchvision.datasets import ImageFolder\nds = ImageFolder(args.data)\n", False),
         ("from datasets import load_dataset\nds = load_dataset('json', data_files=path)\n", False),
-        ("ds = datasets.CIFAR100(root, train=True, download=args.download)\n", False),
+        # an option asks for the download (`--download`): the code obtains the data when asked
+        ("ds = datasets.CIFAR100(root, train=True, download=args.download)\n", True),
+        ("ds = datasets.CIFAR100(root, train=True, download=False)\n", False),
+        (
+            "import tensorflow as tf\nmnist = tf.keras.datasets.mnist\n"
+            "(x, y), _ = mnist.load_data()\n",
+            True,
+        ),
         ("import torchtext\ntrain, val, test = torchtext.datasets.Multi30k.splits(exts=e)\n", True),
         ("import torchtext\nfield = torchtext.data.Field(tokenize=str.split)\n", False),
         ("from torch_geometric.datasets import QM9\ndataset = QM9(path, transform=t)\n", True),
