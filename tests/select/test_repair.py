@@ -577,3 +577,25 @@ def test_a_pinned_release_whose_metadata_does_not_parse_installs_without_its_dep
     cached = glob.glob(str(tmp_path / "uv-cache/**/oldframes-0.20.3.dist-info/METADATA"),
                        recursive=True)  # fmt: skip
     assert cached and all("(>=2011k)" in Path(c).read_text() for c in cached)  # cache untouched
+
+
+def test_a_class_given_an_argument_its_release_dropped_moves_its_package_back(
+    tmp_path: Path, index: Path
+) -> None:
+    # torch's schedulers lost `verbose`: k-diffusion's subclass still passes it positionally
+    old = ("class LRScheduler:\n    def __init__(self, optimizer, last_epoch=-1, verbose=False):\n"
+           "        self.optimizer = optimizer\n")  # fmt: skip
+    new = ("class LRScheduler:\n    def __init__(self, optimizer, last_epoch=-1):\n"
+           "        self.optimizer = optimizer\n")  # fmt: skip
+    build_wheel(index, "schedpos", "0.9.0", {"schedpos/__init__.py": "", "schedpos/lr.py": old})
+    build_wheel(index, "schedpos", "1.0.0", {"schedpos/__init__.py": "", "schedpos/lr.py": new})
+    script = ("from schedpos import lr\n\n\nclass Warmup(lr.LRScheduler):\n"
+              "    def __init__(self, optimizer, last_epoch=-1, verbose=False):\n"
+              "        super().__init__(optimizer, last_epoch, verbose)\n\n\n"
+              "scheduler = Warmup('opt')\n") + train()  # fmt: skip
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1", "schedpos"], script)
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    [older] = [r for r in result.repairs if r.kind == "older"]
+    assert (older.before, older.after) == ("schedpos==1.0.0", "schedpos<1")
+    assert "LRScheduler(...) with more positional arguments" in older.reason

@@ -564,3 +564,14 @@ def test_pythons_2_pip_reads_no_config_file_whose_constraints_would_outrank_the_
     new = envs.Builder(tmp_path / "env3", tmp_path, tmp_path / "log", {"A": "1"}, 60)
     new.install(["torch"])
     assert "PIP_CONFIG_FILE" not in seen[-1]
+
+
+def test_the_innermost_frame_is_read_through_a_distributed_workers_prefix() -> None:
+    from miner.select.repair.keywords import innermost_frame
+
+    lines = ["[rank0]: Traceback (most recent call last):",
+             '[rank0]:   File "/copy/src/k_diffusion/utils.py", line 253, in __init__',
+             "[rank0]:     super().__init__(optimizer, last_epoch, verbose)",
+             "[rank0]: TypeError: LRScheduler.__init__() takes from 2 to 3 positional arguments"
+             " but 4 were given"]  # fmt: skip
+    assert innermost_frame(lines, 4) == ("/copy/src/k_diffusion/utils.py", 253)

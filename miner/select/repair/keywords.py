@@ -16,7 +16,7 @@ from pathlib import Path
 
 UNEXPECTED_KEYWORD = re.compile(r"TypeError: (?:[\w.]+\.)?\w+\(\) got an unexpected keyword "
                                 r"argument '(\w+)'")  # fmt: skip
-FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
+FRAME = re.compile(r'^(?:\[rank\d+\]:)?\s*File "([^"]+)", line (\d+)')  # `[rank0]:` of torchrun
 STATEMENT_LINES = 12  # how far up a call's statement may start
 
 
@@ -39,6 +39,38 @@ def keyword_caller(lines: list[str], number: int, root: Path) -> tuple[str, str]
     if package is None or package in sys.stdlib_module_names:
         return None
     return package, f"{called}({found.group(1)}=)"
+
+
+# `LRScheduler.__init__() takes from 2 to 3 positional arguments but 4 were given`: a class of
+# a package whose constructor dropped an argument the project still passes (torch's schedulers
+# lost `verbose`), often through `super().__init__(...)` in the project's own subclass.
+POSITIONAL = re.compile(r"TypeError: (?:[\w.]+\.)?(\w+)\.__init__\(\) takes (?:from \d+ to )?\d+ "
+                        r"positional arguments? but \d+ (?:were|was) given")  # fmt: skip
+CLASS_BASES = re.compile(r"^\s*class\s+\w+\s*\(\s*([A-Za-z_][\w.]*)")
+
+
+def positional_caller(lines: list[str], number: int, root: Path) -> tuple[str, str] | None:
+    """(the package, `Name(...)`) where the error on line `number` of a log says the project
+    gives a package's class more positional arguments than its installed release takes: the
+    project's own call of the class, or `super().__init__(...)` in its subclass of it."""
+    found = POSITIONAL.search(lines[number - 1])
+    frame = innermost_frame(lines, number) if found else None
+    if found is None or frame is None or "-packages/" in frame[0]:
+        return None
+    source = _source(root, frame[0])
+    if source is None or not 0 < frame[1] <= len(source):
+        return None
+    called = found.group(1)
+    if "super()" in source[frame[1] - 1]:
+        owner = next((CLASS_BASES.match(text) for text in reversed(source[: frame[1] - 1])
+                      if CLASS_BASES.match(text)), None)  # fmt: skip
+        if owner is None:
+            return None
+        called = owner.group(1)
+    package = _imported_from(source, called)
+    if package is None or package in sys.stdlib_module_names:
+        return None
+    return package, f"{found.group(1)}(...) with more positional arguments"
 
 
 def innermost_frame(lines: list[str], number: int) -> tuple[str, int] | None:

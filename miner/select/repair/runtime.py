@@ -22,7 +22,7 @@ from miner.select.repair.extensions import extension_setup
 from miner.select.repair.generated import generating_setup
 from miner.select.repair.imports import distribution_on_index, namespace_part_on_index
 from miner.select.repair.index import IndexSource, newest_release
-from miner.select.repair.keywords import innermost_frame, keyword_caller
+from miner.select.repair.keywords import innermost_frame, keyword_caller, positional_caller
 from miner.select.repair.old_words import OLD_MISSING, OLD_NO_NAME, imported_top, in_todays_words
 from miner.select.repair.older import older_release
 from miner.select.repair.records import Repair
@@ -230,6 +230,8 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
             return RuntimeFault("module", evidence, module=top,
                                 feature=_part_named(lines, number, top))  # fmt: skip
         keyword = keyword_caller(lines, number, root) if "unexpected keyword" in line else None
+        if keyword is None and "positional argument" in line:
+            keyword = positional_caller(lines, number, root)
         if keyword is not None:  # `LRScheduler(step=...)`, a keyword today's release dropped
             if keyword[0] in shipped_modules(root):
                 return None
