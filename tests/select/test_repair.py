@@ -529,7 +529,12 @@ def test_a_namespace_packages_part_installs_as_the_distribution_of_its_own_name(
     index = build_index(tmp_path / "index")  # its own: listings of an index are cached
     # `ruamel` alone maps to ruamel.base, which has the namespace and not the part.
     build_wheel(index, "ruamel.base", "1.0.0", {"ruamel/__init__.py": ""})
-    build_wheel(index, "ruamel.yaml", "0.17.21", {"ruamel/yaml/__init__.py": "LOAD = 1\n"})
+    for minor in range(10, 22):  # a project of its own, with a history
+        build_wheel(
+            index, "ruamel.yaml", f"0.17.{minor}", {"ruamel/yaml/__init__.py": "LOAD = 1\n"}
+        )
+    # `sklearn.preprocessing` on an index is a placeholder, not scikit-learn's part
+    build_wheel(index, "sklearn.preprocessing", "0.0.1", {"skp/__init__.py": ""})
     checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1"],
                         script + "assert yaml.LOAD == 1\n" + train())  # fmt: skip
     result = smoke(_target(checkout), _options(tmp_path))

@@ -734,3 +734,29 @@ def test_a_pinned_project_the_index_lacks_is_not_taken_for_a_package_shipping_it
         )
     )  # type: ignore[arg-type]
     assert [(r.kind, r.after) for r in bare.repairs] == [("alias", "alphadetector")]
+
+
+def test_a_part_of_a_mapped_package_is_no_placeholder_of_its_dotted_name(tmp_path: Path) -> None:
+    from miner.select.repair.imports import namespace_part_on_index
+
+    for minor in range(12):
+        build_wheel(tmp_path, "scikit_learn", f"0.{minor}.0", {"sklearn/__init__.py": ""})
+        build_wheel(tmp_path, "ruamel.yaml", f"0.17.{minor}", {"ruamel/yaml/__init__.py": ""})
+    build_wheel(tmp_path, "sklearn.preprocessing", "0.0.1", {"skp/__init__.py": ""})
+    build_wheel(tmp_path, "ruamel.base", "1.0.0", {"ruamel/__init__.py": ""})
+    source = IndexSource((), (str(tmp_path),))
+    assert namespace_part_on_index("sklearn", "sklearn.preprocessing", source) is None
+    assert namespace_part_on_index("ruamel", "ruamel.yaml", source) == ("ruamel.yaml",
+                                                                       "its own name")  # fmt: skip
+
+
+def test_a_module_that_imports_its_namesake_wraps_it_and_does_not_ship_it(tmp_path: Path) -> None:
+    from miner.select.repair.undeclared import shipped_modules
+
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "darts.py").write_text(
+        "from darts import TimeSeries\n", encoding="utf-8"
+    )
+    (tmp_path / "models" / "gp.py").write_text("import torch\n", encoding="utf-8")
+    shipped = shipped_modules(tmp_path)
+    assert "darts" not in shipped and "gp" in shipped

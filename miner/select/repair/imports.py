@@ -74,4 +74,8 @@ def namespace_part_on_index(
     if own is not None and own[1] == "its own name":
         return None
     found = distribution_on_index(part, source, as_of)
-    return found if found is not None and found[1] == "its own name" else None
+    if found is None or found[1] != "its own name":
+        return None
+    # `sklearn.preprocessing` on the index is a placeholder of a release or two, not the part
+    # of scikit-learn the code imports; `ruamel.yaml` has a history of its own
+    return found if len(releases(source, found[0], as_of) or []) >= MIN_RELEASES else None

@@ -95,9 +95,24 @@ def add_missing_dependencies(
 def shipped_modules(root: Path) -> frozenset[str]:
     """Top-level names the checkout ships anywhere: `x.py` files and folders with
     `__init__.py`, at any depth."""
-    names = {p.stem for p in root.rglob("*.py")}
+    names = {p.stem for p in root.rglob("*.py") if not _wraps_its_namesake(p, root)}
     names |= {p.parent.name for p in root.rglob("__init__.py")}
     return frozenset(names)
+
+
+def _wraps_its_namesake(path: Path, root: Path) -> bool:
+    """True for a module below the root that imports the package of its own name
+    (`models/darts.py` with `from darts import TimeSeries`): it wraps that package, it does
+    not provide it."""
+    if path.parent == root or path.stem == "__init__":
+        return False  # at the root, `darts.py` is what `import darts` finds first
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    name = re.escape(path.stem)
+    return bool(re.search(rf"(?m)^\s*(?:from\s+{name}(?:\.[\w.]+)?\s+import\b|import\s+{name}\b)",
+                          text))  # fmt: skip
 
 
 def _with_companion(lines: list[str], dist: str, why: str) -> tuple[str, str]:
