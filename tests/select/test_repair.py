@@ -13,7 +13,7 @@ import pytest
 from repair_index import build_failing_sdist, build_index
 from smoke_projects import TINYFIT, build_wheel, train
 
-from miner.select.repair.envs import Builder, python2_interpreters
+from miner.select.repair.envs import VIRTUALENV_PY2, Builder, python2_interpreters
 from miner.select.smoke import SmokeOptions, SmokeTarget, smoke
 
 TRAIN = """import yaml
@@ -136,7 +136,7 @@ def _virtualenv_cached(tmp: Path) -> bool:
     from miner.select.sandbox import uv_binary
 
     done = subprocess.run(
-        [uv_binary(), "tool", "run", "--from", "virtualenv<20.22", "virtualenv", "--version"],
+        [uv_binary(), "tool", "run", "--from", VIRTUALENV_PY2, "virtualenv", "--version"],
         capture_output=True,
         env=env,
         cwd=tmp,
@@ -149,7 +149,7 @@ def test_python2_code_runs_on_a_27_interpreter(tmp_path: Path) -> None:
     if not python2_interpreters():
         pytest.skip("no ~/.pyenv/versions/2.7.* interpreter on this machine")
     if not _virtualenv_cached(tmp_path):
-        pytest.skip("virtualenv<20.22 (the last that makes 2.7 environments) is not in uv's cache")
+        pytest.skip(f"{VIRTUALENV_PY2} (the last that makes 2.7 environments) is not in uv's cache")
     index = tmp_path / "index"
     build_wheel(index, "oldpin", "1.2.0", {"oldpin.py": "VERSION = '1.2.0'\n"})
     (index / "oldpin-1.2.0-py3-none-any.whl").rename(index / "oldpin-1.2.0-py2.py3-none-any.whl")

@@ -23,7 +23,7 @@ VENV_TIMEOUT = 300.0
 PROBE_TIMEOUT = 300.0
 BUILD_BACKENDS = ("setuptools", "wheel")
 # The last virtualenv that makes Python 2 environments; it brings pip 20.3.4, the last for 2.7.
-VIRTUALENV_PY2 = "virtualenv<20.22"
+VIRTUALENV_PY2 = "virtualenv>=20,<20.22"  # the last to make 2.7 environments, with the flags used
 PROBE = r"""
 import json, sys
 names, mode, out = json.loads(sys.argv[1]), sys.argv[2], {}

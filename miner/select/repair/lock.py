@@ -19,7 +19,7 @@ from typing import Any
 
 from miner.errors import ExperimentError
 from miner.select.pythons import interpreter_version
-from miner.select.repair.envs import Builder, python2_interpreters
+from miner.select.repair.envs import VIRTUALENV_PY2, Builder, python2_interpreters
 from miner.select.repair.records import Repair
 
 LOCK_VERSION = 1
@@ -120,7 +120,7 @@ def _script(lock: Lock) -> str:
     lines.append(f'py={shlex.quote(lock.interpreter)}; [ -x "$py" ] || py={python}')
     if lock.python2:
         lines += [
-            'uv tool run --from \'virtualenv<20.22\' virtualenv -p "$py" "$env"',
+            f'uv tool run --from \'{VIRTUALENV_PY2}\' virtualenv -p "$py" "$env"',
             '"$env/bin/python" -m pip install --no-deps -r "$here/requirements.lock.txt"',
         ]
     else:
