@@ -59,6 +59,9 @@ def test_the_missing_path_is_read_off_each_kind_of_message(line, path):
          "../data/amazon-book"),
         ("./data/LJSpeech-1.1/metadata.csv", "LJ Speech", "data/LJSpeech-1.1"),
         ("/home/user/LJSpeech-1.1/wavs", "LJ Speech", "/home/user/LJSpeech-1.1"),
+        ("/run/home/data/VOCdevkit/VOC2007/ImageSets/Main/trainval.txt",
+         "PASCAL VOC 2007 and 2012", "/run/home/data/VOCdevkit"),
+        ("data/VOC/VOC2012/JPEGImages", "PASCAL VOC 2007 and 2012", "data/VOC"),
     ],
 )  # fmt: skip
 def test_a_missing_path_names_its_data_set_and_the_root_to_write(path, dataset, root):
@@ -281,3 +284,35 @@ def test_an_interaction_set_has_a_test_item_for_every_user_it_trains(tmp_path):
         assert len(set(items)) == 7 and tests[user] not in items
     header = (written.root / "item_list.txt").read_text().splitlines()
     assert header[0] == "org_id remap_id" and len(header) == 301
+
+
+def test_pascal_voc_has_both_years_with_boxes_lists_and_masks_of_the_twenty_classes(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    import numpy
+    from PIL import Image
+
+    from miner.select.standins.voc_layouts import VOC_CLASSES
+
+    line = ("FileNotFoundError: [Errno 2] No such file or directory: "
+            "'home/data/VOCdevkit/VOC2007/ImageSets/Main/trainval.txt'")  # fmt: skip
+    written = stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report")
+    assert written is not None and written.root == tmp_path / "home/data/VOCdevkit"
+    for year in ("2007", "2012"):
+        base = written.root / f"VOC{year}"
+        ids = (base / "ImageSets/Main/trainval.txt").read_text().split()
+        assert len(ids) == 16 and len((base / "ImageSets/Main/test.txt").read_text().split()) == 8
+        for image_id in ids:
+            tree = ET.parse(base / "Annotations" / f"{image_id}.xml")
+            width = int(tree.findtext("size/width") or 0)
+            for obj in tree.findall("object"):
+                assert obj.findtext("name") in VOC_CLASSES and obj.findtext("difficult") == "0"
+                assert 1 <= int(obj.findtext("bndbox/xmin") or 0) < int(
+                    obj.findtext("bndbox/xmax") or 0) <= width  # fmt: skip
+            with Image.open(base / "JPEGImages" / f"{image_id}.jpg") as image:
+                assert image.size == (500, 375)
+            with Image.open(base / "SegmentationClass" / f"{image_id}.png") as mask:
+                assert mask.mode == "P" and set(numpy.unique(numpy.array(mask))) <= {
+                    0, 255, *range(1, 21)}  # fmt: skip
+        rows = (base / "ImageSets/Main/aeroplane_trainval.txt").read_text().splitlines()
+        assert len(rows) == 16 and all(row.split()[1] in ("1", "-1") for row in rows)

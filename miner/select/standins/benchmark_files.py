@@ -41,6 +41,7 @@ from miner.select.standins.benchmark_layouts import (
 )
 from miner.select.standins.interaction_layouts import interaction_root, write_interactions
 from miner.select.standins.speech_layouts import ljspeech_root, write_ljspeech
+from miner.select.standins.voc_layouts import voc_root, write_voc
 
 # Where a log names the path it could not read.
 MISSING_PATH = (
@@ -155,8 +156,16 @@ def _ljspeech(path: PurePosixPath) -> BenchmarkMatch | None:
     return BenchmarkMatch("LJ Speech", root, write_ljspeech)
 
 
+def _voc(path: PurePosixPath) -> BenchmarkMatch | None:
+    root = voc_root(path)
+    if root is None:
+        return None
+    return BenchmarkMatch("PASCAL VOC 2007 and 2012", root, write_voc)
+
+
 BENCHMARKS: tuple[Callable[[PurePosixPath], BenchmarkMatch | None], ...] = (
     _time_series,
+    _voc,
     _image_archive,
     _squad,
     _coco,
