@@ -173,11 +173,8 @@ def _importer_era(
     if release is None or release.uploaded is None:
         return None
     when = release.uploaded.strftime("%Y-%m-%dT%H:%M:%SZ")
-    newest = newest_release(source, when, dist)
-    try:
-        if newest is None or Version(newest) >= Version(version):
-            return None
-    except InvalidVersion:
+    newest = _older_on(source, when, dist, version)
+    if newest is None:
         return None
     why = (f"{importer} {importer_version} imports {fault.feature}, which {dist} {version} does "
            f"not have; {newest} is the newest {dist} when {importer} {importer_version} was "
@@ -191,15 +188,21 @@ def _project_era(
     """`dist<=N` and why, where N is the newest release of `dist` on the project's commit date,
     when the project's own code makes the failing import and N is older than the installed
     release: torch 1.4 installed where a 2019 commit imports `torch.utils.serialization`."""
-    newest = newest_release(source, as_of, dist)
-    try:
-        if newest is None or Version(newest) >= Version(version):
-            return None
-    except InvalidVersion:
+    newest = _older_on(source, as_of, dist, version)
+    if newest is None:
         return None
     why = (f"the project imports {fault.feature}, which {dist} {version} does not have; "
            f"{newest} is the newest {dist} on the commit's date ({as_of[:10]})")  # fmt: skip
     return f"{dist}<={newest}", why, as_of
+
+
+def _older_on(source: IndexSource, when: str, dist: str, version: str) -> str | None:
+    """The newest release of `dist` on `when`, when it is older than `version`."""
+    newest = newest_release(source, when, dist)
+    try:
+        return newest if newest is not None and Version(newest) < Version(version) else None
+    except InvalidVersion:
+        return None
 
 
 HOLDING = ("==", "===", "<=", "<", "~=")
