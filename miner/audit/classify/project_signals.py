@@ -39,6 +39,10 @@ CLASSICAL_FIT = re.compile(
 INPUT_OPTIMIZER = re.compile(
     r"\boptim\.\w+\(\s*\[\s*\w+\s*\]"
     r"|\.apply_gradients\(\s*\[\s*\(\s*\w+\s*,\s*\w+\s*\)\s*\]\s*\)"
+    # Chainer: the image wrapped as a parameter link, which the optimizer is set up on
+    # (`img_gen = chainer.links.Parameter(img_gen)`, then `optimizer.setup(img_gen)`)
+    r"|\blinks\.Parameter\(\s*\w*(?:img|image|input|canvas)\w*\s*\)"
+    r"|\boptimizer\.setup\(\s*\(?\s*\w*(?:img|image|canvas)\w*\s*[,)]"
 )
 KERAS_INPUT_GRADIENT = re.compile(r"\bK\.gradients\(\s*\w+\s*,\s*\w+\s*\)")
 # TensorFlow 1: the one variable of a file is an image, which `.minimize(loss)` then updates.

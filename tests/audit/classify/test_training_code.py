@@ -93,7 +93,20 @@ STYLE_NET_INPUT = (
 )
 
 
-@pytest.mark.parametrize("code", [STYLE_TF2, STYLE_KERAS, STYLE_TF1, STYLE_NET_INPUT])
+STYLE_CHAINER = (
+    "import chainer\nfrom chainer import optimizers\n"
+    "img_gen = chainer.links.Parameter(img_gen)\noptimizer = optimizers.Adam(alpha=lr)\n"
+    "optimizer.setup(img_gen)\nL.backward()\noptimizer.update()\n"
+)
+STYLE_CHAINER_PAIR = (
+    "import chainer\nfrom chainer import optimizers\noptimizer = optimizers.Adam(alpha=lr)\n"
+    "optimizer.setup((img_gen,xg))\nL.backward()\noptimizer.update()\n"
+)
+
+
+@pytest.mark.parametrize(
+    "code", [STYLE_TF2, STYLE_KERAS, STYLE_TF1, STYLE_NET_INPUT, STYLE_CHAINER, STYLE_CHAINER_PAIR]
+)
 def test_style_transfer_by_optimising_the_image_is_not_training(tmp_path: Path, code: str) -> None:
     assert _training(tmp_path, {"stylize.py": code}).value is False
 
