@@ -104,6 +104,7 @@ def main() -> int:
     parser.add_argument("--deadline", default=None, help="ISO time (UTC) to stop smoke runs at")
     parser.add_argument("--python", default=ALL_PYTHONS)
     parser.add_argument("--cpu-shim", action="store_true")
+    parser.add_argument("--jobs", type=int, default=1, help="candidates side by side")
     parser.add_argument("--skip-build", action="store_true", help="reuse clones and audits")
     parser.add_argument(
         "--github-from-mirrors", action="store_true", help="github.com URLs served by the mirrors"
@@ -138,6 +139,7 @@ def main() -> int:
         "--until", args.until,
     ]  # fmt: skip
     command += ["--cpu-shim"] if args.cpu_shim else []
+    command += ["--jobs", str(args.jobs)] if args.jobs > 1 else []
     if args.names:
         command += [n.strip() for n in args.names.split(",") if n.strip()]
     else:
