@@ -379,24 +379,39 @@ def test_a_method_an_unpinned_package_removed_steps_back_until_it_is_there(
     assert result.lock is not None and "frames==0.9.0" in Path(result.lock).read_text()
 
 
-def test_a_keyword_an_unpinned_package_no_longer_takes_moves_it_back(
-    tmp_path: Path, index: Path
-) -> None:
+SIGNATURE_DRIFT = [
     # `LRScheduler(..., step=...)` from gluoncv: today's release renamed the keyword
-    old = "class LRScheduler:\n    def __init__(self, mode, step=()):\n        self.step = step\n"
-    new = (
-        "class LRScheduler:\n    def __init__(self, mode, steps=()):\n        self.steps = steps\n"
-    )
-    build_wheel(index, "schedlib", "0.9.0", {"schedlib/__init__.py": "", "schedlib/utils.py": old})
-    build_wheel(index, "schedlib", "1.0.0", {"schedlib/__init__.py": "", "schedlib/utils.py": new})
-    script = ("from schedlib.utils import LRScheduler\n\nscheduler = LRScheduler(mode='step',\n"
-              "                        step=[30, 60])\n") + train()  # fmt: skip
-    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1", "schedlib"], script)
+    ("schedlib", "utils",
+     "class LRScheduler:\n    def __init__(self, mode, step=()):\n        self.step = step\n",
+     "class LRScheduler:\n    def __init__(self, mode, steps=()):\n        self.steps = steps\n",
+     "from schedlib.utils import LRScheduler\n\nscheduler = LRScheduler(mode='step',\n"
+     "                        step=[30, 60])\n", "LRScheduler(step=)"),
+    # torch's schedulers lost `verbose`: k-diffusion's subclass still passes it positionally
+    ("schedpos", "lr",
+     "class LRScheduler:\n    def __init__(self, optimizer, last_epoch=-1, verbose=False):\n"
+     "        self.optimizer = optimizer\n",
+     "class LRScheduler:\n    def __init__(self, optimizer, last_epoch=-1):\n"
+     "        self.optimizer = optimizer\n",
+     "from schedpos import lr\n\n\nclass Warmup(lr.LRScheduler):\n"
+     "    def __init__(self, optimizer, last_epoch=-1, verbose=False):\n"
+     "        super().__init__(optimizer, last_epoch, verbose)\n\n\nscheduler = Warmup('opt')\n",
+     "LRScheduler(...) with more positional arguments"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "module", "old", "new", "script", "said"), SIGNATURE_DRIFT)
+def test_an_argument_an_unpinned_package_no_longer_takes_moves_it_back(
+    tmp_path: Path, index: Path, name: str, module: str, old: str, new: str, script: str,
+    said: str,
+) -> None:  # fmt: skip
+    for version, text in (("0.9.0", old), ("1.0.0", new)):
+        build_wheel(index, name, version, {f"{name}/__init__.py": "", f"{name}/{module}.py": text})
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1", name], script + train())
     result = smoke(_target(checkout), _options(tmp_path))
     assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
     [older] = [r for r in result.repairs if r.kind == "older"]
-    assert (older.before, older.after) == ("schedlib==1.0.0", "schedlib<1")
-    assert "LRScheduler(step=)" in older.reason
+    assert (older.before, older.after) == (f"{name}==1.0.0", f"{name}<1")
+    assert said in older.reason
 
 
 def test_a_run_that_hangs_after_the_error_is_repaired_too(tmp_path: Path, index: Path) -> None:
@@ -582,25 +597,3 @@ def test_a_pinned_release_whose_metadata_does_not_parse_installs_without_its_dep
     cached = glob.glob(str(tmp_path / "uv-cache/**/oldframes-0.20.3.dist-info/METADATA"),
                        recursive=True)  # fmt: skip
     assert cached and all("(>=2011k)" in Path(c).read_text() for c in cached)  # cache untouched
-
-
-def test_a_class_given_an_argument_its_release_dropped_moves_its_package_back(
-    tmp_path: Path, index: Path
-) -> None:
-    # torch's schedulers lost `verbose`: k-diffusion's subclass still passes it positionally
-    old = ("class LRScheduler:\n    def __init__(self, optimizer, last_epoch=-1, verbose=False):\n"
-           "        self.optimizer = optimizer\n")  # fmt: skip
-    new = ("class LRScheduler:\n    def __init__(self, optimizer, last_epoch=-1):\n"
-           "        self.optimizer = optimizer\n")  # fmt: skip
-    build_wheel(index, "schedpos", "0.9.0", {"schedpos/__init__.py": "", "schedpos/lr.py": old})
-    build_wheel(index, "schedpos", "1.0.0", {"schedpos/__init__.py": "", "schedpos/lr.py": new})
-    script = ("from schedpos import lr\n\n\nclass Warmup(lr.LRScheduler):\n"
-              "    def __init__(self, optimizer, last_epoch=-1, verbose=False):\n"
-              "        super().__init__(optimizer, last_epoch, verbose)\n\n\n"
-              "scheduler = Warmup('opt')\n") + train()  # fmt: skip
-    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1", "schedpos"], script)
-    result = smoke(_target(checkout), _options(tmp_path))
-    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
-    [older] = [r for r in result.repairs if r.kind == "older"]
-    assert (older.before, older.after) == ("schedpos==1.0.0", "schedpos<1")
-    assert "LRScheduler(...) with more positional arguments" in older.reason

@@ -356,15 +356,6 @@ SLURM_TRAIN = (
 ) + LOOP
 
 
-def test_a_slurm_script_runs_its_command_once_here(tmp_path, wheels):
-    files = {"requirements.txt": "tinyfit==0.1\n", "train.sh": SLURM_SCRIPT,
-             "train.py": SLURM_TRAIN}  # fmt: skip
-    result = run(tmp_path, wheels, files, ("bash", "train.sh", "dev"))
-    assert (result.outcome, result.stage) == ("ok", 5), result.evidence
-    log = Path(result.log_dir, "train.log").read_text()
-    assert "rank 0 of 1 on localhost args ['--lr', '0.001']" in log
-
-
 LAUNCHED_TRAIN = (
     "import os, sys\n"
     "rank, world = int(os.environ['RANK']), int(os.environ['WORLD_SIZE'])\n"
@@ -408,14 +399,24 @@ LOCAL_RANK_TRAIN = (
 ) + LOOP
 
 
-def test_a_launcher_inside_a_script_runs_its_script_once_as_the_only_worker(tmp_path, wheels):
-    # deepspeed's own launcher stops where there is no GPU; its stand-in runs the script
-    files = {"requirements.txt": "tinyfit==0.1\n", "train.sh": LAUNCHER_SCRIPT,
-             "train.py": LOCAL_RANK_TRAIN}  # fmt: skip
-    result = run(tmp_path, wheels, files, ("bash", "train.sh"))
+@pytest.mark.parametrize(
+    ("script", "train", "argv", "printed"),
+    [
+        # srun on a machine without SLURM: its command runs once, as task 0 of 1
+        (SLURM_SCRIPT, SLURM_TRAIN, ("bash", "train.sh", "dev"),
+         "rank 0 of 1 on localhost args ['--lr', '0.001']"),
+        # deepspeed's own launcher stops where there is no GPU; its stand-in runs the script
+        (LAUNCHER_SCRIPT, LOCAL_RANK_TRAIN, ("bash", "train.sh"),
+         "lr 0.1 local_rank 0 world 1 port 29511"),
+    ],
+)  # fmt: skip
+def test_a_launcher_inside_a_script_runs_its_command_once_here(
+    tmp_path, wheels, script, train, argv, printed
+):
+    files = {"requirements.txt": "tinyfit==0.1\n", "train.sh": script, "train.py": train}
+    result = run(tmp_path, wheels, files, argv)
     assert (result.outcome, result.stage) == ("ok", 5), result.evidence
-    log = Path(result.log_dir, "train.log").read_text()
-    assert "lr 0.1 local_rank 0 world 1 port 29511" in log
+    assert printed in Path(result.log_dir, "train.log").read_text()
 
 
 READS_ETT = (
