@@ -210,6 +210,9 @@ def classify_training(
         reported = _reported_data_error(lines)
         if reported is not None:  # "ERROR: The path ... of the config file does not exist!"
             return _refine(log, lines, "needs_data", *reported)
+        asked = _asks_for_an_argument(lines)
+        if asked is not None:  # "Please indicate max sequence length. Exit": a usage message
+            return "usage", Evidence(log.name, asked[0], _clip(asked[1]), "smoke.usage.asked")
         if not _ends_in_a_traceback(lines):
             return "runtime", Evidence(
                 log.name, len(lines), "exited 0 without a training step or a metric",
@@ -307,6 +310,23 @@ def _gpu_assert(lines: list[str], tail: list[tuple[int, str]]) -> tuple[int, str
         text = lines[index].strip()
         if text and not set(text) <= set("^~ "):
             return (index + 1, text) if wanted.search(text) else None
+    return None
+
+
+# A script's own words for an option it needs (`if FLAGS.max_sequence_length == 0: print
+# 'Please indicate max sequence length. Exit'`), printed as it stops without training.
+ASKS_FOR = re.compile(
+    r"(?i)^\W*please\s+(?:indicate|specify|provide|set|give|pass|enter)\s+(?:the\s+|a\s+)?"
+    r"[\w -]{2,40}?(?:\s+(?:with|via|using)\s+--?\w+)?\W*(?:exit(?:ing)?\W*)?$"
+)
+
+
+def _asks_for_an_argument(lines: list[str]) -> tuple[int, str] | None:
+    """The last of the closing lines of a run that ended without training, when it asks the
+    user for a setting."""
+    for no in range(len(lines), max(0, len(lines) - 3), -1):
+        if ASKS_FOR.search(lines[no - 1].strip()):
+            return no, lines[no - 1]
     return None
 
 
