@@ -256,6 +256,12 @@ TRACEBACK_LINES = 400  # how far up its traceback may start
 
 # A project that checks its data itself prints its own error and exits 0.
 REPORTED_ERROR = re.compile(r"^\W*(?:error|fatal)\b", re.I)
+# A short line of the project's own that a data folder or file is not there ("input directory
+# not found"), printed as it stops.
+REPORTED_MISSING = re.compile(
+    r"(?i)^\W*[\w ./'-]{0,60}?\b(?:director(?:y|ies)|folder|file|dataset|data)\s+"
+    r"(?:not found|does not exist|doesn't exist|is missing|missing)\W*$"
+)
 
 
 def _reported_data_error(lines: list[str]) -> tuple[int, str] | None:
@@ -263,7 +269,7 @@ def _reported_data_error(lines: list[str]) -> tuple[int, str] | None:
     lines of a log whose run exited 0; None when there is none."""
     numbered = [(no, line) for no, line in enumerate(lines, 1) if line.strip()]
     for no, line in numbered[-SWALLOWED_TAIL:]:
-        if REPORTED_ERROR.match(line) and DATA.search(line):
+        if (REPORTED_ERROR.match(line) and DATA.search(line)) or REPORTED_MISSING.match(line):
             return no, line
     return None
 

@@ -203,6 +203,9 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
     chatter = "loading the config\nerror rate table written\n"
     got, evidence = classify_training(log(tmp_path, chatter), 0, False, 60, None)
     assert evidence.rule == "smoke.runtime.no_progress"
+    missing = "loading graphs\ninput directory not found\n"  # DeepInf checks and exits 0
+    got, evidence = classify_training(log(tmp_path, missing), 0, False, 60, None)
+    assert (got, evidence.line) == ("needs_data", 2)
     asked = "RuntimeWarning: compiletime version 3.5\nPlease indicate max sequence length. Exit\n"
     got, evidence = classify_training(log(tmp_path, asked), 0, False, 60, None)
     assert (got, evidence.line, evidence.rule) == ("usage", 2, "smoke.usage.asked")
