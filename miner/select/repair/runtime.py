@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 
 from miner.codebook import Evidence
@@ -165,13 +165,14 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
         lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
+    shipped = cache(partial(shipped_modules, root))  # it reads the checkout's every module
     for number in range(len(lines), 0, -1):
         line = lines[number - 1]
         above = lines[max(0, number - 4) : number - 1]
         if OLD_MISSING.match(line.strip()) or OLD_NO_NAME.match(line.strip()):
             code = above[-1] if above else ""  # Python 2's words: the import line names it
             top = imported_top(code)
-            line = in_todays_words(line, code, bool(top) and top not in shipped_modules(root))
+            line = in_todays_words(line, code, bool(top) and top not in shipped())
         if line.startswith("SyntaxError") and python >= (3, 7) and any(
             ASYNC_NAME.search(code) for code in above
         ) and not any("-packages/" in code for code in above):  # fmt: skip
@@ -221,7 +222,7 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
                 evidence = Evidence(log.name, number, line.strip()[:300], "repair.generated")
                 return RuntimeFault("generate", evidence, module=top, feature=setup,
                                     generated=missing.group(1))  # fmt: skip
-            if top in sys.stdlib_module_names or top in shipped_modules(root):
+            if top in sys.stdlib_module_names or top in shipped():
                 return None  # the project's own module, or one the interpreter lacks
             if "." in missing.group(1):  # `timm.models.layers.helpers`: maybe a part gone
                 return RuntimeFault("module", evidence, module=top, feature=missing.group(1),
@@ -233,7 +234,7 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
         if keyword is None and "positional argument" in line:
             keyword = positional_caller(lines, number, root)
         if keyword is not None:  # `LRScheduler(step=...)`, a keyword today's release dropped
-            if keyword[0] in shipped_modules(root):
+            if keyword[0] in shipped():
                 return None
             evidence = Evidence(log.name, number, line.strip()[:300], "repair.older.runtime")
             return RuntimeFault("older", evidence, module=keyword[0], feature=keyword[1])
@@ -246,7 +247,7 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
                                     feature=compiled[0], generated=compiled[1])  # fmt: skip
         if no_name and "-packages" in no_name.group(3):
             top = no_name.group(2).split(".")[0]
-            if top in sys.stdlib_module_names or top in shipped_modules(root):
+            if top in sys.stdlib_module_names or top in shipped():
                 return None
             evidence = Evidence(log.name, number, line.strip()[:300], "repair.older.runtime")
             return RuntimeFault("older", evidence, module=top,
@@ -255,7 +256,7 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
         no_object_attribute = NO_OBJECT_ATTRIBUTE.search(line)
         if no_object_attribute:
             top = _raised_in(lines, number)
-            if not top or top in sys.stdlib_module_names or top in shipped_modules(root):
+            if not top or top in sys.stdlib_module_names or top in shipped():
                 return None  # raised by the project's own code: its object, or no package known
             evidence = Evidence(log.name, number, line.strip()[:300], "repair.older.runtime")
             cls, attribute = no_object_attribute.groups()
@@ -265,7 +266,7 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
         if no_attribute:
             top = no_attribute.group(1).split(".")[0]
             importer = _importer(lines, number, top)
-            if not importer or top in sys.stdlib_module_names or top in shipped_modules(root):
+            if not importer or top in sys.stdlib_module_names or top in shipped():
                 return None  # the project's own use, or the interpreter's: no older release helps
             evidence = Evidence(log.name, number, line.strip()[:300], "repair.older.runtime")
             return RuntimeFault("older", evidence, module=top,
