@@ -24,21 +24,13 @@ def keyword_caller(lines: list[str], number: int, root: Path) -> tuple[str, str]
     """(the package, `Name(keyword=)`) where the error on line `number` of a log comes from the
     project's own call of a name it imports from an installed package; None otherwise."""
     found = UNEXPECTED_KEYWORD.search(lines[number - 1])
-    if found is None:
+    called_at = _project_frame(lines, number, root) if found else None
+    if found is None or called_at is None:
         return None
-    frame = innermost_frame(lines, number)
-    if frame is None or "-packages/" in frame[0]:
-        return None  # raised inside a package: not the project's call
-    source = _source(root, frame[0])
-    if source is None:
-        return None
-    called = _called_with(source, frame[1], found.group(1))
-    if called is None:
-        return None
-    package = _imported_from(source, called)
-    if package is None or package in sys.stdlib_module_names:
-        return None
-    return package, f"{called}({found.group(1)}=)"
+    source, line = called_at
+    called = _called_with(source, line, found.group(1))
+    package = _package_of(source, called) if called else None
+    return (package, f"{called}({found.group(1)}=)") if package else None
 
 
 # `LRScheduler.__init__() takes from 2 to 3 positional arguments but 4 were given`: a class of
@@ -54,23 +46,33 @@ def positional_caller(lines: list[str], number: int, root: Path) -> tuple[str, s
     gives a package's class more positional arguments than its installed release takes: the
     project's own call of the class, or `super().__init__(...)` in its subclass of it."""
     found = POSITIONAL.search(lines[number - 1])
-    frame = innermost_frame(lines, number) if found else None
-    if found is None or frame is None or "-packages/" in frame[0]:
+    called_at = _project_frame(lines, number, root) if found else None
+    if found is None or called_at is None:
         return None
+    source, line = called_at
+    called: str | None = found.group(1)
+    if "super()" in source[line - 1]:  # the class's first base: the package's class
+        bases = (CLASS_BASES.match(text) for text in reversed(source[: line - 1]))
+        owner = next((b for b in bases if b), None)
+        called = owner.group(1) if owner else None
+    package = _package_of(source, called) if called else None
+    return (package, f"{found.group(1)}(...) with more positional arguments") if package else None
+
+
+def _project_frame(lines: list[str], number: int, root: Path) -> tuple[list[str], int] | None:
+    """The lines of the project's own file the innermost frame above line `number` names, and
+    its line; None when that frame is a package's or the file is not the checkout's."""
+    frame = innermost_frame(lines, number)
+    if frame is None or "-packages/" in frame[0]:
+        return None  # raised inside a package: not the project's call
     source = _source(root, frame[0])
-    if source is None or not 0 < frame[1] <= len(source):
-        return None
-    called = found.group(1)
-    if "super()" in source[frame[1] - 1]:
-        owner = next((CLASS_BASES.match(text) for text in reversed(source[: frame[1] - 1])
-                      if CLASS_BASES.match(text)), None)  # fmt: skip
-        if owner is None:
-            return None
-        called = owner.group(1)
+    return (source, frame[1]) if source is not None and 0 < frame[1] <= len(source) else None
+
+
+def _package_of(source: list[str], called: str) -> str | None:
+    """The installed package the file imports `called` from; None for the standard library."""
     package = _imported_from(source, called)
-    if package is None or package in sys.stdlib_module_names:
-        return None
-    return package, f"{found.group(1)}(...) with more positional arguments"
+    return None if package is None or package in sys.stdlib_module_names else package
 
 
 def innermost_frame(lines: list[str], number: int) -> tuple[str, int] | None:
