@@ -222,12 +222,17 @@ def with_build_imports(
     options = tuple(ln for ln in (*built.options, *built.lines) if is_option(ln))
     source = IndexSource.of(options, dict(env))
     lines, repairs = list(built.lines), list(built.repairs)
+    as_lines = True  # the environment is as `lines` say
     for module in missing:
         mapped = distribution_on_index(module, source, built.as_of)
-        if mapped is None or builder.install([*lines, mapped[0]]).exit_code != 0:
+        if mapped is None:
+            continue
+        as_lines = builder.install([*lines, mapped[0]]).exit_code == 0
+        if not as_lines:
             continue
         lines.append(mapped[0])
         why = f"the setup script that builds {fault.generated} imports it ({mapped[1]})"
         repairs.append(Repair("import", f"import {module}", mapped[0], why, fault.evidence))
-    builder.install(lines)  # the environment as the lines say, whichever installed
+    if not as_lines:  # the last try failed: back to what the lines say
+        builder.install(lines)
     return replace(built, lines=tuple(lines), repairs=tuple(repairs))
