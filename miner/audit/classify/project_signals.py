@@ -145,6 +145,10 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
     def fits_a_model() -> bool:
         return any(KERAS_FIT.search(index.text(sf)) for sf in index.own() if sf.read)
 
+    @functools.cache
+    def built(owner: str) -> bool:
+        return _class_built(index, owner)
+
     for sf in index.own():
         if not sf.read or sf.role == "doc" or (sf.role == "test" and _unit_test(sf)):
             continue
@@ -173,12 +177,12 @@ def training_evidence(index: CodeIndex, dl: bool) -> list[Evidence]:
             if _optimises_inputs(index.text(sf)):
                 break
             line, text, _ = index.where_code(sf.path, samples or hit.samples)
-            if _in_unbuilt_class(index, sf, line):  # a copied trainer nothing builds: another?
+            if _in_unbuilt_class(index, sf, line, built):  # a copied trainer: another place?
                 places = (index.where_code(sf.path, [s]) for s in samples or hit.samples)
-                built = [p for p in places if not _in_unbuilt_class(index, sf, p[0])]
-                if not built:
+                kept = [p for p in places if not _in_unbuilt_class(index, sf, p[0], built)]
+                if not kept:
                     break
-                line, text, _ = built[0]
+                line, text, _ = kept[0]
             found.append((sf.weight, Evidence(sf.path, line, text, "training_code.code")))
             break
         else:
@@ -225,18 +229,24 @@ def _stem(path: str) -> str:
     return name.rsplit(".", 1)[0]
 
 
-def _in_unbuilt_class(index: CodeIndex, sf: SourceFile, line: int) -> bool:
-    """True when line `line` of `sf` lies in a method of a class the project's own code
-    never names outside its definition."""
+def _in_unbuilt_class(
+    index: CodeIndex, sf: SourceFile, line: int, built: Callable[[str], bool]
+) -> bool:
+    """True when line `line` of `sf` lies in a method of a class that is neither decorated nor
+    `built` (named by the project's own code or configs, or found by name at run time)."""
     lines = index.text(sf).splitlines()
     owner = enclosing_class(lines, line)
-    if owner is None or decorated(lines, owner):
-        return False
+    return owner is not None and not decorated(lines, owner) and not built(owner)
+
+
+def _class_built(index: CodeIndex, owner: str) -> bool:
+    """True when the project's own code finds classes by name at run time, or its code or
+    configs name the class `owner` outside its definition."""
     texts = [row for own in index.own() if own.read for row in index.text(own).splitlines()]
     if builds_by_name(texts):
-        return False
+        return True
     configs = (index.tree.read_text(f.path) or "" for f in index.tree.with_suffix(*CONFIGS))
-    return not class_named(owner, texts, "\n".join(configs))
+    return class_named(owner, texts, "\n".join(configs))
 
 
 CONFIGS = (".yaml", ".yml", ".json", ".cfg", ".sh")  # a Hydra `_target_` names a class there
