@@ -24,10 +24,18 @@ STAGES = tuple(name for name, _ in SMOKE_STAGES)
 # A line that shows an optimisation step was taken: a loss or metric with its value, or a Keras
 # progress bar (`train_loss=0.3` too); an `Epoch 1/10` header alone is printed before the first
 # step.
+# A progress bar of the training loop itself past its first iteration (tqdm's `Inner Epoch Loop:
+# 10%|▉ | 92/937 [01:49<16:00`, `Epoch 0:  3%|▎ | 12/400 [`, `Training: 5%|`); a bar of
+# downloads, loading or evaluation names none of these words.
+TRAINING_BAR = (
+    r"\b(?:[Tt]rain\w*|TRAIN\w*|[Ee]pochs?|EPOCHS?|[Ss]teps?|[Ii]ter\w*|[Bb]atch\w*)\b"
+    r"[^|:\r\n]{0,40}:\s*\d+%\|[^|\r\n]*\|\s*[1-9]\d*/\d+\s*\["
+)
 STEP = re.compile(
     r"(?i)(?<![a-z0-9])(?:loss|acc|accuracy|perplexity|ppl|f1|bleu|mse|mae)(?![a-z0-9_])"
     r"[^\d\n]{0,20}[-+]?\d*\.\d+"
     r"|\d+/\d+\s*\[[=>.]+\].*\bloss\b"
+    rf"|{TRAINING_BAR}"
 )
 # A line that prints the run's settings (`Namespace(..., loss='MSE', lradj='type1', ...)`,
 # `args: {...}`): its numbers are options, not a step's loss. A metrics line with commas

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from miner.codebook import Evidence
-from miner.select.ladder import shows_step
+from miner.select.ladder import TRAINING_BAR, shows_step
 
 CLIP = 500  # evidence is kept whole, up to a long traceback line
 
@@ -25,6 +25,7 @@ PROGRESS = re.compile(
     r"[^\d\n]{0,20}(?<![a-z_])[-+]?\d*\.?\d+"
     r"|\b(?:epoch|iter(?:ation)?|step|batch)\b\s*[:#=\[(]?\s*\d+"
     r"|\d+/\d+\s*\[[=>.]+\]"
+    rf"|{TRAINING_BAR}"
 )
 # The entry point missing, or a program a shell script runs that this machine lacks (`mpirun`).
 NO_SCRIPT = re.compile(r"can't open file|No such file or directory: '[^']*\.py'|command not found$")

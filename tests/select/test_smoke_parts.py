@@ -280,6 +280,30 @@ def test_progress_decides_ok_and_timeout(tmp_path):
     assert classify_training(silent, -9, False, 60, None)[1].text.startswith("killed by signal 9")
 
 
+def test_a_progress_bar_of_the_training_loop_past_its_first_iteration_is_a_step(tmp_path):
+    from miner.select.ladder import ProgressWatch, shows_step
+
+    bars = [
+        "Inner Epoch Loop:  10%|\u2589         | 92/937 [01:49<16:00,  1.14s/it]",
+        "Epoch 0:   3%|\u258e         | 12/400 [00:05<02:40,  2.41it/s]",
+        "Training: 100%|##########| 5/5 [00:01<00:00,  4.1it/s]",
+    ]
+    not_steps = [
+        "Epoch 0:   0%|          | 0/400 [00:00<?, ?it/s]",  # before the first iteration
+        "Downloading: 10%|#         | 5/50 [00:01<00:10]",
+        "Evaluating: 10%|#         | 5/50 [00:01<00:10]",
+        "100%|##########| 5/5 [00:01<00:00,  4.1it/s]",  # a bar that names no loop
+    ]
+    assert all(shows_step(line) for line in bars)
+    assert not any(shows_step(line) for line in not_steps)
+    # tqdm redraws its bar on one line with carriage returns; the watch reads each redraw
+    drawn = tmp_path / "train.log"
+    drawn.write_text("Model: G\r" + not_steps[0] + "\r" + bars[0] + "\r", encoding="utf-8")
+    watch = ProgressWatch(drawn)
+    assert watch() and watch.line == bars[0]
+    assert classify_training(drawn, None, True, 120, None)[0] == "ok"
+
+
 def test_a_crash_a_logger_caught_is_read_though_the_process_exited_0(tmp_path):
     caught = log(tmp_path, (
         "2026-11-27 | INFO | args: Namespace(batch_size=4)\n"

@@ -26,10 +26,57 @@ ANALYSIS_FOLDERS = frozenset({
 EVAL_FOLDER = re.compile(r"^(?:evals?|evaluations?|benchmarks?)(?:[_-]\w+)?$|^\w+[_-]evals?$")
 
 
+# Scripts named for evaluation (`eval.py`, `evaluate_lm.py`, `eval_classeval.py`, `run_eval.py`,
+# `benchmark.py`): the sets they load are evaluation sets; a script that also trains says so in
+# its name (`train_eval.py`).
+EVAL_SCRIPT = re.compile(
+    r"^(?!.*train)(?:\w+_)?(?:evals?|evaluate|evaluation|benchmark)(?:[_-]\w+)?\.(?:py|sh)$"
+)
+# A loader asked only for an evaluation split (`load_dataset("wikitext", "wikitext-2-raw-v1",
+# split="test")`, `tfds.load("mnist", split="test")`, `MNIST(root, train=False, download=True)`).
+EVAL_SPLIT = re.compile(
+    r"\bsplit\s*=\s*[rbuf]?[\"'](?:test|validation|valid|val|eval|dev)\w*(?:\[[^\]\"']*\])?[\"']"
+    r"|\btrain\s*=\s*False\b"
+)
+
+
 def in_analysis_folder(path: str) -> bool:
-    """True for a file under a folder of analysis, plots or notebooks, or of evaluation."""
-    folders = path.lower().split("/")[:-1]
-    return not ANALYSIS_FOLDERS.isdisjoint(folders) or any(EVAL_FOLDER.match(f) for f in folders)
+    """True for a file under a folder of analysis, plots or notebooks, or of evaluation, and for a
+    script named for evaluation."""
+    parts = path.lower().split("/")
+    folders = parts[:-1]
+    return (
+        not ANALYSIS_FOLDERS.isdisjoint(folders)
+        or any(EVAL_FOLDER.match(f) for f in folders)
+        or EVAL_SCRIPT.match(parts[-1]) is not None
+    )
+
+
+def _call_arguments(text: str, found: re.Match[str], limit: int = 600) -> str:
+    """The arguments of the call `found` starts (`load_dataset(...)`) or sits in (`MNIST(root,
+    download=True)` found at `download`), up to its closing parenthesis or `limit` characters."""
+    opened = text.find("(", found.start(), found.end()) if "(" in found.group(0) else -1
+    depth = 0
+    for pos in range(found.start() - 1, max(-1, found.start() - limit), -1):
+        if opened >= 0:
+            break
+        depth += {")": 1, "(": -1}.get(text[pos], 0)
+        if depth < 0:
+            opened = pos
+    if opened < 0:
+        return ""
+    depth = 0
+    for pos in range(opened, min(len(text), opened + limit)):
+        depth += {"(": 1, ")": -1}.get(text[pos], 0)
+        if depth == 0:
+            return text[opened : pos + 1]
+    return text[opened : opened + limit]
+
+
+def evaluation_only(text: str, found: re.Match[str]) -> bool:
+    """True when the loader call `found` asks only for an evaluation split: alone it does not
+    obtain the data a model is trained on (codebook)."""
+    return EVAL_SPLIT.search(_call_arguments(text, found)) is not None
 
 
 # The data set loaders of Chainer (`chainer.datasets`) and MXNet (`mxnet.test_utils`) that
@@ -243,9 +290,10 @@ def fetching_code(index: CodeIndex) -> list[Evidence]:
         if "proj.data_loader" not in sf.hits and not any(h in text for h in FETCH_HINTS):
             continue
         views = index.views.get(sf.path)
-        m = next((m for m in FETCH_CALL.finditer(text) if _is_code(views, m.start())), None)
+        m = next((m for m in FETCH_CALL.finditer(text) if _is_code(views, m.start())
+                  and not evaluation_only(text, m)), None)  # fmt: skip
         m = m or _imported_loader_call(text, views)
-        if m:
+        if m and not evaluation_only(text, m):
             line, code = index.where(sf.path, m.group(0))
             return [Evidence(sf.path, line, code or m.group(0), "data_available.loader")]
     return []

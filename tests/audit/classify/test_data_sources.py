@@ -166,9 +166,39 @@ def test_code_that_fetches_a_dataset(tmp_path: Path, code: str, fetches: bool) -
 
 @pytest.mark.parametrize("folder", ["eval_mm/kit/vlmeval/dataset", "evaluation", "lm_eval/tasks"])
 def test_code_fetching_evaluation_sets_is_no_training_data(tmp_path: Path, folder: str) -> None:
-    code = "from datasets import load_dataset\nds = load_dataset('org/bench', split='test')\n"
+    code = "from datasets import load_dataset\nds = load_dataset('org/bench', split='train')\n"
     assert _evidence(tmp_path / "eval", {f"{folder}/bench.py": TORCH + code}) == []
     assert _evidence(tmp_path / "train", {"data/prepare.py": TORCH + code})
+
+
+@pytest.mark.parametrize(
+    "script", ["eval.py", "applications/eval_classeval.py", "scripts/evaluate_lm.py",
+               "run_eval.py", "benchmark.py"],
+)  # fmt: skip
+def test_scripts_named_for_evaluation_fetch_no_training_data(tmp_path: Path, script: str) -> None:
+    code = "from datasets import load_dataset\nds = load_dataset('org/bench')\n"
+    assert _evidence(tmp_path / "eval", {script: TORCH + code}) == []
+    assert _evidence(tmp_path / "train", {"train_eval.py": TORCH + code})
+
+
+@pytest.mark.parametrize(
+    ("call", "fetches"),
+    [
+        ('load_dataset("wikitext", "wikitext-2-raw-v1", split="test")', False),
+        ('load_dataset("org/calib", split="validation[:128]")', False),
+        ("tfds.load('mnist', split='test')", False),
+        ("datasets.MNIST(root, train=False, download=True)", False),
+        ('load_dataset("wikitext", "wikitext-2-raw-v1", split="train")', True),
+        ("datasets.MNIST(root, train=True, download=True)", True),
+        ('load_dataset("imdb")', True),
+    ],
+)
+def test_a_loader_asked_only_for_an_evaluation_split_is_no_training_data(
+    tmp_path: Path, call: str, fetches: bool
+) -> None:
+    code = ("from datasets import load_dataset\nimport tensorflow_datasets as tfds\n"
+            f"from torchvision import datasets\nds = {call}\n")  # fmt: skip
+    assert bool(_evidence(tmp_path, {"data.py": TORCH + code})) is fetches
 
 
 def test_download_scripts_for_data_but_not_for_weights_or_tests(tmp_path: Path) -> None:
