@@ -136,8 +136,9 @@ FAKE_TORCH = {
         "class Tensor(object):\n"
         "    def cuda(self, *a, **k):\n"
         "        raise AssertionError('Found no NVIDIA driver on your system.')\n"
-        "    def to(self, *a, **k):\n        return self\n"
         "    def half(self):\n        return self\n"
+        # a builtin method, as torch 0.x's C methods are: Python 2 has no `__module__` for it
+        "    to = object.__sizeof__\n"
         "def load(f, map_location=None):\n    return {}\n"
     ),
     "torch/cuda.py": "def is_available():\n    return False\n"

@@ -16,7 +16,6 @@ TensorFlow: `tf.device('/gpu:0')` places on the CPU. Each kind of rewrite is cou
 report.
 """
 
-import functools
 import os
 
 import _miner_standins as common
@@ -37,7 +36,7 @@ def _wraps(real):
     builtin's own `__module__` can be None) and then compiles the op it stands for."""
 
     def decorate(function):
-        function = functools.wraps(real)(function)
+        function = common.wraps(real)(function)
         if function.__module__ is None:
             function.__module__ = "torch"
         return function
@@ -248,7 +247,7 @@ def _ddp_on_cpu(torch):
         return
     real = ddp.__init__
 
-    @functools.wraps(real)
+    @common.wraps(real)
     def construct(self, module, *args, **kwargs):
         on_cpu = all(p.device.type == "cpu" for p in module.parameters())
         if on_cpu:

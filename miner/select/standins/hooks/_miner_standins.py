@@ -7,6 +7,7 @@ raised as it was.
 """
 
 import atexit
+import functools
 import json
 import os
 import re
@@ -29,6 +30,14 @@ _MISSING = re.compile(
     r"|hub|repository"
 )
 _FORGIVEN = (TypeError, AttributeError, NameError, SyntaxError, KeyboardInterrupt, MemoryError)
+
+
+def wraps(real):
+    """functools.wraps on Python 2 as well, whose update_wrapper copies each attribute without a
+    default and fails on a builtin method that has no `__module__` (`torch.Tensor.cuda` of torch
+    0.x): the attributes `real` lacks are left out."""
+    assigned = tuple(name for name in functools.WRAPPER_ASSIGNMENTS if hasattr(real, name))
+    return functools.wraps(real, assigned=assigned)
 
 
 def _makedirs(path):

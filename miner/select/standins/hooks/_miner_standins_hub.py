@@ -2,8 +2,6 @@
 columns, feature types, label names and splits of the data sets the mined code names most, with
 a few thousand rows each. A name not in the table is declined (recorded, the real error raised)."""
 
-import functools
-
 import _miner_standins as common
 
 ROWS = 2000  # rows per split (the real count is recorded)
@@ -174,7 +172,7 @@ def patch_hf_datasets(module):
     if not hasattr(module, "DatasetDict"):
         return
 
-    @functools.wraps(real)
+    @common.wraps(real)
     def load_dataset(*args, **kwargs):
         path = args[0] if args else kwargs.get("path")
         name = args[1] if len(args) > 1 else kwargs.get("name")
@@ -236,7 +234,7 @@ def patch_tfds(module):
     if not callable(real) or getattr(real, "_miner_standin", False):
         return
 
-    @functools.wraps(real)
+    @common.wraps(real)
     def load(*args, **kwargs):
         name = str(args[0] if args else kwargs.get("name", "")).split(":")[0]
 

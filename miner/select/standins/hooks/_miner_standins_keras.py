@@ -2,8 +2,6 @@
 module's `load_data` (and `get_word_index`) returns NumPy arrays of the real shapes, dtypes and
 splits when the real one cannot reach its file."""
 
-import functools
-
 import _miner_standins as common
 
 IMDB_WORDS = 88584
@@ -84,7 +82,7 @@ def _make(kind, kwargs):
 
 
 def _load_data(kind, real):
-    @functools.wraps(real)
+    @common.wraps(real)
     def load_data(*args, **kwargs):
         def make(why):
             (train, test), classes = _make(kind, kwargs)
@@ -100,7 +98,7 @@ def _load_data(kind, real):
 
 
 def _word_index(kind, real):
-    @functools.wraps(real)
+    @common.wraps(real)
     def get_word_index(*args, **kwargs):
         def make(why):
             count = IMDB_WORDS if kind == "imdb" else REUTERS_WORDS

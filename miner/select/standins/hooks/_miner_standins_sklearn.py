@@ -2,8 +2,6 @@
 `return_X_y`) of the real shapes, dtypes and classes. The `load_*` functions read files that ship
 with scikit-learn and need none."""
 
-import functools
-
 import _miner_standins as common
 
 OPENML = {  # name or data_id -> (rows, columns, classes)
@@ -75,7 +73,7 @@ def _make(kind, state, kwargs):
 
 
 def _wrap(kind, real):
-    @functools.wraps(real)
+    @common.wraps(real)
     def fetch(*args, **kwargs):
         def make(why):
             if args and kind == "fetch_openml":

@@ -6,7 +6,6 @@ back as the module's own `DataSet` objects, so `next_batch`, `images`, `labels` 
 `num_examples` behave as they do on the real files."""
 
 import collections
-import functools
 
 import _miner_standins as common
 
@@ -66,7 +65,7 @@ def _datasets(module):
 
 
 def _read_data_sets(module, real):
-    @functools.wraps(real)
+    @common.wraps(real)
     def read_data_sets(*args, **kwargs):
         def make(why):
             one_hot = kwargs.get("one_hot", args[2] if len(args) > 2 else False)

@@ -7,7 +7,6 @@ reads (`data`, `targets`, and the `train_data`-style names of old releases) and 
 and the real class reads those.
 """
 
-import functools
 import inspect
 import os
 import sys
@@ -174,7 +173,7 @@ def _patch_init(klass, make):
     if getattr(original, "_miner_standin", False):
         return
 
-    @functools.wraps(original)
+    @common.wraps(original)
     def __init__(self, *args, **kwargs):
         if common.FETCH:
             common.fetch_begin()

@@ -10,7 +10,6 @@ version) whose weights file cannot be fetched is built again with `weights=None`
 download is stood in for; a weights file the project names on disk stays `needs_weights`.
 """
 
-import functools
 import sys
 import threading
 
@@ -32,7 +31,7 @@ def _served(loader, what, why):
 
 
 def _load_state_dict(real):
-    @functools.wraps(real)
+    @common.wraps(real)
     def load_state_dict(self, state_dict, *args, **kwargs):
         if isinstance(state_dict, StandInWeights):
             return real(self, {}, strict=False)  # nothing to load: the initialisation stays
@@ -51,7 +50,7 @@ def patch_torch_module(module):
 
 
 def _from_url(loader, real):
-    @functools.wraps(real)
+    @common.wraps(real)
     def load_state_dict_from_url(*args, **kwargs):
         url = kwargs.get("url", args[0] if args else "")
 
@@ -76,7 +75,7 @@ def _to_file(loader, real):
     their backbones with before `torch.load`): a stand-in checkpoint at `dst` that loads as an
     empty state dict marked as a stand-in."""
 
-    @functools.wraps(real)
+    @common.wraps(real)
     def download_url_to_file(*args, **kwargs):
         url = str(kwargs.get("url", args[0] if args else ""))
         dst = kwargs.get("dst", args[1] if len(args) > 1 else None)
@@ -125,7 +124,7 @@ def _weights_position(real):
 def _application(loader, real):
     position = _weights_position(real)
 
-    @functools.wraps(real)
+    @common.wraps(real)
     def build(*args, **kwargs):
         positional = position is not None and len(args) > position
         if "weights" in kwargs:
