@@ -436,7 +436,7 @@ def test_a_launchers_worker_failure_is_read_from_the_workers_own_exception(tmp_p
     assert got == "runtime"  # the launcher's own report when the worker said nothing
 
 
-def test_a_short_disk_is_pruned_first_and_refused_with_one_line(tmp_path, monkeypatch):
+def test_a_short_disk_is_pruned_then_freed_of_ended_runs_then_refused(tmp_path, monkeypatch):
     import collections
     import shutil as real_shutil
 
@@ -452,8 +452,23 @@ def test_a_short_disk_is_pruned_first_and_refused_with_one_line(tmp_path, monkey
     frees = iter([2**30, 2**30, 100 * 2**30, 100 * 2**30])  # short, then freed by the prune
     note = repair.ensure_disk_room(env, tmp_path)
     assert "uv cache prune" in note
+    # still short: the environments of ended runs go, then the package cache is emptied
+    for slug, ended in (("a__ended", True), ("b__running", False)):
+        (tmp_path / "envs" / slug / "lib").mkdir(parents=True)
+        (tmp_path / slug).mkdir()
+        if ended:
+            (tmp_path / slug / "smoke.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "uv-cache" / "archive-v0").mkdir(parents=True)
+    (tmp_path / "uv-cache" / "archive-v0" / "torch.whl").write_bytes(b"x" * 1024)
+    frees = iter([2**30, 2**30, 2**30, 2**30, 100 * 2**30, 100 * 2**30])
+    monkeypatch.setattr(repair.shutil, "disk_usage", lambda p: usage(0, 0, next(frees)))
+    note = repair.ensure_disk_room(env, tmp_path)
+    assert "the environments of 1 ended runs removed" in note and "cache emptied" in note
+    assert not (tmp_path / "envs" / "a__ended").exists()
+    assert (tmp_path / "envs" / "b__running" / "lib").is_dir()  # a run in progress keeps its own
+    assert not (tmp_path / "uv-cache" / "archive-v0" / "torch.whl").exists()
     monkeypatch.setattr(repair.shutil, "disk_usage", lambda p: usage(0, 0, 2**30))
-    with pytest.raises(DiskFull, match=r"only 1\.0 GiB free at .*`uv cache clean`"):
+    with pytest.raises(DiskFull, match=r"only 1\.0 GiB free at .*cache emptied"):
         repair.ensure_disk_room(env, tmp_path)
     assert real_shutil.disk_usage(tmp_path).free > 0
 

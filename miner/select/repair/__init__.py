@@ -72,11 +72,14 @@ MIN_FREE_BYTES = 4 * 1024**3
 
 
 def ensure_disk_room(env: Mapping[str, str], folder: Path, need: int = MIN_FREE_BYTES) -> str:
-    """Make sure the disks of the package cache and of `folder` have `need` bytes free: where
-    they do not, prune the cache of what no environment uses (`uv cache prune`) and say so;
-    where that is not enough, stop with one line instead of failing half-way through a build."""
-    from miner.select.sandbox import uv_binary
-
+    """Make sure the disks of the package cache and of `folder` (a study's smoke output) have
+    `need` bytes free, and say what was done to get there: first the cache is pruned of what no
+    environment uses (`uv cache prune`); where that is not enough, the environments of the
+    candidates whose runs have ended (`folder/envs/<slug>` beside a `folder/<slug>/smoke.json`;
+    their locks rebuild them) are removed and the package cache is emptied (`uv cache clean`,
+    which waits for installs that use it), since environments and cache share their files. An
+    unattended run of many candidates goes on instead of stopping half-way; where even that
+    is not enough, it stops with one line before a build fails."""
     cache = cache_dir(env)
     places = [p for p in (cache, folder) if p.exists() or p.parent.exists()]
 
@@ -90,20 +93,47 @@ def ensure_disk_room(env: Mapping[str, str], folder: Path, need: int = MIN_FREE_
 
     if not short():
         return ""
-    try:
-        subprocess.run([uv_binary(), "cache", "prune"], capture_output=True, timeout=1800,
-                       check=False, env=dict(env))  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
-        pass
+    _uv_cache(env, "prune")
+    if not short():
+        return f"the disk was short of {need / 1024**3:.0f} GiB free: `uv cache prune` freed it"
+    removed = _ended_environments(folder)
+    emptied = _uv_cache(env, "clean")
+    done = [f"the environments of {removed} ended runs removed (their locks rebuild them)"]
+    done = (done if removed else []) + (["the package cache emptied (`uv cache clean`)"]
+                                        if emptied else [])  # fmt: skip
     still = short()
     if still:
         place, free = still[0]
         raise DiskFull(
             f"only {free / 1024**3:.1f} GiB free at {place} (a smoke run needs "
-            f"{need / 1024**3:.0f} GiB); `uv cache prune` did not free enough: free disk space "
-            f"(`uv cache clean` empties the package cache at {cache}) and run it again"
+            f"{need / 1024**3:.0f} GiB) after `uv cache prune`"
+            f"{''.join(', ' + d for d in done)}: free disk space and run it again"
         )
-    return f"the disk was short of {need / 1024**3:.0f} GiB free: `uv cache prune` freed it"
+    return f"the disk was short of {need / 1024**3:.0f} GiB free: " + ", ".join(done or ["freed"])
+
+
+def _uv_cache(env: Mapping[str, str], command: str) -> bool:
+    """Run `uv cache <command>` (prune, clean); whether it succeeded."""
+    from miner.select.sandbox import uv_binary
+
+    try:
+        done = subprocess.run([uv_binary(), "cache", command], capture_output=True,
+                              timeout=1800, check=False, env=dict(env))  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def _ended_environments(folder: Path) -> int:
+    """Remove the environments under `folder/envs/` of the runs that have ended (their
+    `smoke.json` is written); how many. A run in progress has none yet and keeps its own."""
+    envs = folder / "envs"
+    removed = 0
+    for venv in sorted(envs.iterdir()) if envs.is_dir() else ():
+        if venv.is_dir() and (folder / venv.name / "smoke.json").is_file():
+            shutil.rmtree(venv, ignore_errors=True)
+            removed += 1
+    return removed
 
 
 def package_cache_env(base: dict[str, str], out_dir: Path) -> dict[str, str]:
