@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import glob
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -17,7 +18,13 @@ from miner.experiment.run import run_experiment
 from miner.report.smoke import outcome_table, project_table, smoke_label
 from miner.select.manifest import Manifest, run_spec
 from miner.select.smoke import SmokeOptions, SmokeTarget, smoke
-from miner.select.standins.assists import Assists, ServedData, outcome_label, stand_in_refusal
+from miner.select.standins.assists import (
+    HOOK_DIR,
+    Assists,
+    ServedData,
+    outcome_label,
+    stand_in_refusal,
+)
 from miner.select.standins.mounts import DataMount
 
 SHIM = """
@@ -165,21 +172,54 @@ print("RESULT " + json.dumps({"python": sys.version_info[0], "step": step()}))
 """
 
 
-def test_the_cpu_shim_keeps_hard_coded_cuda_on_the_cpu_on_python_2(tmp_path):
+def python_2() -> str:
+    """A Python 2.7 interpreter (the test is skipped without one)."""
     found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/2.7.*/bin/python")))
     if not found:
         pytest.skip("needs a Python 2.7 under ~/.pyenv/versions")
+    return found[-1]
+
+
+def write_tree(folder: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text, encoding="utf-8")
+
+
+def test_the_cpu_shim_keeps_hard_coded_cuda_on_the_cpu_on_python_2(tmp_path):
+    python = python_2()
     for folder in (tmp_path, tmp_path / "plain"):
-        for rel, text in FAKE_TORCH.items():
-            (folder / "work" / rel).parent.mkdir(parents=True, exist_ok=True)
-            (folder / "work" / rel).write_text(text, encoding="utf-8")
-    result, assists, output = run_hooked(PYTHON2_CUDA, tmp_path, cpu_shim=True, python=found[-1])
+        write_tree(folder / "work", FAKE_TORCH)
+    result, assists, output = run_hooked(PYTHON2_CUDA, tmp_path, cpu_shim=True, python=python)
     assert result == {"python": 2, "step": 1, "_exit": 0}, output
     kinds = dict(assists.shim)
     assert kinds["Module.cuda()"] == 1 and kinds["Tensor.cuda()"] == 1
     assert kinds["torch.cuda.set_device()"] == 1 and assists.builtins == (("profile", 1),)
-    plain, _, output = run_hooked(PYTHON2_CUDA, tmp_path / "plain", python=found[-1])
+    plain, _, output = run_hooked(PYTHON2_CUDA, tmp_path / "plain", python=python)
     assert plain["_exit"] != 0 and "NVIDIA driver" in output
+
+
+# Every hook can be reached on Python 2: the stand-ins of torchvision, Keras, TensorFlow's MNIST,
+# scikit-learn and pretrained weights, the CPU shim's second level, and the Hub module (Hugging
+# Face's `datasets` needs Python 3, but tensorflow_datasets 1.x ran on 2.7, and a project's own
+# `datasets` package is handed to it).
+COMPILE = """
+import os, py_compile, sys
+for path in sys.argv[2:]:
+    try:
+        py_compile.compile(path, os.path.join(sys.argv[1], os.path.basename(path) + "c"),
+                           doraise=True)
+    except py_compile.PyCompileError as exc:
+        print(exc.msg)
+"""
+
+
+def test_every_hook_compiles_on_python_2(tmp_path):
+    hooks = sorted(str(path) for path in HOOK_DIR.glob("*.py"))
+    assert len(hooks) >= 10
+    argv = [python_2(), "-c", COMPILE, str(tmp_path), *hooks]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stdout == "", done.stdout + done.stderr
 
 
 NCCL_GROUP = """
