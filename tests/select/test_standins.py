@@ -6,18 +6,25 @@ from __future__ import annotations
 
 import glob
 import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from standin_runner import need, run_hooked
+from standin_runner import importable, need, run_hooked
 
 from miner.errors import ConfigError, ExperimentError
 from miner.experiment.run import run_experiment
 from miner.report.smoke import outcome_table, project_table, smoke_label
 from miner.select.manifest import Manifest, run_spec
 from miner.select.smoke import SmokeOptions, SmokeTarget, smoke
-from miner.select.standins.assists import Assists, ServedData, outcome_label, stand_in_refusal
+from miner.select.standins.assists import (
+    HOOK_DIR,
+    Assists,
+    ServedData,
+    outcome_label,
+    stand_in_refusal,
+)
 from miner.select.standins.mounts import DataMount
 
 SHIM = """
@@ -165,21 +172,146 @@ print("RESULT " + json.dumps({"python": sys.version_info[0], "step": step()}))
 """
 
 
-def test_the_cpu_shim_keeps_hard_coded_cuda_on_the_cpu_on_python_2(tmp_path):
+def python_2() -> str:
+    """A Python 2.7 interpreter (the test is skipped without one)."""
     found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/2.7.*/bin/python")))
     if not found:
         pytest.skip("needs a Python 2.7 under ~/.pyenv/versions")
+    return found[-1]
+
+
+def write_tree(folder: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text, encoding="utf-8")
+
+
+def test_the_cpu_shim_keeps_hard_coded_cuda_on_the_cpu_on_python_2(tmp_path):
+    python = python_2()
     for folder in (tmp_path, tmp_path / "plain"):
-        for rel, text in FAKE_TORCH.items():
-            (folder / "work" / rel).parent.mkdir(parents=True, exist_ok=True)
-            (folder / "work" / rel).write_text(text, encoding="utf-8")
-    result, assists, output = run_hooked(PYTHON2_CUDA, tmp_path, cpu_shim=True, python=found[-1])
+        write_tree(folder / "work", FAKE_TORCH)
+    result, assists, output = run_hooked(PYTHON2_CUDA, tmp_path, cpu_shim=True, python=python)
     assert result == {"python": 2, "step": 1, "_exit": 0}, output
     kinds = dict(assists.shim)
     assert kinds["Module.cuda()"] == 1 and kinds["Tensor.cuda()"] == 1
     assert kinds["torch.cuda.set_device()"] == 1 and assists.builtins == (("profile", 1),)
-    plain, _, output = run_hooked(PYTHON2_CUDA, tmp_path / "plain", python=found[-1])
+    plain, _, output = run_hooked(PYTHON2_CUDA, tmp_path / "plain", python=python)
     assert plain["_exit"] != 0 and "NVIDIA driver" in output
+
+
+# `import input_data` in a package, on Python 2: `pkg.input_data` is tried first, and the copy at
+# the top level only when no finder takes that name.
+RELATIVE = {
+    "pkg/__init__.py": "",
+    "pkg/train.py": "import input_data\n",
+    "input_data.py": "def read_data_sets(train_dir, one_hot=False):\n    raise IOError('no')\n",
+}
+PYTHON2_RELATIVE = """
+import json, pkg.train
+patched = getattr(pkg.train.input_data.read_data_sets, "_miner_standin", False)
+print("RESULT " + json.dumps({"patched": patched}))
+"""
+
+
+def test_python_2_still_falls_back_from_an_implicit_relative_import(tmp_path):
+    write_tree(tmp_path / "work", RELATIVE)
+    result, assists, output = run_hooked(PYTHON2_RELATIVE, tmp_path, python=python_2())
+    assert result == {"patched": True, "_exit": 0}, output
+    assert assists.errors == ()
+
+
+# Every hook can be reached on Python 2: the stand-ins of torchvision, Keras, TensorFlow's MNIST,
+# scikit-learn and pretrained weights, the CPU shim's second level, and the Hub module (Hugging
+# Face's `datasets` needs Python 3, but tensorflow_datasets 1.x ran on 2.7, and a project's own
+# `datasets` package is handed to it).
+COMPILE = """
+import os, py_compile, sys
+for path in sys.argv[2:]:
+    try:
+        py_compile.compile(path, os.path.join(sys.argv[1], os.path.basename(path) + "c"),
+                           doraise=True)
+    except py_compile.PyCompileError as exc:
+        print(exc.msg)
+"""
+
+
+def test_every_hook_compiles_on_python_2(tmp_path):
+    hooks = sorted(str(path) for path in HOOK_DIR.glob("*.py"))
+    assert len(hooks) >= 10
+    argv = [python_2(), "-c", COMPILE, str(tmp_path), *hooks]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stdout == "", done.stdout + done.stderr
+
+
+# torchvision 0.2.x, as Python 2 projects have it: no VisionDataset, the data in
+# `train_data`/`train_labels`, and a download that fails as Python 2's urllib does offline.
+FAKE_TORCHVISION = {
+    "torch/utils/__init__.py": "",
+    "torch/utils/data.py": "class Dataset(object):\n    pass\n",
+    "torchvision/__init__.py": "from torchvision import datasets\n",
+    "torchvision/datasets/__init__.py": "from .cifar import CIFAR10, CIFAR100\n",
+    "torchvision/datasets/cifar.py": (
+        "import os\n"
+        "import torch.utils.data as data\n"
+        "class CIFAR10(data.Dataset):\n"
+        "    url = 'https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz'\n"
+        "    def __init__(self, root, train=True, transform=None, target_transform=None,\n"
+        "                 download=False):\n"
+        "        self.root = os.path.expanduser(root)\n"
+        "        self.transform, self.target_transform = transform, target_transform\n"
+        "        self.train = train\n"
+        "        if download:\n"
+        "            self.download()\n"
+        "        raise RuntimeError('Dataset not found or corrupted.')\n"
+        "    def __getitem__(self, index):\n"
+        "        if self.train:\n"
+        "            return self.train_data[index], self.train_labels[index]\n"
+        "        return self.test_data[index], self.test_labels[index]\n"
+        "    def __len__(self):\n"
+        "        return len(self.train_data if self.train else self.test_data)\n"
+        "    def download(self):\n"
+        "        raise IOError('[Errno socket error] [Errno -3] Temporary failure in name '\n"
+        "                      'resolution')\n"
+        "class CIFAR100(CIFAR10):\n"
+        "    pass\n"
+    ),
+}
+PYTHON2_CIFAR = """
+import json, sys
+import torchvision
+train = torchvision.datasets.CIFAR10("./data", train=True, download=True)
+test = torchvision.datasets.CIFAR10(root="./data", train=False, download=True)
+image, label = train[0]
+print("RESULT " + json.dumps({"python": sys.version_info[0], "sizes": [len(train), len(test)],
+                              "image": list(image.shape), "labels": sorted(set(train.train_labels)),
+                              "root": train.root}))
+"""
+
+
+def test_torchvision_0_2_data_sets_get_stand_ins_on_python_2(tmp_path):
+    python = python_2()
+    if not importable("numpy", python):
+        pytest.skip(
+            f"numpy is not installed for {python}: the stand-ins draw their data with it, and "
+            "this test installs nothing (no network)"
+        )
+    for folder in (tmp_path, tmp_path / "plain"):
+        write_tree(folder / "work", {**FAKE_TORCH, **FAKE_TORCHVISION})
+    result, assists, output = run_hooked(PYTHON2_CIFAR, tmp_path, python=python)
+    assert result == {
+        "python": 2, "sizes": [50000, 10000], "image": [32, 32, 3], "labels": list(range(10)),
+        "root": "./data", "_exit": 0,
+    }, output  # fmt: skip
+    assert [(s.loader, s.split) for s in assists.served] == [
+        ("torchvision.datasets.CIFAR10", "train"),
+        ("torchvision.datasets.CIFAR10", "test"),
+    ], output
+    train = assists.served[0]
+    assert train.arrays == (("data", (50000, 32, 32, 3), "uint8"), ("targets", (50000,), "int"))
+    assert train.classes == 10 and "Errno socket error" in train.reason
+    assert assists.errors == () and assists.labels == ("stand-in data",)
+    plain, _, output = run_hooked(PYTHON2_CIFAR, tmp_path / "plain", stand_ins=False, python=python)
+    assert plain["_exit"] != 0 and "Errno socket error" in output
 
 
 NCCL_GROUP = """

@@ -17,32 +17,33 @@ import time
 import _miner_standins as common
 
 CAPABILITY = (0, 0)  # below every GPU generation: no fused or tensor-core path is chosen
+_CLOCK = getattr(time, "perf_counter", time.time)  # Python 2 has no perf_counter
 
 
-class _Properties:
+class _Properties(object):
     """What `torch.cuda.get_device_properties` tells of the device: the CPU's."""
 
     def __init__(self):
         self.name = "CPU (miner cpu shim)"
         self.major, self.minor = CAPABILITY
         self.total_memory = _host_memory()
-        self.multi_processor_count = os.cpu_count() or 1
+        self.multi_processor_count = _cpu_count()
         self.is_integrated = False
         self.is_multi_gpu_board = False
 
     def __repr__(self):
         memory = self.total_memory >> 20
-        return f"_CudaDeviceProperties(name='{self.name}', total_memory={memory}MB)"
+        return "_CudaDeviceProperties(name='%s', total_memory=%dMB)" % (self.name, memory)
 
 
-class _Event:
+class _Event(object):
     """`torch.cuda.Event`, timed on the host clock."""
 
     def __init__(self, *args, **kwargs):
         self.at = None
 
     def record(self, *args, **kwargs):
-        self.at = time.perf_counter()
+        self.at = _CLOCK()
 
     def synchronize(self):
         return None
@@ -57,7 +58,7 @@ class _Event:
         return ((end.at or 0.0) - (self.at or 0.0)) * 1000.0
 
 
-class _Stream:
+class _Stream(object):
     """`torch.cuda.Stream`: work on the CPU is already in order."""
 
     def __init__(self, *args, **kwargs):
@@ -97,6 +98,18 @@ def _host_class(real, host):
     return HostOnly
 
 
+def _cpu_count():
+    """os.cpu_count, which Python 2 lacks (multiprocessing has it there)."""
+    if hasattr(os, "cpu_count"):
+        return os.cpu_count() or 1
+    import multiprocessing
+
+    try:
+        return multiprocessing.cpu_count()
+    except NotImplementedError:
+        return 1
+
+
 def _host_memory():
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
@@ -131,7 +144,7 @@ def _scaler(real, kind):
     def make(*args, **kwargs):
         common.shim_used(kind)
         kwargs["enabled"] = False
-        if args and isinstance(args[0], str):  # torch.amp.GradScaler("cuda", ...)
+        if args and isinstance(args[0], common.TEXT):  # torch.amp.GradScaler("cuda", ...)
             args = ("cpu",) + tuple(args[1:])
         try:
             return real(*args, **kwargs)
@@ -190,9 +203,9 @@ def claim(torch):
     }  # fmt: skip
     for name, value in answers.items():
         if hasattr(cuda, name):
-            setattr(cuda, name, _answer(f"torch.cuda.{name}()", value))
+            setattr(cuda, name, _answer("torch.cuda.%s()" % name, value))
     for name in ("device", "stream"):
-        setattr(cuda, name, _context(f"torch.cuda.{name}()"))
+        setattr(cuda, name, _context("torch.cuda.%s()" % name))
     nvtx = getattr(cuda, "nvtx", None)
     if nvtx is not None and hasattr(nvtx, "range"):
         nvtx.range = _context("torch.cuda.nvtx.range()")

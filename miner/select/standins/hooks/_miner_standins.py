@@ -30,6 +30,7 @@ _MISSING = re.compile(
     r"|hub|repository"
 )
 _FORGIVEN = (TypeError, AttributeError, NameError, SyntaxError, KeyboardInterrupt, MemoryError)
+TEXT = (str, type(b"".decode("ascii")))  # and Python 2's unicode
 
 
 def wraps(real):
@@ -40,7 +41,7 @@ def wraps(real):
     return functools.wraps(real, assigned=assigned)
 
 
-def _makedirs(path):
+def makedirs(path):
     """os.makedirs that accepts a folder already there (Python 2 has no exist_ok)."""
     try:
         os.makedirs(path)
@@ -83,7 +84,7 @@ def missing_data(exc):
     """True when `exc` says the data is not there or could not be fetched."""
     if isinstance(exc, _FORGIVEN):
         return False
-    if isinstance(exc, OSError):
+    if isinstance(exc, EnvironmentError):  # Python 2's IOError and socket.error are no OSError
         return True
     return bool(_MISSING.search("%s %s" % (type(exc).__name__, exc)))
 
@@ -106,7 +107,7 @@ def files_dir(*parts):
     """A folder for stand-ins that must be files (image folders, audio clips)."""
     base = _FILES_DIR or os.path.join(_REPORT_DIR or ".", "files")
     path = os.path.join(base, *parts)
-    _makedirs(path)
+    makedirs(path)
     return path
 
 
@@ -193,7 +194,7 @@ def write():
     REPORT["pid"] = os.getpid()
     REPORT["argv"] = list(getattr(sys, "argv", []))  # not set yet while site runs (3.6, 3.7)
     try:
-        _makedirs(_REPORT_DIR)
+        makedirs(_REPORT_DIR)
         path = os.path.join(_REPORT_DIR, "%d.json" % os.getpid())
         with open(path + ".tmp", "w") as fh:  # json writes ASCII
             json.dump(REPORT, fh, indent=1, default=str)

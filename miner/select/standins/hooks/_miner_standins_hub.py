@@ -83,11 +83,11 @@ def _hf_table(path, name):
     if key == "glue" and name in GLUE:
         columns, classes, splits = GLUE[name]
         kinds = [(c, "string") for c in columns]
-        kinds.append(("label", "float" if classes == 0 else f"int:{classes}"))
+        kinds.append(("label", "float" if classes == 0 else "int:%d" % classes))
         kinds.append(("idx", "int32"))
         return key + "/" + name, kinds, dict.fromkeys(splits, 5000)
     if key in HF:
-        return (key, *HF[key])
+        return (key,) + HF[key]
     return None
 
 
@@ -148,9 +148,9 @@ def _hf_make(datasets, path, name, split, kwargs, why):
         made[each] = datasets.Dataset.from_dict(data, features=features)
         classes = [f.num_classes for f in features.values() if hasattr(f, "num_classes")]
         arrays = {c: _Shape([rows], str(features[c])) for c, _ in columns}
-        common.served(f"datasets.load_dataset({key!r})", each, arrays,
+        common.served("datasets.load_dataset(%r)" % key, each, arrays,
                       classes[0] if classes else 0, why,
-                      f"{rows} of {splits[each]} rows")  # fmt: skip
+                      "%d of %d rows" % (rows, splits[each]))  # fmt: skip
     result = made[wanted] if wanted else datasets.DatasetDict(made)
     if kwargs.get("streaming"):
         if wanted:
@@ -159,7 +159,7 @@ def _hf_make(datasets, path, name, split, kwargs, why):
     return result
 
 
-class _Shape:
+class _Shape(object):
     def __init__(self, shape, dtype):
         self.shape, self.dtype = shape, dtype
 
@@ -181,7 +181,7 @@ def patch_hf_datasets(module):
         def make(why):
             return _hf_make(module, path, name, split, kwargs, why)
 
-        label = f"datasets.load_dataset({path!r})"
+        label = "datasets.load_dataset(%r)" % (path,)
         return common.call_or_stand_in(label, real, args, kwargs, make)
 
     common.mark(load_dataset)
@@ -205,7 +205,7 @@ def _tfds_split(tf, name, split, rows, shape, classes, supervised):
     return tf.data.Dataset.from_tensor_slices({key: inputs, "label": labels}), inputs, labels
 
 
-class _Info:
+class _Info(object):
     """The parts of tfds' DatasetInfo that training scripts read."""
 
     def __init__(self, name, classes, splits, shape):
@@ -217,12 +217,12 @@ class _Info:
         self.supervised_keys = ("image" if shape is not None else "text", "label")
 
 
-class _SplitInfo:
+class _SplitInfo(object):
     def __init__(self, name, rows):
         self.name, self.num_examples = name, rows
 
 
-class _ClassInfo:
+class _ClassInfo(object):
     def __init__(self, classes):
         self.num_classes = classes
         self.names = [str(i) for i in range(classes)]
@@ -237,6 +237,7 @@ def patch_tfds(module):
     @common.wraps(real)
     def load(*args, **kwargs):
         name = str(args[0] if args else kwargs.get("name", "")).split(":")[0]
+        label = "tensorflow_datasets.load(%r)" % name
 
         def make(why):
             if name not in TFDS:
@@ -262,12 +263,12 @@ def patch_tfds(module):
                         dataset = dataset.batch(int(kwargs["batch_size"]))
                     made[s] = dataset
                     common.served(
-                        f"tensorflow_datasets.load({name!r})",
+                        label,
                         s,
                         {"x": x, "y": y},
                         classes,
                         why,
-                        f"{rows} of {splits[s]} rows",
+                        "%d of %d rows" % (rows, splits[s]),
                     )
                 out.append(made[base] if base else made)
             result = out if isinstance(split, (list, tuple)) else out[0]
@@ -275,8 +276,7 @@ def patch_tfds(module):
                 return result, _Info(name, classes, splits, shape)
             return result
 
-        return common.call_or_stand_in(f"tensorflow_datasets.load({name!r})", real, args, kwargs,
-                                       make)  # fmt: skip
+        return common.call_or_stand_in(label, real, args, kwargs, make)
 
     common.mark(load)
     module.load = load

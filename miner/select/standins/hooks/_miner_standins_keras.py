@@ -82,34 +82,35 @@ def _make(kind, kwargs):
 
 
 def _load_data(kind, real):
+    loader = "keras.datasets.%s.load_data" % kind
+
     @common.wraps(real)
     def load_data(*args, **kwargs):
         def make(why):
             (train, test), classes = _make(kind, kwargs)
             arrays = {"x_train": train[0], "y_train": train[1], "x_test": test[0],
                       "y_test": test[1]}  # fmt: skip
-            common.served(f"keras.datasets.{kind}.load_data", "train+test", arrays, classes, why)
+            common.served(loader, "train+test", arrays, classes, why)
             return train, test
 
-        return common.call_or_stand_in(f"keras.datasets.{kind}.load_data", real, args, kwargs, make)
+        return common.call_or_stand_in(loader, real, args, kwargs, make)
 
     common.mark(load_data)
     return load_data
 
 
 def _word_index(kind, real):
+    loader = "keras.datasets.%s.get_word_index" % kind
+
     @common.wraps(real)
     def get_word_index(*args, **kwargs):
         def make(why):
             count = IMDB_WORDS if kind == "imdb" else REUTERS_WORDS
-            index = {f"w{i}": i for i in range(1, count + 1)}
-            common.served(f"keras.datasets.{kind}.get_word_index", "index",
-                          {"word_index": list(index)}, 0, why)  # fmt: skip
+            index = {"w%d" % i: i for i in range(1, count + 1)}
+            common.served(loader, "index", {"word_index": list(index)}, 0, why)
             return index
 
-        return common.call_or_stand_in(
-            f"keras.datasets.{kind}.get_word_index", real, args, kwargs, make
-        )
+        return common.call_or_stand_in(loader, real, args, kwargs, make)
 
     common.mark(get_word_index)
     return get_word_index

@@ -12,20 +12,23 @@ NEWSGROUPS = {"train": 11314, "test": 7532, "all": 18846}
 
 
 def _bunch(**fields):
-    from sklearn.utils import Bunch
+    try:
+        from sklearn.utils import Bunch
+    except ImportError:  # before 0.20 (the Python 2 releases): in sklearn.datasets.base
+        from sklearn.datasets.base import Bunch
 
     return Bunch(**fields)
 
 
 def _openml(state, kwargs):
     key = kwargs.get("name") or kwargs.get("data_id")
-    key = key.lower() if isinstance(key, str) else key
+    key = key.lower() if isinstance(key, common.TEXT) else key
     if key not in OPENML:
         return None
     rows, columns, classes = OPENML[key]
     x = state.randint(0, 256, size=(rows, columns)).astype("float64")
     y = state.randint(0, classes, size=rows).astype(str).astype(object)
-    names = [f"pixel{i + 1}" for i in range(columns)]
+    names = ["pixel%d" % (i + 1) for i in range(columns)]
     if kwargs.get("as_frame") is True or kwargs.get("as_frame", "auto") == "auto":
         import pandas
 
@@ -43,7 +46,7 @@ def _make(kind, state, kwargs):
     if kind == "fetch_20newsgroups":
         count = NEWSGROUPS.get(kwargs.get("subset", "train"), 11314)
         data = common.words(state, count, 20, 300)
-        names = [f"newsgroup_{i}" for i in range(20)]
+        names = ["newsgroup_%d" % i for i in range(20)]
         target = state.randint(0, 20, size=count).astype("int64")
         return _bunch(data=data, target=target, target_names=names, filenames=None, DESCR="")
     if kind == "fetch_california_housing":
@@ -55,7 +58,8 @@ def _make(kind, state, kwargs):
     if kind == "fetch_covtype":
         x = state.rand(581012, 54).astype("float64")
         return _bunch(data=x, target=state.randint(1, 8, size=581012).astype("int32"),
-                      feature_names=[f"f{i}" for i in range(54)], frame=None, DESCR="")  # fmt: skip
+                      feature_names=["f%d" % i for i in range(54)], frame=None,
+                      DESCR="")  # fmt: skip
     if kind == "fetch_olivetti_faces":
         images = state.rand(400, 64, 64).astype("float32")
         return _bunch(data=images.reshape(400, 4096), images=images,
@@ -68,7 +72,7 @@ def _make(kind, state, kwargs):
         images = state.rand(rows, h, w).astype("float32") * 255
         return _bunch(data=images.reshape(rows, h * w), images=images,
                       target=state.randint(0, classes, size=rows).astype("int64"),
-                      target_names=[f"person_{i}" for i in range(classes)], DESCR="")  # fmt: skip
+                      target_names=["person_%d" % i for i in range(classes)], DESCR="")  # fmt: skip
     return None
 
 

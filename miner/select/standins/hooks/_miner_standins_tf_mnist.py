@@ -26,7 +26,7 @@ def _one_hot(labels):
     return out
 
 
-class _DataSet:
+class _DataSet(object):
     """The tutorial `DataSet`'s interface, where the module has none of its own."""
 
     def __init__(self, images, labels, reshape=True, **_):

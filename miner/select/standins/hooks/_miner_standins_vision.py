@@ -31,12 +31,17 @@ SPEECH_WORDS = (
 
 
 def _arguments(original, self, args, kwargs):
+    """The real `__init__`'s arguments by name, defaults filled in (Python 2 has no
+    inspect.signature; getcallargs reads the same)."""
     try:
-        bound = inspect.signature(original).bind(self, *args, **kwargs)
+        if hasattr(inspect, "signature"):
+            bound = inspect.signature(original).bind(self, *args, **kwargs)
+            bound.apply_defaults()
+            values = dict(bound.arguments)
+        else:
+            values = inspect.getcallargs(original, self, *args, **kwargs)
     except TypeError:
         return None
-    bound.apply_defaults()
-    values = dict(bound.arguments)
     values.update(values.pop("kwargs", {}) or {})
     return values
 
@@ -44,7 +49,7 @@ def _arguments(original, self, args, kwargs):
 def _base(self, values):
     """What VisionDataset.__init__ sets (or, before it existed, the attributes by hand)."""
     root = values.get("root")
-    if isinstance(root, str):
+    if isinstance(root, common.TEXT):
         root = os.path.expanduser(root)
     vision = getattr(sys.modules.get("torchvision.datasets.vision"), "VisionDataset", None)
     transform, target = values.get("transform"), values.get("target_transform")
@@ -92,7 +97,7 @@ def _mnist(self, values, why):
     low = 1 if kind == "EMNIST" and getattr(self, "split", "") == "letters" else 0
     self.targets = torch.from_numpy(state.randint(low, classes, size=count).astype("int64"))
     _set_old(self, train, self.data, self.targets)
-    note = "" if count == real else f"{count} of {real} images"
+    note = "" if count == real else "%d of %d images" % (count, real)
     arrays = {"data": self.data, "targets": self.targets}
     common.served("torchvision.datasets." + kind, "train" if train else "test", arrays,
                   classes - low, why, note)  # fmt: skip
@@ -109,7 +114,7 @@ def _cifar(self, values, why):
     state = common.rng(kind, train)
     self.data = state.randint(0, 256, size=(count, 32, 32, 3)).astype("uint8")
     self.targets = [int(t) for t in state.randint(0, classes, size=count)]
-    names = CIFAR10_NAMES if classes == 10 else [f"class_{i}" for i in range(classes)]
+    names = CIFAR10_NAMES if classes == 10 else ["class_%d" % i for i in range(classes)]
     self.classes = names
     self.class_to_idx = {name: i for i, name in enumerate(names)}
     _set_old(self, train, self.data, self.targets)
@@ -136,7 +141,7 @@ def _svhn_stl(self, values, why):
         labels = numpy.full(count, -1, dtype="int64") if split == "unlabeled" else labels
         self.classes = list(CIFAR10_NAMES)
     self.labels = labels
-    note = "" if count == real else f"{count} of {real} images"
+    note = "" if count == real else "%d of %d images" % (count, real)
     common.served("torchvision.datasets." + kind, split, {"data": self.data, "labels": labels},
                   10, why, note)  # fmt: skip
     return True
@@ -146,17 +151,17 @@ def _image_tree(kind, classes, per_class, size, extension):
     """A folder of class folders of small images, made once per run."""
     from PIL import Image
 
-    root = common.files_dir(kind, f"{classes}-classes")
+    root = common.files_dir(kind, "%d-classes" % classes)
     done = os.path.join(root, ".complete")
     if os.path.exists(done):
         return root
     state = common.rng(kind, classes)
     for c in range(classes):
-        folder = os.path.join(root, f"n{c:08d}" if classes == 1000 else f"class_{c:03d}")
-        os.makedirs(folder, exist_ok=True)
+        folder = os.path.join(root, ("n%08d" if classes == 1000 else "class_%03d") % c)
+        common.makedirs(folder)
         for i in range(per_class):
             pixels = state.randint(0, 256, size=(size[0], size[1], 3)).astype("uint8")
-            Image.fromarray(pixels).save(os.path.join(folder, f"img_{i:04d}{extension}"))
+            Image.fromarray(pixels).save(os.path.join(folder, "img_%04d%s" % (i, extension)))
     open(done, "w").close()
     return root
 
@@ -186,11 +191,14 @@ def _patch_init(klass, make):
                 raise
             why = common.reason(exc)
             values = _arguments(original, self, args, kwargs)
+            failed = False
             try:
                 made = values is not None and make(self, values, why, original, args, kwargs)
-            except Exception as failed:  # the stand-in's own fault: record it, raise the real one
-                common.note_error("torchvision.datasets." + type(self).__name__, failed)
-                raise exc from None
+            except Exception as error:  # the stand-in's own fault: record it, raise the real one
+                common.note_error("torchvision.datasets." + type(self).__name__, error)
+                failed = True
+            if failed:
+                raise exc  # outside the inner handler: no chain to the stand-in's error
             if not made:
                 common.declined("torchvision.datasets." + type(self).__name__, why)
                 raise
@@ -218,15 +226,16 @@ def _image_folder(self, values, why, original, args, kwargs):
     given = values.pop("root", None)
     values.pop("self", None)
     original(self, tree, **values)
-    self.root = given if isinstance(given, str) else tree
-    arrays = {"image": _Shape([80, 96, 3], "uint8"), "samples": self.samples}
+    self.root = given if isinstance(given, common.TEXT) else tree
+    samples = getattr(self, "samples", None) or self.imgs  # `imgs` alone before 0.2.1
+    arrays = {"image": _Shape([80, 96, 3], "uint8"), "samples": samples}
     common.served(
         "torchvision.datasets." + type(self).__name__,
         str(given),
         arrays,
         len(self.classes),
         why,
-        f"{per_class} images per class, files under {tree}",
+        "%d images per class, files under %s" % (per_class, tree),
     )
     return True
 
@@ -242,11 +251,11 @@ def _imagenet(self, values, why, original, args, kwargs):
     self.wnid_to_idx = dict(self.class_to_idx)
     arrays = {"image": _Shape([80, 96, 3], "uint8"), "samples": self.samples}
     common.served("torchvision.datasets.ImageNet", split, arrays, 1000, why,
-                  f"2 images per class, files under {tree}")  # fmt: skip
+                  "2 images per class, files under %s" % tree)  # fmt: skip
     return True
 
 
-class _Shape:
+class _Shape(object):
     def __init__(self, shape, dtype):
         self.shape, self.dtype = shape, dtype
 
@@ -275,15 +284,18 @@ def _speech_commands(self, values, why, original, args, kwargs):
     if not os.path.exists(os.path.join(base, ".complete")):
         listed = {"validation_list.txt": [], "testing_list.txt": []}  # type: dict
         for word in SPEECH_WORDS:
-            os.makedirs(os.path.join(base, word), exist_ok=True)
+            common.makedirs(os.path.join(base, word))
             for i in range(12):
-                name = f"{i * 7919 + len(word):08x}_nohash_0.wav"
+                name = "%08x_nohash_0.wav" % (i * 7919 + len(word))
                 samples = state.randint(-3000, 3000, size=16000).astype("<i2")
-                with wave.open(os.path.join(base, word, name), "wb") as out:
-                    out.setnchannels(1)
-                    out.setsampwidth(2)
-                    out.setframerate(16000)
-                    out.writeframes(samples.tobytes())
+                clip = wave.open(os.path.join(base, word, name), "wb")  # no `with` on Python 2
+                try:
+                    clip.setnchannels(1)
+                    clip.setsampwidth(2)
+                    clip.setframerate(16000)
+                    clip.writeframes(samples.tobytes())
+                finally:
+                    clip.close()
                 if i in (10, 11):
                     key = "validation_list.txt" if i == 10 else "testing_list.txt"
                     listed[key].append(word + "/" + name)
@@ -302,7 +314,7 @@ def _speech_commands(self, values, why, original, args, kwargs):
         arrays,
         len(SPEECH_WORDS),
         why,
-        f"12 clips per word, files under {base}",
+        "12 clips per word, files under %s" % base,
     )
     return True
 

@@ -10,6 +10,7 @@ version) whose weights file cannot be fetched is built again with `weights=None`
 download is stood in for; a weights file the project names on disk stays `needs_weights`.
 """
 
+import inspect
 import sys
 import threading
 
@@ -27,7 +28,7 @@ def _served(loader, what, why):
         {"loader": loader, "weights": str(what)[:200], "reason": why}
     )
     common.write()
-    sys.stderr.write(f"miner: stand-in weights (random initialisation) for {what}: {why}\n")
+    sys.stderr.write("miner: stand-in weights (random initialisation) for %s: %s\n" % (what, why))
 
 
 def _load_state_dict(real):
@@ -103,19 +104,20 @@ def patch_torch_hub(module):
     for name in ("load_state_dict_from_url", "load_url"):
         real = module.__dict__.get(name)
         if callable(real) and not getattr(real, "_miner_standin", False):
-            setattr(module, name, _from_url(f"{module.__name__}.{name}", real))
+            setattr(module, name, _from_url(module.__name__ + "." + name, real))
     real = module.__dict__.get("download_url_to_file")
     if callable(real) and not getattr(real, "_miner_standin", False):
-        module.download_url_to_file = _to_file(f"{module.__name__}.download_url_to_file", real)
+        module.download_url_to_file = _to_file(module.__name__ + ".download_url_to_file", real)
 
 
 def _weights_position(real):
     """The index of the `weights` parameter (`MobileNetV2` has it third, `ResNet50` second);
-    None for a builder that takes `*args, **kwargs`."""
-    import inspect
-
+    None for a builder that takes `*args, **kwargs` (Python 2: getargspec, no signature)."""
     try:
-        names = list(inspect.signature(real).parameters)
+        if hasattr(inspect, "signature"):
+            names = list(inspect.signature(real).parameters)
+        else:
+            names = inspect.getargspec(real).args  # type: ignore[attr-defined]
     except (TypeError, ValueError):
         return None
     return names.index("weights") if "weights" in names else None
@@ -137,7 +139,7 @@ def _application(loader, real):
         def make(why):
             if asked != "imagenet":  # a path of the project's own, or unknown: not a download
                 return None
-            _served(loader, f"{loader}(weights='imagenet')", why)
+            _served(loader, "%s(weights='imagenet')" % loader, why)
             if positional:
                 return real(*(args[:position] + (None,) + args[position + 1 :]), **kwargs)
             return real(*args, **dict(kwargs, weights=None))
@@ -153,7 +155,7 @@ NOT_BUILDERS = ("Input", "Model", "Sequential", "Functional")
 def patch_keras_applications(module):
     """Patch one `...applications.<family>` module: its model builders (capitalised functions)."""
     for name, real in list(module.__dict__.items()):
-        if not name[:1].isupper() or name in NOT_BUILDERS or isinstance(real, type):
+        if not name[:1].isupper() or name in NOT_BUILDERS or inspect.isclass(real):
             continue
         if callable(real) and not getattr(real, "_miner_standin", False):
-            setattr(module, name, _application(f"{module.__name__}.{name}", real))
+            setattr(module, name, _application(module.__name__ + "." + name, real))

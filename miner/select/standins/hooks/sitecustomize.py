@@ -12,10 +12,8 @@ CPU shim, is written to MINER_STANDIN_REPORT/<pid>.json.
 
 MINER_STANDINS=1 serves stand-ins, MINER_CPU_SHIM=1 loads the shim; MINER_STANDIN_FETCH=1 (a data
 step before the network is cut) lets the loaders download and ends the process once they are
-done. The code runs on the
-project's own interpreter, so it keeps to Python 3.6; on Python 2.7 it still loads, and serves
-the CPU shim alone (torch and tensorflow patched through Python 2's import protocol) and the
-profiler's `profile`. A sitecustomize
+done. The code runs on the project's own interpreter, so it keeps to Python 3.6, and to Python
+2.7 as well (the loaders patched there through Python 2's import protocol). A sitecustomize
 further down sys.path still runs.
 """
 
@@ -146,16 +144,14 @@ class _Finder(_FINDER_BASE):
 
 class _Python2Finder(object):
     """Python 2's import protocol (`find_module`/`load_module`): the module imported as usual,
-    then patched; only the CPU shim's targets (`torch`, `tensorflow`) are served this way."""
+    then patched."""
 
     def find_module(self, name, path=None):
-        if name not in ("torch", "tensorflow") or _target(name) is None:
+        if _target(name) is None or name in _busy() or name in sys.modules:  # a reload: as is
             return None
-        return None if name in _busy() else self
+        return self if _findable(name, path) else None
 
     def load_module(self, name):
-        if name in sys.modules:
-            return sys.modules[name]
         _busy().add(name)
         try:
             module = importlib.import_module(name)
@@ -163,6 +159,20 @@ class _Python2Finder(object):
             _busy().discard(name)
         _patch(name, module)
         return module
+
+
+def _findable(name, path):
+    """Whether Python 2's own import finds `name` in `path` (None: sys.path). An implicit
+    relative import (`import input_data` in a package) tries `package.input_data` first and
+    falls back to the top level only when no finder takes the name: a loader that then fails
+    would end the import."""
+    import pkgutil
+
+    for item in sys.path if path is None else path:
+        importer = pkgutil.get_importer(item)
+        if importer is not None and importer.find_module(name) is not None:
+            return True
+    return False
 
 
 def _chain():
