@@ -142,13 +142,34 @@ def _educational(ctx: AuditContext, blocks: list[Block]) -> list[Evidence]:
         return [Evidence(title.path, title.line, title.text[:200], "exclude.educational_title")]
     for block in blocks[:INTRO_BLOCKS]:
         m = EDU_WORDS.search(block.text)
-        if m and block.kind in ("paragraph", "heading"):
+        if m and block.kind in ("paragraph", "heading") and not _links_to_its_tutorials(ctx, block):
             return [Evidence(block.path, block.line, block.text[:200], "exclude.educational_intro")]
     tops = {f.path.split("/", 1)[0] for f in ctx.tree.files if "/" in f.path}
     numbered = sorted(t for t in tops if EDU_FOLDER.match(t))
     if len(numbered) >= 3:
         return [Evidence(numbered[0], 0, ", ".join(numbered[:5]), "exclude.educational_folders")]
     return []
+
+
+# A Markdown link or image with its text (`[[Tutorial (CN)]](url)`, `[**Tutorials**](url)`).
+MARKDOWN_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+# A label over a list of links (`**Tutorial:** [v1.6](...), [v1.5](...)`), once the links are gone.
+LINK_LIST_LABEL = re.compile(
+    r"\**\b(?:tutorials?|docs|documentation)\b\**\s*:\**(?=[\s,;|*]*$)", re.I
+)
+
+
+def _links_to_its_tutorials(ctx: AuditContext, block: Block) -> bool:
+    """True when the intro's teaching words are only the links a project gives to tutorials of
+    its own use (`[Documentation](...) | [Tutorials](...)`, "our subsequent works [Tutorial
+    (CN)](...)"): documentation of the project, not a project that is a tutorial's companion."""
+    lines = (ctx.tree.read_text(block.path) or "").splitlines()
+    start = max(block.line - 1, 0)
+    raw = "\n".join(lines[start : start + block.text.count("\n") + 1])
+    if "](" not in raw:
+        return False
+    rest = LINK_LIST_LABEL.sub(" ", MARKDOWN_LINK.sub(" ", raw))
+    return EDU_WORDS.search(rest) is None
 
 
 def _deprecated(ctx: AuditContext, blocks: list[Block]) -> list[Evidence]:
@@ -182,7 +203,9 @@ def _is_dl(index: CodeIndex) -> list[Evidence]:
     return []
 
 
-def _loads_models(ctx: AuditContext, index: CodeIndex, blocks: list[Block]) -> list[Evidence]:
+def _loads_models(
+    ctx: AuditContext, index: CodeIndex, blocks: list[Block], library: bool = False
+) -> list[Evidence]:
     for sf in sorted(index.own(), key=lambda f: -f.weight):
         hit = sf.hits.get("proj.load")
         if hit and uses_nn(sf):
@@ -192,7 +215,11 @@ def _loads_models(ctx: AuditContext, index: CodeIndex, blocks: list[Block]) -> l
         if PRETRAINED_DOC.search(block.text):
             return [Evidence(block.path, block.line, block.text[:200], "exclude.pretrained_docs")]
     # A project that runs networks and trains none runs weights made elsewhere, however it
-    # reads them (its own unpickling of sharded checkpoints, a runtime's model files).
+    # reads them (its own unpickling of sharded checkpoints, a runtime's model files). A
+    # library's networks are its users' to train (a simulator, a kernel library): it is
+    # pretrained-only when it loads or documents weights, as above.
+    if library:
+        return []
     for sf in sorted(index.own(), key=lambda f: -f.weight):
         if sf.read and not sf.support and uses_nn(sf):
             return [Evidence(sf.path, 0, "runs networks, trains none", "exclude.pretrained_runs")]
@@ -238,7 +265,7 @@ def classify_project(ctx: AuditContext, labels: Mapping[str, Label]) -> Iterable
         ],  # fmt: skip
     }
     if dl and not training:
-        reasons["pretrained_only"] = _loads_models(ctx, index, blocks)
+        reasons["pretrained_only"] = _loads_models(ctx, index, blocks, bool(reasons["library"]))
     found = {k: v for k, v in reasons.items() if v}
     ctx.details["exclude_reasons"] = sorted(found)
     yield Label("exclude", frozenset(found), tuple(e for v in found.values() for e in v))

@@ -142,6 +142,39 @@ def test_a_model_run_from_weights_read_its_own_way_is_pretrained_only(tmp_path: 
     assert labels["exclude"].evidence[0].rule == "exclude.pretrained_runs"
 
 
+def test_a_library_that_runs_networks_it_trains_none_of_is_no_pretrained_only(
+    tmp_path: Path,
+) -> None:
+    readme = ("# Sim\n\nA simulator for agents.\n\n```bash\npip install sim\n```\n\n"
+              "```python\nfrom sim import make_env\nenv = make_env()\n```\n")  # fmt: skip
+    files = {"sim/__init__.py": "", "sim/model.py": HAIKU_RUNNER,
+             "setup.py": "from setuptools import setup\nsetup(name='sim')\n"}  # fmt: skip
+    labels = _project(tmp_path / "lib", {**files, "README.md": readme})
+    assert _exclude(labels) == {"library"}
+    # the same library documenting pre-trained weights is pretrained-only too
+    weights = readme + "\nDownload the pre-trained policy from the releases page.\n"
+    labels = _project(tmp_path / "docs", {**files, "README.md": weights})
+    assert _exclude(labels) == {"library", "pretrained_only"}
+
+
+@pytest.mark.parametrize(
+    "intro",
+    [
+        "[**Documentation**](https://example.org/docs)\n| [**Tutorials**](https://example.org/t)\n",
+        "**Tutorial:** [tutorial-v1.6(audio)](./tutorial/a.md),[tutorial-v1.5 (Text)](./t/b.md)\n",
+        "This repo provides official code for [Timer](https://arxiv.org/abs/2402.02368). "
+        "[[Slides]](https://example.org/s) and our works [[Tutorial (CN)]](https://example.org/c).\n",
+    ],
+)
+def test_links_to_a_project_s_own_tutorials_are_not_educational(tmp_path: Path, intro: str) -> None:
+    labels = _project(tmp_path, {"train.py": TORCH_TRAIN, "README.md": f"# Net\n\n{intro}"})
+    assert "educational" not in _exclude(labels)
+    # a tutorial said in words is one still
+    said = "This repository is a tutorial on [PyTorch](https://pytorch.org) for beginners.\n"
+    labels = _project(tmp_path / "said", {"train.py": TORCH_TRAIN, "README.md": f"# Net\n\n{said}"})
+    assert "educational" in _exclude(labels)
+
+
 def test_not_dl(tmp_path: Path) -> None:
     code = "import pandas as pd\nfrom sklearn.linear_model import LogisticRegression\n"
     labels = _project(tmp_path, {"analysis.py": code, "README.md": "# Stats\n"})
