@@ -74,6 +74,11 @@ EDU_FOLDER = re.compile(
 SUBJECT = (
     r"(?:this|the|our)\s+(?:repo|repository|project|code|codebase|implementation|library|package)"
 )
+# What a README deprecates when it is not the project ("## Deprecated options").
+OPTIONS = (
+    r"(?:options?|arguments?|flags?|functions?|features?|apis?|methods?|parameters?|settings?|"
+    r"models?|scripts?|commands?|configs?)\b"
+)
 DEPRECATED = re.compile(
     rf"\b{SUBJECT}\b[^.]{{0,60}}?\b(?:is|has been|was)\s+(?:now\s+)?(?:deprecated|no longer "
     r"(?:being )?(?:actively )?(?:maintained|supported|developed|updated)|not (?:being )?"
@@ -81,7 +86,7 @@ DEPRECATED = re.compile(
     r"archived(?!\s+(?:in|at|on|under)\s+(?:the\s+|a\s+)?(?:branch|tag))|obsolete|outdated|"
     r"(?:quite |very |rather )?old\b(?![-\w])|"
     r"superseded|moved|discontinued)|\bwe (?:are )?no longer (?:maintain|support|updat)\w*|"
-    rf"\b{SUBJECT}\s+(?:has\s+)?moved\s+to\b|^\W*(?:deprecated|unmaintained)\b|"
+    rf"\b{SUBJECT}\s+(?:has\s+)?moved\s+to\b|^\W*(?:deprecated|unmaintained)\b(?!\s+{OPTIONS})|"
     r"\b(?:has been|is now|was)\s+superseded by\b|\bsemi-archived\b|"
     r"\b(?:development|we|it)\s+(?:has|have)\s+(?:now\s+)?moved\s+to\b|"
     # "## Consider using llama.cpp instead", "The changes have since been upstreamed in X": the
@@ -172,10 +177,39 @@ def _links_to_its_tutorials(ctx: AuditContext, block: Block) -> bool:
     return EDU_WORDS.search(rest) is None
 
 
+# A heading that is the project's state, wherever it stands ("## No Longer Maintained"); a
+# heading "Deprecated" over a list of deprecated options is none.
+STATE_HEADING = re.compile(
+    r"^\W*(?:(?:this\s+)?(?:project|repo(?:sitory)?)\s+(?:is\s+)?)?(?:no\s+longer\s+(?:actively\s+)?"
+    r"(?:maintained|supported)|not\s+(?:actively\s+)?maintained|unmaintained|archived)\W*$",
+    re.I,
+)
+# The state said of the project by its own name ("AutoAWQ is officially deprecated and will no
+# longer be maintained").
+NAMED_STATE = (
+    r"[^.\n]{0,40}?\b(?:is|has\s+been)\s+(?:now\s+|officially\s+)*(?:deprecated|"
+    r"no\s+longer\s+(?:actively\s+)?(?:maintained|supported)|unmaintained|discontinued)\b"
+)
+# A state that keeps the project maintained (repostatus.org's "Inactive: ... no longer being
+# actively developed; support/maintenance will be provided as time allows") is no deprecation.
+STILL_MAINTAINED = re.compile(
+    r"\b(?:support|maintenance)\b[^.]{0,40}?\bwill\s+be\s+provided\b|\bstill\s+(?:be\s+)?"
+    r"maintained\b",
+    re.I,
+)
+
+
 def _deprecated(ctx: AuditContext, blocks: list[Block]) -> list[Evidence]:
+    name = ctx.tree.root.name.split("__", 1)[-1]
+    named = re.compile(rf"(?<![\w/.-]){re.escape(name)}(?![\w/-]){NAMED_STATE}", re.I)
     for n, block in enumerate(blocks):
-        if DEPRECATED.search(block.text) or (
-            n < INTRO_BLOCKS and DEPRECATED_BANNER.search(block.text)
+        if STILL_MAINTAINED.search(block.text):
+            continue
+        if (
+            DEPRECATED.search(block.text)
+            or (n < INTRO_BLOCKS and DEPRECATED_BANNER.search(block.text))
+            or (block.kind == "heading" and STATE_HEADING.search(block.text))
+            or (len(name) > 2 and named.search(block.text))
         ):
             return [Evidence(block.path, block.line, block.text[:200], "exclude.deprecated")]
     for block in ctx.docs.blocks:

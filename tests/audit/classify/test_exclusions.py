@@ -425,6 +425,36 @@ def test_a_status_line_of_a_live_project_is_not_deprecation(tmp_path: Path, line
     assert _exclude(labels) == set()
 
 
+def test_an_inactive_project_still_maintained_is_not_deprecated(tmp_path: Path) -> None:
+    line = (
+        "Project Status: Inactive - The project has reached a stable, usable state but is no "
+        "longer being actively developed; support/maintenance will be provided as time allows."
+    )
+    labels = _project(tmp_path, {"README.md": f"# Net\n\n{line}\n", "train.py": TORCH_TRAIN})
+    assert _exclude(labels) == set()
+
+
+def test_deprecation_said_by_the_project_s_name_or_in_a_heading_further_down(
+    tmp_path: Path,
+) -> None:
+    intro = "# Net\n\n" + "We train nets.\n\n" * 8
+    said = (
+        intro + "Important Notice:\n\n- AutoQuant is officially deprecated and will no longer be "
+        "maintained.\n"
+    )
+    labels = _project(tmp_path, {"README.md": said, "train.py": TORCH_TRAIN}, "org__AutoQuant")
+    assert _exclude(labels) == {"deprecated"}
+    other = said.replace("AutoQuant is", "OtherTool is")  # another project's state
+    labels = _project(tmp_path, {"README.md": other, "train.py": TORCH_TRAIN}, "org__Net")
+    assert _exclude(labels) == set()
+    heading = intro + "## No Longer Maintained\n\n### Reasons\n\nNo time.\n"
+    labels = _project(tmp_path, {"README.md": heading, "train.py": TORCH_TRAIN}, "h")
+    assert _exclude(labels) == {"deprecated"}
+    options = intro + "## Deprecated options\n\n- `--fp16`: use `--precision`.\n"
+    labels = _project(tmp_path, {"README.md": options, "train.py": TORCH_TRAIN}, "o")
+    assert _exclude(labels) == set()
+
+
 def test_an_archived_branch_or_a_deprecated_api_is_not_deprecation(tmp_path: Path) -> None:
     readme = (
         "# Net\n\nWe train nets.\n\nThe first version was fine.\n\nIt is fast.\n\n"
