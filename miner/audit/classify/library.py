@@ -18,10 +18,7 @@ INTRO_BLOCKS = 3
 # What a package built upon is called ("an open platform for training X" is a project's service,
 # not a library).
 LIBRARY_WORDS = re.compile(
-    r"\b(?:library|toolkit|toolbox|framework|package|python module|api|sdk)\b"
-    # a model or algorithm library, a toolkit ("keras版的transformer模型库"); not 数据库, a database
-    r"|(?:模型|算法|工具|函数|组件)库|工具包|工具箱",
-    re.I,
+    r"\b(?:library|toolkit|toolbox|framework|package|python module|api|sdk)\b", re.I
 )
 # An engine or platform for a framework's users is built upon ("DI-engine is a generalized
 # decision intelligence engine for PyTorch and JAX").
@@ -181,19 +178,6 @@ def _package_description(ctx: AuditContext) -> Evidence | None:
     return None
 
 
-def _install_introduced(blocks: list[Block], line: int) -> Evidence | None:
-    """The sentence that introduces the install command at `line`, in the same section, when it
-    speaks of a library or an API ("Install PaddleSeg: support to construct a customized
-    segmentation framework with API Calling method")."""
-    before = [b for b in blocks if b.line < line]
-    if not before or before[-1].kind == "heading":
-        return None
-    block = before[-1]
-    if not LIBRARY_WORDS.search(block.text):
-        return None
-    return Evidence(block.path, block.line, block.text[:200], "exclude.library_description")
-
-
 def _class_attribute(text: str, pos: int) -> bool:
     """True when the line at `pos` sits in a class body: the nearest line above it that starts
     at the margin opens a class (not a `setup(` call whose keywords are indented too)."""
@@ -248,9 +232,6 @@ def library_evidence(ctx: AuditContext, blocks: list[Block], trains: bool) -> li
             if SELF_LIBRARY.search(block.text) or FOR_FRAMEWORK.search(block.text):
                 said = Evidence(block.path, block.line, block.text[:200], "exclude.library_self")
                 return [published, said]
-        introduced = _install_introduced(blocks, published.line)
-        if introduced is not None:
-            return [published, introduced]
         metadata = _package_description(ctx)
         if metadata is not None:
             return [published, metadata]

@@ -218,30 +218,3 @@ def test_a_library_introduced_inside_an_html_block(tmp_path: Path) -> None:
     files = {"README.md": readme, "setup.py": "from setuptools import setup\nsetup()\n"}
     found = _library(tmp_path, files)
     assert [e.rule for e in found] == ["exclude.library_self"], found
-
-
-def test_an_install_introduced_as_a_library_s_api_further_down(tmp_path: Path) -> None:
-    intro = "# Seg\n\nEnd-to-end segmentation.\n\n" + "## News\n\nA release.\n\n" * 3
-    readme = (
-        intro + "#### step 2. Install Seg\n\nSupport to construct a customized segmentation"
-        " framework with *API Calling* method.\n\n```shell\npip install seg-anything\n```\n"
-    )
-    found = _library(tmp_path / "a", {"README.md": readme, **PACKAGE}, trains=True)
-    assert [e.rule for e in found] == ["exclude.library_install", "exclude.library_description"]
-    plain = readme.replace("Support to construct a customized segmentation framework with *API "
-                           "Calling* method.", "Install it from the index.")  # fmt: skip
-    assert _library(tmp_path / "b", {"README.md": plain, **PACKAGE}, trains=True) == []
-    # a heading between the sentence and the command: the sentence introduces something else
-    apart = readme.replace("method.\n\n```", "method.\n\n## Install\n\n```")
-    assert _library(tmp_path / "c", {"README.md": apart, **PACKAGE}, trains=True) == []
-
-
-def test_a_model_library_said_in_chinese(tmp_path: Path) -> None:
-    readme = (
-        "# Seg\n\n这是笔者重新实现的keras版的transformer模型库。\n\n"
-        "```\npip install seg-anything\n```\n"
-    )
-    found = _library(tmp_path / "a", {"README.md": readme, **PACKAGE}, trains=True)
-    assert [e.rule for e in found] == ["exclude.library_install", "exclude.library_description"]
-    database = readme.replace("transformer模型库", "数据库的模型")  # a database is no library
-    assert _library(tmp_path / "b", {"README.md": database, **PACKAGE}, trains=True) == []
