@@ -290,6 +290,32 @@ def test_among_interpreters_the_framework_fits_the_most_pins_with_wheels_decide(
     assert done == []
 
 
+def test_the_companion_a_pinned_torch_decides_must_have_a_wheel_too(tmp_path: Path) -> None:
+    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.[7-9].*/bin/python")))
+    old = [p for p in found if "/3.7." in p]
+    new = [p for p in found if "/3.9." in p]
+    if not old or not new:
+        pytest.skip("needs Python 3.7 and 3.9 under ~/.pyenv/versions")
+    index = tmp_path / "index"
+    for tag in ("cp37-cp37m", "cp39-cp39"):  # torch 1.13 fits both, torchvision 0.14 the older
+        build_wheel(index, "torch", "1.13.0", {"torch.py": ""}).rename(
+            index / f"torch-1.13.0-{tag}-manylinux1_x86_64.whl"
+        )
+    build_wheel(index, "torchvision", "0.14.0", {"torchvision.py": ""}).rename(
+        index / "torchvision-0.14.0-cp37-cp37m-manylinux1_x86_64.whl"
+    )
+    source = IndexSource.of(("--no-index", f"--find-links {index}"), {})
+    pythons = (new[-1], old[-1])
+    order, done = interpreters_for(pythons, "2023-06-01", ["torch==1.13"], source, None,
+                                   ("torch", "torchvision"))  # fmt: skip
+    assert order[0] == old[-1]
+    assert done and "torchvision==0.14.0 has no wheel for Python 3.9" in done[0].reason
+    # a project that imports no torchvision keeps the date's pick
+    order, done = interpreters_for(pythons, "2023-06-01", ["torch==1.13"], source, None,
+                                   ("torch",))  # fmt: skip
+    assert order[0] == new[-1] and done == []
+
+
 def test_a_build_missing_a_standard_module_is_not_given_a_package() -> None:
     lines = ["error: Failed to build `scikit-learn==0.21.3`",
              "hint: This error likely indicates that `scikit-learn@0.21.3` depends on "

@@ -103,7 +103,7 @@ def build_environment(request: BuildRequest) -> EnvironmentBuild:
             repairs += bounded
     else:
         order, chosen = interpreters_for(request.interpreters, request.commit_date, lines,
-                                         source, as_of)  # fmt: skip
+                                         source, as_of, closure.names)  # fmt: skip
         repairs += chosen
     order = order or [*request.interpreters[:1]] or [sys.executable]
     last: EnvironmentBuild | None = None

@@ -8,9 +8,13 @@ from __future__ import annotations
 from miner.codebook import Evidence
 from miner.select.pythons import interpreter_version, pythons_in_order
 from miner.select.repair.index import IndexSource, releases
+from miner.select.repair.moves import companion
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import requirement
 from miner.select.versions import PACKAGES
+
+# The companions a framework's pin decides, by the module the code imports.
+COMPANION_MODULES = ("torchvision", "torchaudio", "torchtext")
 
 
 def pinned_frameworks(lines: list[str]) -> list[tuple[str, str, str]]:
@@ -31,21 +35,38 @@ def pinned(lines: list[str]) -> list[tuple[str, str, str]]:
     return out
 
 
+def implied_companions(lines: list[str], imported: tuple[str, ...]) -> list[str]:
+    """The companion release a pinned torch decides (`torchvision==0.14.0` for `torch==1.13`)
+    for each companion the entry point imports and the requirements leave unpinned: it is
+    installed with the framework, so it must have a wheel for the interpreter too."""
+    out = []
+    for _, line, _ in companion([*lines, *(m for m in COMPANION_MODULES if m in imported)]):
+        parsed = requirement(line)
+        if parsed is not None and parsed.name not in {n for _, n, _ in pinned(lines)}:
+            out.append(line)
+    return out
+
+
 def interpreters_for(
     choices: tuple[str, ...],
     commit_date: str | None,
     lines: list[str],
     source: IndexSource,
     as_of: str | None,
+    imported: tuple[str, ...] = (),
 ) -> tuple[list[str], list[Repair]]:
     """Interpreters to try, best first, and the record of a choice the pins made: every pinned
     framework with a wheel first, then as many of the other pins with one as possible (a pin
-    with no wheel must build from source, which an old sdist seldom does on a newer Python)."""
+    with no wheel must build from source, which an old sdist seldom does on a newer Python).
+    A companion the entry point imports (`imported`) counts as pinned where the framework's pin
+    decides its release: torch 1.13 has a wheel for Python 3.11, torchvision 0.14 has none."""
     ordered = pythons_in_order(choices, commit_date)
-    pins = pinned(lines)
+    implied = implied_companions(lines, imported)
+    pins = pinned([*lines, *implied])
     if len(ordered) < 2 or not pins:
         return ordered, []
     frameworks = {name for _, name, _ in pinned_frameworks(lines)}
+    frameworks |= {name for _, name, _ in pinned(implied)}
     fits: dict[str, list[str]] = {}
     for interpreter in ordered:
         version = interpreter_version(interpreter)
