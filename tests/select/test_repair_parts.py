@@ -314,6 +314,14 @@ def test_the_companion_a_pinned_torch_decides_must_have_a_wheel_too(tmp_path: Pa
     order, done = interpreters_for(pythons, "2023-06-01", ["torch==1.13"], source, None,
                                    ("torch",))  # fmt: skip
     assert order[0] == new[-1] and done == []
+    # a pin without its patch number names the release all the same (`torch==1.6` is 1.6.0)
+    only = tmp_path / "only"
+    build_wheel(only, "torch", "1.6.0", {"torch.py": ""}).rename(
+        only / "torch-1.6.0-cp37-cp37m-manylinux1_x86_64.whl"
+    )
+    source = IndexSource.of(("--no-index", f"--find-links {only}"), {})
+    order, done = interpreters_for(pythons, "2023-06-01", ["torch==1.6"], source, None)
+    assert order[0] == old[-1] and "torch==1.6 has no wheel for Python 3.9" in done[0].reason
 
 
 def test_a_build_missing_a_standard_module_is_not_given_a_package() -> None:

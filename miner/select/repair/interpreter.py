@@ -5,6 +5,8 @@ then the others in the order of miner.select.pythons (older ones first, then new
 
 from __future__ import annotations
 
+from packaging.version import InvalidVersion, Version
+
 from miner.codebook import Evidence
 from miner.select.pythons import interpreter_version, pythons_in_order
 from miner.select.repair.index import IndexSource, releases
@@ -47,6 +49,14 @@ def implied_companions(lines: list[str], imported: tuple[str, ...]) -> list[str]
     return out
 
 
+def _same(version: Version, pin: str) -> bool:
+    """Whether release `version` is the one `==pin` names (`torch==1.6` is 1.6.0)."""
+    try:
+        return version == Version(pin)
+    except InvalidVersion:
+        return str(version) == pin
+
+
 def interpreters_for(
     choices: tuple[str, ...],
     commit_date: str | None,
@@ -77,7 +87,7 @@ def interpreters_for(
             found = releases(source, name, as_of)
             if found is None:
                 return ordered, []  # the index does not answer: keep the date's order
-            release = next((r for r in found if str(r.version) == pin), None)
+            release = next((r for r in found if _same(r.version, pin)), None)
             if release is not None and release.wheel_for(version):
                 fits[interpreter].append(name)
 
