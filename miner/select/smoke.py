@@ -34,6 +34,7 @@ from miner.select.installs import InstallPlan, install_plan
 from miner.select.ladder import Marks, stage_name, stage_reached, stage_seconds
 from miner.select.manifest import slugify
 from miner.select.repair import (
+    MIN_FREE_BYTES,
     ensure_disk_room,
     locked,
     package_cache_env,
@@ -68,7 +69,9 @@ def smoke(
     logs.mkdir(parents=True)
     started, started_epoch = time.perf_counter(), time.time()
     base = scrubbed_env(os.environ if options.env is None else options.env)
-    pruned = ensure_disk_room(package_cache_env(base, options.out_dir), out_dir)
+    # each candidate running side by side builds an environment of its own at the same time
+    room = MIN_FREE_BYTES * max(1, options.jobs)
+    pruned = ensure_disk_room(package_cache_env(base, options.out_dir), out_dir, room)
     work = Path(tempfile.mkdtemp(prefix=f"miner-smoke-{slug}-"))
     reached = on_stage or (lambda name, stage: None)
     notes: list[str] = [pruned] if pruned else []
@@ -115,19 +118,20 @@ def smoke(
             notes += plan.notes
             (logs / "requirements.txt").write_text(plan.text(), encoding="utf-8")
             built = install_environment(target, venv, plan.lines, logs, work, base, options, copy)
+            _refuse_full_disk(target, logs / "install.log")  # a repair that ran out of disk too
             install_seconds = built.seconds
             lock = locked(built, venv, logs, work, base) if built.imports_ok else None
             if built.failure is not None and closure.outcome == "python2" and closure.evidence:
                 outcome, evidence, stage = "python2", _no_python2(closure.evidence), -1
                 notes.append(f"python2: the 2.7 environment failed: {built.failure.text}")
             elif built.failure is not None:
-                _refuse_full_disk(target, logs / "install.log")
                 outcome, evidence = "install", built.failure
             else:
                 reached(target.full_name, "S1")
                 first = built
                 training, built = train_with_reruns(target, copy, venv, logs, work, base, options,
                                          started_epoch, built, notes)  # fmt: skip
+                _refuse_full_disk(target, logs / "install.log")  # the reruns' repairs install too
                 install_seconds = built.seconds
                 if built is not first:  # the environment changed after the lock was written
                     # a run past its imports shows what the build's import check could not

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -57,6 +58,7 @@ def smoke_projects(
     where memory allows (each training step may take `options.memory_bytes`), started in that
     order; the store is written from this thread only."""
     jobs = side_by_side(jobs, options.memory_bytes, len(candidates))
+    options = replace(options, jobs=jobs)
     if jobs <= 1:
         return [smoke_candidate(store, options, c, on_smoke, on_stage) for c in candidates]
     from concurrent.futures import ThreadPoolExecutor, as_completed

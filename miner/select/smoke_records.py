@@ -39,6 +39,7 @@ class SmokeOptions:
     data: tuple[DataMount, ...] = ()  # the user's data, copied into the run's copy
     fetch_data: bool = False  # a data step with the network up, before training without it
     fetch_timeout: float = 300.0
+    jobs: int = 1  # candidates side by side: each needs its own room on disk
 
 
 @dataclass(frozen=True)

@@ -372,6 +372,38 @@ def test_a_full_disk_stops_the_run_instead_of_blaming_the_project(tmp_path):
         _refuse_full_disk(target, log)
 
 
+def test_a_build_that_filled_the_disk_on_its_way_stops_the_run_too(tmp_path, monkeypatch):
+    import sys
+
+    import pytest
+
+    from miner.errors import DiskFull
+    from miner.select import smoke as smoking
+    from miner.select.repair.attempt import EnvironmentBuild
+    from miner.select.smoke_records import SmokeOptions, SmokeTarget
+
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "train.py").write_text("import json\nprint('loss: 0.5')\n", encoding="utf-8")
+
+    def built(target, venv, lines, logs, work, base, options, copy):
+        # a repair's install ran out of disk, and the build went on without the package
+        (logs / "install.log").write_text(
+            "miner: repair older: torch==2.9.1 -> torch<2.9\n"
+            "  cause: failed to write to file `/root/.cache/uv/x`: No space left on device\n",
+            encoding="utf-8",
+        )
+        closure = smoking.import_closure(copy, "train.py")
+        return EnvironmentBuild(None, 0.0, sys.executable, (), (), closure)
+
+    monkeypatch.setattr(smoking, "install_environment", built)
+    monkeypatch.setattr(smoking, "ensure_disk_room", lambda env, folder, need=0: "")
+    target = SmokeTarget("lab/big", None, None, checkout, ("{python}", "train.py"), ())
+    options = SmokeOptions(out_dir=tmp_path / "out", fetch_blobs=False)
+    with pytest.raises(DiskFull, match="lab/big"):
+        smoking.smoke(target, options)
+
+
 def test_an_assert_that_asks_for_a_gpu_needs_one(tmp_path):
     traceback = 'Traceback (most recent call last):\n  File "tools/train.py", line 112\n'
     for code in (

@@ -67,7 +67,7 @@ def package_cache(env: Mapping[str, str] | None = None) -> tuple[Path, int]:
 
 # Room a smoke run wants before it starts: a copy of the checkout and one environment (a CPU
 # PyTorch or TensorFlow with its companions takes 2 to 4 GiB unpacked, the downloads again in the
-# cache, which environments share).
+# cache, which environments share). Candidates side by side want it each.
 MIN_FREE_BYTES = 4 * 1024**3
 
 
