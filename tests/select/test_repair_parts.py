@@ -609,3 +609,27 @@ def test_the_innermost_frame_is_read_through_a_distributed_workers_prefix() -> N
              "[rank0]: TypeError: LRScheduler.__init__() takes from 2 to 3 positional arguments"
              " but 4 were given"]  # fmt: skip
     assert innermost_frame(lines, 4) == ("/copy/src/k_diffusion/utils.py", 253)
+
+
+def test_lines_pip_reads_and_uv_does_not_are_rewritten_for_uv(tmp_path: Path) -> None:
+    from miner.select.repair.pip_lines import uv_lines
+
+    (tmp_path / "det").mkdir()
+    (tmp_path / "det" / "setup.py").write_text("from setuptools import setup\nsetup()\n")
+    own = "-e git+https://github.com/org/vim@a452c02#egg=detectron2&subdirectory=det"
+    other = "-e git+https://github.com/org/fla@36743f3#egg=fla"
+    lines, done = uv_lines(["--no-binary=imgaug,albumentations", own, other, "torch==2.1"],
+                           tmp_path)  # fmt: skip
+    assert lines == ["--no-binary imgaug", "--no-binary albumentations", "-e ./det",
+                     "git+https://github.com/org/fla@36743f3#egg=fla", "torch==2.1"]  # fmt: skip
+    assert [r.evidence.rule for r in done] == ["repair.pip.binary_list",
+                                               "repair.pip.editable_vcs",
+                                               "repair.pip.editable_vcs"]  # fmt: skip
+    assert "in the checkout itself" in done[1].reason and "not editable" in done[2].reason
+    # a sub-folder the checkout lacks, or one outside it, is not taken for the package
+    away = "-e git+https://github.com/org/vim@a452c02#egg=x&subdirectory=../etc"
+    assert uv_lines([away], tmp_path)[0] == [away.removeprefix("-e ")]
+    assert uv_lines(["--no-binary :all:", "numpy"], tmp_path) == (
+        ["--no-binary :all:", "numpy"],
+        [],
+    )

@@ -31,6 +31,7 @@ from miner.select.repair.index import IndexSource, newest_release
 from miner.select.repair.interpreter import interpreters_for
 from miner.select.repair.moves import companion, jaxlib_bound, pillow_bound
 from miner.select.repair.names import canonical
+from miner.select.repair.pip_lines import uv_lines
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import (
     aliases,
@@ -53,15 +54,16 @@ def build_environment(request: BuildRequest) -> EnvironmentBuild:
     started = time.perf_counter()
     scripts = entry_scripts(request.command, request.root)
     closure = import_closure(request.root, scripts)
-    options = tuple(ln for ln in request.lines if is_option(ln))
-    lines = [ln for ln in request.lines if not is_option(ln)]
+    written, repairs = uv_lines(list(request.lines), request.root)
+    options = tuple(ln for ln in written if is_option(ln))
+    lines = [ln for ln in written if not is_option(ln)]
     source = IndexSource.of(request.lines, request.env)
     as_of = request.commit_date if request.as_of else None
     listed = functools.partial(on_index, source)
-    repairs: list[Repair] = []
     # A freeze is cut to what any file of the project imports, not only the entry point.
     everything = import_closure(request.root, sorted(request.root.rglob("*.py")))
-    for rewrite in (lambda ls: aliases(ls, listed), readable, lambda ls: urls(ls, listed),
+    for rewrite in (lambda ls: aliases(ls, listed), readable,
+                    lambda ls: uv_lines(ls, request.root), lambda ls: urls(ls, listed),
                     lambda ls: reduce_freeze(ls, everything), duplicates):  # fmt: skip
         lines, done = rewrite(lines)
         repairs += done
