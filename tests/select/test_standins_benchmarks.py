@@ -62,6 +62,8 @@ def test_the_missing_path_is_read_off_each_kind_of_message(line, path):
         ("/run/home/data/VOCdevkit/VOC2007/ImageSets/Main/trainval.txt",
          "PASCAL VOC 2007 and 2012", "/run/home/data/VOCdevkit"),
         ("data/VOC/VOC2012/JPEGImages", "PASCAL VOC 2007 and 2012", "data/VOC"),
+        ("./data/cora/cora.content", "cora (LINQS citation graph)", "data/cora"),
+        ("data/citeseer/citeseer.cites", "citeseer (LINQS citation graph)", "data/citeseer"),
     ],
 )  # fmt: skip
 def test_a_missing_path_names_its_data_set_and_the_root_to_write(path, dataset, root):
@@ -80,6 +82,7 @@ def test_a_missing_path_names_its_data_set_and_the_root_to_write(path, dataset, 
         "ETTh1.csv.bak",
         "data/images.zip",  # an archive that states no size: no layout to copy
         "data/train.txt",  # a split file in a folder that names no interaction set
+        "data/cora/cora.npz",  # another form of the graph than LINQS' text files
     ],
 )
 def test_paths_that_only_look_like_a_data_set_are_left_alone(path):
@@ -316,3 +319,21 @@ def test_pascal_voc_has_both_years_with_boxes_lists_and_masks_of_the_twenty_clas
                     0, 255, *range(1, 21)}  # fmt: skip
         rows = (base / "ImageSets/Main/aeroplane_trainval.txt").read_text().splitlines()
         assert len(rows) == 16 and all(row.split()[1] in ("1", "-1") for row in rows)
+
+
+def test_a_citation_graph_reads_as_pygcn_reads_it(tmp_path):
+    import numpy as np
+
+    line = "OSError: ./data/cora/cora.content not found."  # numpy's genfromtxt
+    written = stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report")
+    assert written is not None and written.classes == 7
+    # pygcn's load_data: ids, a 0/1 word vector and a class name a line; citations by id
+    content = np.genfromtxt(tmp_path / "data/cora/cora.content", dtype=np.dtype(str))
+    assert content.shape == (2708, 1435) and len(set(content[:, -1])) == 7
+    features = content[:, 1:-1].astype(np.float32)
+    assert set(np.unique(features)) == {0.0, 1.0} and features.sum(axis=1).min() > 0
+    ids = {int(i): n for n, i in enumerate(content[:, 0])}
+    edges = np.genfromtxt(tmp_path / "data/cora/cora.cites", dtype=np.int32)
+    assert edges.shape == (5429, 2) and all(int(e) in ids for e in edges.flatten())
+    # written once: a second missing line for the same graph adds nothing
+    assert stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report") is None

@@ -39,6 +39,7 @@ from miner.select.standins.benchmark_layouts import (
     write_squad,
     write_time_series,
 )
+from miner.select.standins.citation_layouts import citation_root, write_citation_graph
 from miner.select.standins.interaction_layouts import interaction_root, write_interactions
 from miner.select.standins.speech_layouts import ljspeech_root, write_ljspeech
 from miner.select.standins.voc_layouts import voc_root, write_voc
@@ -51,6 +52,8 @@ MISSING_PATH = (
     re.compile(r"(\S+) is not a valid directory"),  # the CycleGAN family's make_dataset
     re.compile(r"does not exist: b?'([^']+)'"),
     re.compile(r"""(?i)(?:path|file|directory) ['"]([^'"]+)['"] (?:does not exist|not found)"""),
+    # numpy's loadtxt and genfromtxt (`OSError: ./data/cora/cora.content not found.`)
+    re.compile(r"^(?:OSError|IOError|FileNotFoundError): (\S+) not found\.?\s*$"),
 )
 REPORT_NAME = "benchmark-files.json"
 DATA_FOLDERS = frozenset(("data", "datasets", "dataset", "datas"))
@@ -149,6 +152,16 @@ def _interactions(path: PurePosixPath) -> BenchmarkMatch | None:
                           missing=("train.txt", "test.txt"))  # fmt: skip
 
 
+def _citation_graph(path: PurePosixPath) -> BenchmarkMatch | None:
+    found = citation_root(path)
+    if found is None:
+        return None
+    root, name = found
+    return BenchmarkMatch(f"{name} (LINQS citation graph)", root,
+                          partial(write_citation_graph, name=name),
+                          missing=(f"{name}.content", f"{name}.cites"))  # fmt: skip
+
+
 def _ljspeech(path: PurePosixPath) -> BenchmarkMatch | None:
     root = ljspeech_root(path)
     if root is None:
@@ -172,6 +185,7 @@ BENCHMARKS: tuple[Callable[[PurePosixPath], BenchmarkMatch | None], ...] = (
     _nerf_scene,
     _image_translation,
     _interactions,
+    _citation_graph,
     _ljspeech,
 )
 
