@@ -149,6 +149,9 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
         "urllib.error.URLError: <urlopen error [Errno 101] Network is unreachable>": "data",
         "AssertionError: Torch not compiled with CUDA enabled": "needs_gpu",
         "RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!": "needs_gpu",
+        "ValueError: Unknown CUDA arch (0.0) or GPU not supported": "needs_gpu",
+        "lightning_fabric.utilities.exceptions.MisconfigurationException: No supported gpu "
+        "backend found!": "needs_gpu",
         "ValueError: operands could not be broadcast together": "runtime",
         "ValueError: No audio files found in 'corpus'.": "needs_data",
         "Exception: Did not find any audio files in specified directory": "needs_data",
