@@ -90,6 +90,34 @@ def test_the_extension_is_built_in_place_and_imports(tmp_path: Path) -> None:
     assert "building lab._C" in log.read_text(encoding="utf-8")
 
 
+def test_a_cython_source_in_a_package_folder_is_built_one_folder_down(tmp_path: Path) -> None:
+    # the layout of the TTS projects' `monotonic_align`: its own setup.py cythonizes `core.pyx`,
+    # Cython names it `monotonic_align.core`, and the package imports `.monotonic_align.core`
+    root = _write(tmp_path / "copy", {
+        "monotonic_align/__init__.py": "from .monotonic_align import core\n",
+        "monotonic_align/setup.py": "from Cython.Build import cythonize\n"
+                                    "setup(name='ma', ext_modules=cythonize('core.pyx'))\n",
+    })  # fmt: skip
+    found = extension_setup(root, "monotonic_align.monotonic_align")
+    assert found == ("monotonic_align/setup.py", "monotonic_align.core")
+    assert extension_setup(root, "monotonic_align.other") is None
+    # built in place from that folder: the folder the copy goes to is made first, as the
+    # README's `mkdir monotonic_align` does (a plain C extension of the same name stands in for
+    # Cython's output here)
+    module = MODULE.replace('"_C"', '"core"').replace("PyInit__C", "PyInit_core")
+    (root / "monotonic_align" / "core.c").write_text(module, encoding="utf-8")
+    (root / "monotonic_align" / "setup.py").write_text(
+        SETUP.format(name="monotonic_align.core", source="core.c"), encoding="utf-8"
+    )
+    python, log = _venv(tmp_path), tmp_path / "install.log"
+    assert build_extension(root, "monotonic_align/setup.py", "monotonic_align.core", python,
+                           {"PATH": "/usr/bin:/bin"}, log, 120)  # fmt: skip
+    assert built_file(root / "monotonic_align", "monotonic_align.core") is not None
+    ran = subprocess.run([str(python), "-c", "import monotonic_align.monotonic_align.core"],
+                         cwd=root, check=False)  # fmt: skip
+    assert ran.returncode == 0
+
+
 def test_a_build_that_fails_leaves_the_environment_as_it_was(tmp_path: Path) -> None:
     root = _write(tmp_path / "copy", {"setup.py": "raise SystemExit('nvcc not found')\n"})
     python, log = _venv(tmp_path), tmp_path / "install.log"

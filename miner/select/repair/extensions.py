@@ -63,7 +63,18 @@ def extension_setup(root: Path, module: str) -> tuple[str, str] | None:
             continue
         names = [m.group(1) for m in EXTENSION_NAME.finditer(text)]
         # `cythonize("utils/compute_overlap.pyx")`: the module is the source's path, dotted
-        names += [m.group(1).replace("/", ".") for m in CYTHON_SOURCE.finditer(text)]
+        sources = [m.group(1).replace("/", ".") for m in CYTHON_SOURCE.finditer(text)]
+        names += sources
+        # Cython names a source in a package folder after the package (`monotonic_align/
+        # setup.py` builds `monotonic_align.core`), and `build_ext --inplace` run there writes
+        # it one folder down, which the code imports as `monotonic_align.monotonic_align.core`
+        folder = setup.parent.relative_to(root)
+        if folder.parts and (setup.parent / "__init__.py").is_file():
+            package = ".".join(folder.parts)
+            for source in sources:
+                imported = f"{package}.{package}.{source}"
+                if imported == module or imported.startswith(module + "."):
+                    return setup.relative_to(root).as_posix(), f"{package}.{source}"
         for name in names:
             if name == module or name.endswith("." + module) or module.endswith("." + name):
                 return setup.relative_to(root).as_posix(), name
@@ -98,6 +109,11 @@ def build_extension(
     headers = [str(p) for p in header_folders(folder)]
     build_env["CPATH"] = os.pathsep.join([*headers, *filter(None, [env.get("CPATH")])])
     argv = [*(network_cut_prefix() or ()), str(python), "setup.py", "build_ext", "--inplace"]
+    package = extension.rpartition(".")[0]
+    if package and (folder / "__init__.py").is_file():
+        # a package's own setup: `--inplace` copies into a folder of the package's name inside
+        # it, which the README makes first (`mkdir monotonic_align`)
+        (folder / package.replace(".", "/")).mkdir(parents=True, exist_ok=True)
     since = time.time() - 1.0  # a file system's coarse clock: a second's grace
     with log.open("a", encoding="utf-8") as fh:
         fh.write(f"miner: building {extension} with {setup} build_ext --inplace\n")
