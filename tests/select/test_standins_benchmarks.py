@@ -337,3 +337,17 @@ def test_a_citation_graph_reads_as_pygcn_reads_it(tmp_path):
     assert edges.shape == (5429, 2) and all(int(e) in ids for e in edges.flatten())
     # written once: a second missing line for the same graph adds nothing
     assert stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report") is None
+
+
+def test_a_citation_graph_shipped_without_its_content_gets_content_for_its_own_papers(tmp_path):
+    import numpy as np
+
+    folder = tmp_path / "data" / "cora"
+    folder.mkdir(parents=True)
+    (folder / "cora.cites").write_text("35\t1033\n35\t103482\n1033\t35\n", encoding="utf-8")
+    line = "OSError: ./data/cora/cora.content not found."
+    written = stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report")
+    assert written is not None and written.files == 1
+    content = np.genfromtxt(folder / "cora.content", dtype=np.dtype(str))
+    assert [int(i) for i in content[:, 0]] == [35, 1033, 103482]
+    assert (folder / "cora.cites").read_text(encoding="utf-8").startswith("35\t1033")  # kept

@@ -159,7 +159,7 @@ def _citation_graph(path: PurePosixPath) -> BenchmarkMatch | None:
     root, name = found
     return BenchmarkMatch(f"{name} (LINQS citation graph)", root,
                           partial(write_citation_graph, name=name),
-                          missing=(f"{name}.content", f"{name}.cites"))  # fmt: skip
+                          missing=(f"{name}.content",))  # fmt: skip
 
 
 def _ljspeech(path: PurePosixPath) -> BenchmarkMatch | None:
