@@ -46,7 +46,7 @@ GPU = re.compile(
     r"|ProcessGroupNCCL is only supported with GPUs|Distributed package doesn't have NCCL"
     # a CUDA extension compiled at run time for no GPU; Lightning's accelerator asked for one
     r"|Unknown CUDA arch \(0\.0\) or GPU not supported|No supported gpu backend found"
-    r"|You requested GPUs: \["
+    r"|You requested GPUs: \[|Attempting to start raylet with \d+ GPUs"
     # The project's own words (`raise RuntimeError("No GPUs available for training.")`).
     r"|\bno (?:GPUs?|CUDA(?: devices?)?|CUDA-enabled devices?) (?:is |are )?(?:available|found"
     r"|detected)|\b(?:GPUs?|CUDA) (?:is |are )?not (?:available|found|detected)"

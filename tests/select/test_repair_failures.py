@@ -582,6 +582,16 @@ def test_a_library_hugging_face_says_it_requires_is_installed() -> None:
     assert fault is not None and (fault.kind, fault.module) == ("module", "protobuf")
     assert fault.distribution == "protobuf"  # a distribution's name, installed as named
     assert fault.evidence.line == 3 and fault.evidence.rule == "repair.import.runtime"
+    # its other words: "Using the `Trainer` with `PyTorch` requires `accelerate>=0.20.1`"
+    with tempfile.TemporaryDirectory() as folder:
+        log = Path(folder) / "train.log"
+        log.write_text(
+            "    raise ImportError(\n"
+            "ImportError: Using the `Trainer` with `PyTorch` requires `accelerate>=0.20.1`: "
+            "Please run `pip install transformers[torch]` or `pip install accelerate -U`\n"
+        )
+        fault = runtime.runtime_fault(log, (3, 10), Path(folder))
+    assert fault is not None and fault.distribution == "accelerate" and fault.evidence.line == 2
 
 
 def test_an_ancient_release_the_resolver_fell_back_to_gets_a_floor_at_the_date(

@@ -152,6 +152,8 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
         "ValueError: Unknown CUDA arch (0.0) or GPU not supported": "needs_gpu",
         "pytorch_lightning.utilities.exceptions.MisconfigurationException: You requested GPUs: "
         "[0, 1, 2, 3]": "needs_gpu",
+        "ValueError: Attempting to start raylet with 1 GPUs, but CUDA_VISIBLE_DEVICES contains "
+        "[].": "needs_gpu",
         "lightning_fabric.utilities.exceptions.MisconfigurationException: No supported gpu "
         "backend found!": "needs_gpu",
         "ValueError: operands could not be broadcast together": "runtime",

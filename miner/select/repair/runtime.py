@@ -60,7 +60,12 @@ PROTOBUF_4 = re.compile(r"Descriptors cannot (?:not )?be created directly")
 MISSING = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '?([A-Za-z_][\w.]*)'?")
 # Hugging Face's words for an optional library a model or tokenizer needs ("... requires the
 # protobuf library but it was not found in your environment"): the library's own name.
-REQUIRES_LIBRARY = re.compile(r"requires the ([A-Za-z_][\w-]*) library but it was not found")
+REQUIRES_LIBRARY = re.compile(
+    r"requires the ([A-Za-z_][\w-]*) library but it was not found"
+    # transformers' and diffusers' other words (`ImportError: Using the `Trainer` with `PyTorch`
+    # requires `accelerate>=0.20.1`: Please run `pip install ... accelerate -U`)
+    r"|ImportError:.*\brequires `([A-Za-z_][\w-]*)(?:[<>=!~][^`]*)?`"
+)
 LIBRARY = "a library the run names as required"
 # A name a package's installed release does not have, imported from its installed files.
 # A compiled module of an installed package built against another release of the framework
@@ -196,7 +201,7 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
         library = REQUIRES_LIBRARY.search(line)
         if library:
             evidence = Evidence(log.name, number, line.strip()[:300], "repair.import.runtime")
-            name = library.group(1)  # a distribution's name: its import name may differ
+            name = library.group(1) or library.group(2)  # a distribution's: its module may differ
             return RuntimeFault("module", evidence, module=name, distribution=name,
                                 feature=LIBRARY)  # fmt: skip
         abi = OTHER_ABI.search(line)
