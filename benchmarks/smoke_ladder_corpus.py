@@ -65,18 +65,25 @@ def corpus_names(corpus: Path) -> list[str]:
         return [row["repo"] for row in csv.DictReader(fh, delimiter="\t") if row.get("repo")]
 
 
-def add_repositories(study: Path, names: list[str], mirrors: Path) -> list[str]:
-    """The named repositories with a local mirror, as study repositories; their names."""
+def add_repositories(
+    study: Path, names: list[str], mirrors: Path, trees: Path | None = None
+) -> list[str]:
+    """The named repositories with a local mirror (or, with `trees`, a tree of theirs under
+    TREES/OWNER__NAME), as study repositories; their names."""
     from miner.store import Store
 
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     rows = []
     for number, name in enumerate(names, start=1):
         git_dir = mirror_dir(mirrors, name)
+        tree = tree_dir(trees, name)
         if not (git_dir / "HEAD").is_file():
-            continue
-        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
-        branch = head.removeprefix("ref: refs/heads/") if head.startswith("ref:") else None
+            if tree is None:
+                continue
+            git_dir, branch = tree, None
+        else:
+            head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+            branch = head.removeprefix("ref: refs/heads/") if head.startswith("ref:") else None
         rows.append({
             "id": number, "full_name": name, "clone_url": f"file://{git_dir}",
             "html_url": f"https://github.com/{name}", "default_branch": branch,
@@ -90,18 +97,29 @@ def add_repositories(study: Path, names: list[str], mirrors: Path) -> list[str]:
     return [r["full_name"] for r in rows]
 
 
+def tree_dir(trees: Path | None, name: str) -> Path | None:
+    """OWNER/NAME's tree under TREES/OWNER__NAME (materialised at the commit a list names)."""
+    if trees is None:
+        return None
+    tree = trees / name.replace("/", "__")
+    return tree if tree.is_dir() else None
+
+
 def mirror_dir(mirrors: Path, name: str) -> Path:
     """The git directory of OWNER/NAME's local mirror (bare, or kept as a working copy)."""
     git_dir = mirrors / name.replace("/", "+") / "repo"
     return git_dir / ".git" if (git_dir / ".git" / "HEAD").is_file() else git_dir
 
 
-def record_checkout(store: Store, repo_id: int, name: str, sha: str, git_dir: Path) -> None:
-    """Store a tree written at `sha` under data/repos/NAME as the repository's clone."""
+def record_checkout(
+    store: Store, repo_id: int, name: str, sha: str, git_dir: Path, date: str = ""
+) -> None:
+    """Store a tree written at `sha` under data/repos/NAME as the repository's clone (its
+    commit date read from the mirror, else the `date` a list gives)."""
     date = subprocess.run(
         ["git", "--git-dir", str(git_dir), "show", "-s", "--format=%cI", sha],
         capture_output=True, text=True, check=False,
-    ).stdout.strip()  # fmt: skip
+    ).stdout.strip() or date  # fmt: skip
     clone = {
         "repo_id": repo_id, "full_name": name, "status": "cloned",
         "error_class": None, "error": None, "path": f"repos/{name}",

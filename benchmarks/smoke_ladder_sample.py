@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -37,6 +38,7 @@ from smoke_ladder_corpus import (  # noqa: E402
     miner,
     mirror_dir,
     record_checkout,
+    tree_dir,
 )
 
 PYENV = Path.home() / ".pyenv" / "versions"
@@ -46,13 +48,15 @@ ALL_PYTHONS = ",".join(
 )
 
 
-def checkouts_at(study: Path, commits: Path, mirrors: Path) -> int:
-    """Each study repository's checkout at the commit the TSV names (materialised, recorded as
-    its clone); how many were written."""
+def checkouts_at(study: Path, commits: Path, mirrors: Path, trees: Path | None = None) -> int:
+    """Each study repository's checkout at the commit the TSV names (materialised from its
+    mirror, or copied from TREES/OWNER__NAME, recorded as its clone); how many were written."""
     from miner.store import Store
 
     with commits.open(encoding="utf-8", newline="") as fh:
-        wanted = {row["repo"]: row["sha"] for row in csv.DictReader(fh, delimiter="\t")}
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    wanted = {row["repo"]: row["sha"] for row in rows}
+    dates = {row["repo"]: row.get("date") or "" for row in rows}
     store = Store(study / "data" / "miner.db")
     done = 0
     try:
@@ -63,13 +67,16 @@ def checkouts_at(study: Path, commits: Path, mirrors: Path) -> int:
             git_dir = mirror_dir(mirrors, name)
             if not sha:
                 continue
-            if not dest.is_dir():
+            tree = tree_dir(trees, name)
+            if not dest.is_dir() and tree is not None and not (git_dir / "HEAD").is_file():
+                shutil.copytree(tree, dest, symlinks=True)
+            elif not dest.is_dir():
                 argv = [sys.executable, str(MATERIALISE), str(git_dir), sha, str(dest)]
                 out = subprocess.run(argv, capture_output=True, text=True, check=False)
                 if out.returncode != 0:
                     print(f"{name}: {out.stderr.strip()[-200:]}", flush=True)
                     continue
-            record_checkout(store, int(row["id"]), name, sha, git_dir)
+            record_checkout(store, int(row["id"]), name, sha, git_dir, dates[name])
             done += 1
     finally:
         store.close()
@@ -95,6 +102,12 @@ def main() -> int:
     parser.add_argument("--commits", type=Path, default=None, help="TSV of repo and sha")
     parser.add_argument("--before", default="2021-03-01", help="clone as of (without --commits)")
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
+    parser.add_argument(
+        "--trees",
+        type=Path,
+        default=None,
+        help="OWNER__NAME trees for repositories without a mirror (with --commits)",
+    )
     parser.add_argument("--sample", type=int, default=10)
     parser.add_argument("--seed", type=int, default=22)
     parser.add_argument("--names", default="", help="smoke these, in order, instead of a sample")
@@ -119,11 +132,12 @@ def main() -> int:
     env = {**os.environ, "GIT_CONFIG_GLOBAL": str(config), "GIT_CONFIG_NOSYSTEM": "1"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(HERE), os.environ.get("PYTHONPATH"))))
     if not args.skip_build:
-        names = add_repositories(study, corpus_names(args.corpus), args.mirrors)
+        names = add_repositories(study, corpus_names(args.corpus), args.mirrors, args.trees)
         print(f"{len(names)} corpus repositories with a local mirror", flush=True)
         started = time.perf_counter()
         if args.commits:
-            print(f"{checkouts_at(study, args.commits, args.mirrors)} checkouts", flush=True)
+            written = checkouts_at(study, args.commits, args.mirrors, args.trees)
+            print(f"{written} checkouts", flush=True)
         else:
             miner(study, "clone", "--as-of", args.before, "--workers", "2", env=env)
             print(f"materialised {materialise_failed(study, args.mirrors)} checkouts", flush=True)
