@@ -201,7 +201,10 @@ def parse_command(
 def command_segments(line: str) -> list[str]:
     """Where a command may be on a README line: the line itself, an inline code span of it, or
     the line from a runner word on (`2. then type python main.py --mode=train`)."""
-    segments = [line, *CODE_SPAN.findall(line)]
+    spans = CODE_SPAN.findall(line)
+    # a line that opens with a code span gives the command in it, its prose after it
+    # ("```python train.py -e run1``` (```-e``` names the experiment)")
+    segments = [*spans, line] if line.lstrip().startswith("`") else [line, *spans]
     for match in COMMAND_START.finditer(line):
         rest, before = line[match.start(1) :], line[match.start(1) - 1 : match.start(1)]
         segments.append(rest.split(before, 1)[0] if before in ("'", '"') else rest)

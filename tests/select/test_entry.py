@@ -37,6 +37,15 @@ def test_continued_lines_are_joined_and_keep_every_argument():
     assert command.runner == "python" and command.placeholders == ()
 
 
+def test_a_line_that_opens_with_a_code_span_runs_what_is_in_it():
+    text = "## Train\n\n```python train.py -e run_001``` (```-e,--exp``` names the experiment)\n"
+    [command] = commands(text)
+    assert (command.script, command.args) == ("train.py", ("-e", "run_001"))
+    # prose around a span further on: the whole line is read first, as before
+    [later] = commands("Then run python train.py --lr 0.1 to train (see `--help`).\n")
+    assert (later.script, later.args[:2]) == ("train.py", ("--lr", "0.1"))
+
+
 def test_shell_and_module_forms():
     found = commands(
         "$ bash scripts/train_cifar.sh 4\n"
