@@ -264,22 +264,30 @@ def test_frameworks_are_never_dropped_and_a_wheel_move_for_python_keeps_the_majo
     )
 
 
-def test_among_interpreters_the_framework_fits_the_most_pins_with_wheels_decide(
-    tmp_path: Path,
-) -> None:
+def _python_37_and_39() -> tuple[list[str], list[str]]:
     found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.[7-9].*/bin/python")))
     old = [p for p in found if "/3.7." in p]
     new = [p for p in found if "/3.9." in p]
     if not old or not new:
         pytest.skip("needs Python 3.7 and 3.9 under ~/.pyenv/versions")
-    index = tmp_path / "index"
-    for tag in ("cp37-cp37m", "cp39-cp39"):  # the framework fits both
-        build_wheel(index, "torch", "1.8.0", {"torch.py": ""}).rename(
-            index / f"torch-1.8.0-{tag}-manylinux1_x86_64.whl"
+    return old, new
+
+
+def _tagged_wheels(index: Path, name: str, version: str, tags: tuple[str, ...]) -> None:
+    """Wheels of `name` `version` for the interpreters `tags` name (`cp37-cp37m`)."""
+    for tag in tags:
+        build_wheel(index, name, version, {f"{name}.py": ""}).rename(
+            index / f"{name}-{version}-{tag}-manylinux1_x86_64.whl"
         )
-    build_wheel(index, "pandas", "0.25.1", {"pandas.py": ""}).rename(
-        index / "pandas-0.25.1-cp37-cp37m-manylinux1_x86_64.whl"
-    )
+
+
+def test_among_interpreters_the_framework_fits_the_most_pins_with_wheels_decide(
+    tmp_path: Path,
+) -> None:
+    old, new = _python_37_and_39()
+    index = tmp_path / "index"
+    _tagged_wheels(index, "torch", "1.8.0", ("cp37-cp37m", "cp39-cp39"))  # the framework fits both
+    _tagged_wheels(index, "pandas", "0.25.1", ("cp37-cp37m",))
     source = IndexSource.of(("--no-index", f"--find-links {index}"), {})
     pins = ["torch==1.8.0", "pandas==0.25.1"]
     order, done = interpreters_for((old[-1], new[-1]), "2022-06-01", pins, source, None)
@@ -291,19 +299,11 @@ def test_among_interpreters_the_framework_fits_the_most_pins_with_wheels_decide(
 
 
 def test_the_companion_a_pinned_torch_decides_must_have_a_wheel_too(tmp_path: Path) -> None:
-    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.[7-9].*/bin/python")))
-    old = [p for p in found if "/3.7." in p]
-    new = [p for p in found if "/3.9." in p]
-    if not old or not new:
-        pytest.skip("needs Python 3.7 and 3.9 under ~/.pyenv/versions")
+    old, new = _python_37_and_39()
     index = tmp_path / "index"
-    for tag in ("cp37-cp37m", "cp39-cp39"):  # torch 1.13 fits both, torchvision 0.14 the older
-        build_wheel(index, "torch", "1.13.0", {"torch.py": ""}).rename(
-            index / f"torch-1.13.0-{tag}-manylinux1_x86_64.whl"
-        )
-    build_wheel(index, "torchvision", "0.14.0", {"torchvision.py": ""}).rename(
-        index / "torchvision-0.14.0-cp37-cp37m-manylinux1_x86_64.whl"
-    )
+    # torch 1.13 fits both, torchvision 0.14 the older one only
+    _tagged_wheels(index, "torch", "1.13.0", ("cp37-cp37m", "cp39-cp39"))
+    _tagged_wheels(index, "torchvision", "0.14.0", ("cp37-cp37m",))
     source = IndexSource.of(("--no-index", f"--find-links {index}"), {})
     pythons = (new[-1], old[-1])
     order, done = interpreters_for(pythons, "2023-06-01", ["torch==1.13"], source, None,
@@ -316,9 +316,7 @@ def test_the_companion_a_pinned_torch_decides_must_have_a_wheel_too(tmp_path: Pa
     assert order[0] == new[-1] and done == []
     # a pin without its patch number names the release all the same (`torch==1.6` is 1.6.0)
     only = tmp_path / "only"
-    build_wheel(only, "torch", "1.6.0", {"torch.py": ""}).rename(
-        only / "torch-1.6.0-cp37-cp37m-manylinux1_x86_64.whl"
-    )
+    _tagged_wheels(only, "torch", "1.6.0", ("cp37-cp37m",))
     source = IndexSource.of(("--no-index", f"--find-links {only}"), {})
     order, done = interpreters_for(pythons, "2023-06-01", ["torch==1.6"], source, None)
     assert order[0] == old[-1] and "torch==1.6 has no wheel for Python 3.9" in done[0].reason
