@@ -97,6 +97,13 @@ USED_TO_TRAIN_LINK = re.compile(
     re.I,
 )
 # A page of a model, not of data: a Hub model repository, a weights file.
+# Another repository's data folder (`github.com/org/repo/tree/master/Data`): linked in a sentence
+# about data, it is where the data is (codebook: another project's page for this one's data).
+DATA_FOLDER_URL = re.compile(
+    r"(?:github|gitlab)\.com/[^/\s]+/[^/\s]+/(?:tree|blob)/[^/\s]+/(?:[^\s)#?]*/)?"
+    r"(?:data|datasets?)/?(?:$|[)#?])",
+    re.I,
+)
 MODEL_URL = re.compile(r"huggingface\.co/(?!datasets/)|\.(?:pth?|ckpt|safetensors|bin)\b", re.I)
 NOT_DATA_SECTION = re.compile(
     r"evaluat|benchmark|citation|acknowledg|licen[cs]e|news|updates|related|"
@@ -236,6 +243,10 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
             continue
         if any(DATA_HOSTS.search(u) for u in urls):
             return True
+        if not models_only and DATA_WORDS.search(TAGS.sub(" ", URL.sub(" ", sentence))) and any(
+            DATA_FOLDER_URL.search(u) for u in urls
+        ):  # fmt: skip
+            return True  # "the two sub datasets provided by X's [repo](.../tree/master/Data)"
         trained_on = TRAINED_ON_LINK.search(sentence) or USED_TO_TRAIN_LINK.search(sentence)
         if trained_on and not NOT_DATA_URL.search(trained_on.group(1)):
             if not MODEL_URL.search(trained_on.group(1)):
@@ -314,8 +325,28 @@ def _prepared_as_elsewhere(raw: str) -> bool:
     return bool(PREPARED_ELSEWHERE.search(TAGS.sub(" ", URL.sub(" ", raw))))
 
 
+# A code example that reads a table straight from the network: the URL of a data file, held in a
+# name or given inline, and a reader of tables (`url = "https://.../Twitter_volume_AMZN.csv"`,
+# then `pd.read_csv(url)`).
+TABLE_URL = re.compile(r"""['"]https?://[^'"\s]+\.(?:csv|tsv|parquet)(?:\.gz|\.zip)?['"]""", re.I)
+TABLE_READER = re.compile(r"\bread_(?:csv|table|parquet)\(|\bload_dataset\(\s*['\"](?:csv|parquet)")
+
+
+def _reads_table_url(block: Block) -> tuple[int, str] | None:
+    """The line of a code example that names a data table's URL, when the example reads it."""
+    if block.kind != "code" or not TABLE_READER.search(block.text):
+        return None
+    for n, line in enumerate(block.text.splitlines()):
+        if TABLE_URL.search(line):
+            return block.line + n, line.strip()[:200]
+    return None
+
+
 def _runs_data_script(ctx: AuditContext, block: Block, raw: str = "") -> tuple[int, str] | None:
-    """A documented command that downloads data, or runs the repository's script that does."""
+    """A documented command that downloads data, or runs the repository's script that does; or
+    a code example that reads a data table from the network."""
+    if (table := _reads_table_url(block)) is not None:
+        return table
     if not COMMAND_HINT.search(block.text):
         return None
     for n, line in enumerate(block.text.splitlines()):

@@ -59,6 +59,9 @@ def _evidence(tmp_path: Path, files: dict[str, str | bytes]) -> list[Evidence]:
         "(https://www.cs.toronto.edu/~kriz/cifar.html).\n",
         "# Net\n\nDownload the [dataset](https://example.org/d.zip) and extract it with the "
         "[script](https://gist.github.com/a/8a71d2).\n",
+        # another repository's data folder, linked in a sentence about data
+        "# NCF\n\nNote that I use the two sub datasets provided by Xiangnan's "
+        "[repo](https://github.com/hexiangnan/neural_collaborative_filtering/tree/master/Data).\n",
     ],
 )
 def test_dataset_links_in_the_readme(tmp_path: Path, readme: str) -> None:
@@ -413,3 +416,24 @@ def test_a_link_whose_own_text_names_the_data_set(tmp_path: Path) -> None:
     )
     assert _evidence(tmp_path / "a", {"README.md": readme.format(text="COCO dataset")})
     assert not _evidence(tmp_path / "b", {"README.md": readme.format(text="our model")})
+
+
+def test_a_code_example_that_reads_a_data_table_from_the_network(tmp_path: Path) -> None:
+    example = (
+        "# TS\n\nAs a first step, we need some data.\n\n```python\n"
+        'url = "https://raw.githubusercontent.com/org/bench/master/data/volume.csv"\n'
+        "df = pd.read_csv(url, header=0, index_col=0)\n```\n"
+    )
+    found = _evidence(tmp_path / "a", {"README.md": example, "train.py": TORCH})
+    assert found and found[0].line == 6 and found[0].rule == "data_available.command"
+    # a table named but not read, or a model file read, is no data
+    named = example.replace("df = pd.read_csv(url, header=0, index_col=0)", "print(url)")
+    assert _evidence(tmp_path / "b", {"README.md": named, "train.py": TORCH}) == []
+    weights = example.replace("volume.csv", "model.pth")
+    assert _evidence(tmp_path / "c", {"README.md": weights, "train.py": TORCH}) == []
+
+
+def test_another_repository_s_code_is_no_data_folder(tmp_path: Path) -> None:
+    readme = ("# Net\n\nOur data loader follows [this repo]"
+              "(https://github.com/org/tool/tree/master/src/loader.py).\n")  # fmt: skip
+    assert _evidence(tmp_path, {"README.md": readme, "train.py": TORCH}) == []
