@@ -56,6 +56,8 @@ LAUNCHER_FAILED = re.compile(r"ChildFailedError|CalledProcessError: Command .*re
 # The failing line of a bare AssertionError that asks for a GPU (`assert torch.cuda.is_available()`,
 # `assert num_gpu <= torch.cuda.device_count()`): the machine, not the project, fell short.
 GPU_ASSERT = re.compile(r"(?i)^\s*assert\b.*(?:\bcuda\b|\bgpus?\b|device_count)")
+# ... or that its data is where it looks (`assert os.path.exists(img_dir)`, `os.path.isdir(root)`).
+DATA_ASSERT = re.compile(r"^\s*assert\b[\s(]*(?:os\.path\.(?:exists|isdir|isfile)|\w+\.exists)\(")
 GPU_COUNT_DIVISOR = re.compile(
     r"(?i)[/%]\s*(?:\w+\.)*(?:n_?gpus?|num_?gpus?|gpu_?(?:num|count)s?|device_count\(\))\b"
 )
@@ -231,10 +233,14 @@ def classify_training(
     for no, line in tail:
         if MEMORY.search(line):  # the run's address-space limit (--memory), not the project
             return "runtime", Evidence(log.name, no, _clip(line), "smoke.runtime.memory")
-    gpu_assert = _gpu_assert(lines, tail)
+    gpu_assert = _failed_check(lines, tail)
     if gpu_assert is not None:
         return "needs_gpu", Evidence(log.name, gpu_assert[0], _clip(gpu_assert[1]),
                                      "smoke.needs_gpu.assert")  # fmt: skip
+    data_assert = _failed_check(lines, tail, DATA_ASSERT)
+    if data_assert is not None:
+        return "needs_data", Evidence(log.name, data_assert[0], _clip(data_assert[1]),
+                                      "smoke.needs_data.assert")  # fmt: skip
     checks = (
         ("runtime", NO_SCRIPT), ("python2", PYTHON2), ("needs_gpu", GPU), ("import", IMPORT),
         ("needs_weights", WEIGHTS_FILE), ("data", DOWNLOAD), ("needs_data", DATA),
@@ -304,15 +310,18 @@ def _waits_for_a_gpu(lines: list[str]) -> tuple[int, str] | None:
     return seen[0] if len(seen) >= WAITS and len(words) < len(seen) else None
 
 
-def _gpu_assert(lines: list[str], tail: list[tuple[int, str]]) -> tuple[int, str] | None:
-    """The code line above a final AssertionError when it asks for a GPU, or above a final
-    ZeroDivisionError when it divides by the GPU count (`rank % num_gpus`, zero on a CPU)."""
+def _failed_check(
+    lines: list[str], tail: list[tuple[int, str]], asserts: re.Pattern[str] = GPU_ASSERT
+) -> tuple[int, str] | None:
+    """The code line above a final AssertionError when it asks for a GPU (or what `asserts`
+    matches), or above a final ZeroDivisionError when it divides by the GPU count
+    (`rank % num_gpus`, zero on a CPU)."""
     if not tail:
         return None
     first = tail[0][1].strip()
     if first.startswith("AssertionError"):
-        wanted = GPU_ASSERT
-    elif first.startswith("ZeroDivisionError"):
+        wanted = asserts
+    elif first.startswith("ZeroDivisionError") and asserts is GPU_ASSERT:
         wanted = GPU_COUNT_DIVISOR
     else:
         return None

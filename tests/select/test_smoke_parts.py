@@ -411,6 +411,22 @@ def test_a_build_that_filled_the_disk_on_its_way_stops_the_run_too(tmp_path, mon
         smoking.smoke(target, options)
 
 
+def test_an_assert_that_its_data_folder_exists_needs_data(tmp_path):
+    traceback = (
+        'Traceback (most recent call last):\n  File "train.py", line 124, in main\n'
+        '  File "data/MPII/ref.py", line 13, in <module>\n'
+        "    assert os.path.exists(img_dir)\nAssertionError\n"
+    )
+    got, evidence = classify_training(log(tmp_path, traceback), 1, False, 60, None)
+    assert (got, evidence.text, evidence.rule) == (
+        "needs_data",
+        "assert os.path.exists(img_dir)",
+        "smoke.needs_data.assert",
+    )
+    other = traceback.replace("os.path.exists(img_dir)", "len(batch) == 4")
+    assert classify_training(log(tmp_path, other), 1, False, 60, None)[0] == "runtime"
+
+
 def test_an_assert_that_asks_for_a_gpu_needs_one(tmp_path):
     traceback = 'Traceback (most recent call last):\n  File "tools/train.py", line 112\n'
     for code in (
