@@ -233,14 +233,11 @@ def classify_training(
     for no, line in tail:
         if MEMORY.search(line):  # the run's address-space limit (--memory), not the project
             return "runtime", Evidence(log.name, no, _clip(line), "smoke.runtime.memory")
-    gpu_assert = _failed_check(lines, tail)
-    if gpu_assert is not None:
-        return "needs_gpu", Evidence(log.name, gpu_assert[0], _clip(gpu_assert[1]),
-                                     "smoke.needs_gpu.assert")  # fmt: skip
-    data_assert = _failed_check(lines, tail, DATA_ASSERT)
-    if data_assert is not None:
-        return "needs_data", Evidence(log.name, data_assert[0], _clip(data_assert[1]),
-                                      "smoke.needs_data.assert")  # fmt: skip
+    above = _code_line_above(lines, tail)
+    for final, pattern, outcome, rule in FAILED_CHECKS:
+        if above is not None and tail[0][1].strip().startswith(final):
+            if pattern.search(above[1]):
+                return outcome, Evidence(log.name, above[0], _clip(above[1]), rule)
     checks = (
         ("runtime", NO_SCRIPT), ("python2", PYTHON2), ("needs_gpu", GPU), ("import", IMPORT),
         ("needs_weights", WEIGHTS_FILE), ("data", DOWNLOAD), ("needs_data", DATA),
@@ -310,25 +307,25 @@ def _waits_for_a_gpu(lines: list[str]) -> tuple[int, str] | None:
     return seen[0] if len(seen) >= WAITS and len(words) < len(seen) else None
 
 
-def _failed_check(
-    lines: list[str], tail: list[tuple[int, str]], asserts: re.Pattern[str] = GPU_ASSERT
-) -> tuple[int, str] | None:
-    """The code line above a final AssertionError when it asks for a GPU (or what `asserts`
-    matches), or above a final ZeroDivisionError when it divides by the GPU count
-    (`rank % num_gpus`, zero on a CPU)."""
+# The code line above a final exception that says what the machine or the checkout lacks: an
+# assert that asks for a GPU, a division by the GPU count (`rank % num_gpus`, zero on a CPU), an
+# assert that the data's path exists.
+FAILED_CHECKS = (
+    ("AssertionError", GPU_ASSERT, "needs_gpu", "smoke.needs_gpu.assert"),
+    ("ZeroDivisionError", GPU_COUNT_DIVISOR, "needs_gpu", "smoke.needs_gpu.assert"),
+    ("AssertionError", DATA_ASSERT, "needs_data", "smoke.needs_data.assert"),
+)
+
+
+def _code_line_above(lines: list[str], tail: list[tuple[int, str]]) -> tuple[int, str] | None:
+    """The code line of the traceback just above the crash's final exception (past the `^^^`
+    markers of newer Pythons), with its number."""
     if not tail:
-        return None
-    first = tail[0][1].strip()
-    if first.startswith("AssertionError"):
-        wanted = asserts
-    elif first.startswith("ZeroDivisionError") and asserts is GPU_ASSERT:
-        wanted = GPU_COUNT_DIVISOR
-    else:
         return None
     for index in range(tail[0][0] - 2, max(-1, tail[0][0] - 5), -1):
         text = lines[index].strip()
         if text and not set(text) <= set("^~ "):
-            return (index + 1, text) if wanted.search(text) else None
+            return index + 1, text
     return None
 
 

@@ -96,11 +96,11 @@ def ensure_disk_room(env: Mapping[str, str], folder: Path, need: int = MIN_FREE_
     _uv_cache(env, "prune")
     if not short():
         return f"the disk was short of {need / 1024**3:.0f} GiB free: `uv cache prune` freed it"
-    removed = _ended_environments(folder)
-    emptied = _uv_cache(env, "clean")
-    done = [f"the environments of {removed} ended runs removed (their locks rebuild them)"]
-    done = (done if removed else []) + (["the package cache emptied (`uv cache clean`)"]
-                                        if emptied else [])  # fmt: skip
+    done = []
+    if removed := _ended_environments(folder):
+        done.append(f"the environments of {removed} ended runs removed (their locks rebuild them)")
+    if _uv_cache(env, "clean"):
+        done.append("the package cache emptied (`uv cache clean`)")
     still = short()
     if still:
         place, free = still[0]

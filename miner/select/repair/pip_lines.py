@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from miner.codebook import Evidence
 from miner.select.repair.records import Repair
+from miner.select.repair.requirements import line_repair
 
 BINARY_LIST = re.compile(r"^(--(?:no|only)-binary)(?:=|\s+)(\S+,\S+)$")
 EDITABLE_VCS = re.compile(r"^(?:-e|--editable)(?:=|\s+)((?:git|hg|svn|bzr)\+\S+)$")
@@ -34,7 +34,8 @@ def uv_lines(lines: list[str], root: Path) -> tuple[list[str], list[Repair]]:
             split = [f"{option} {name}" for name in names.split(",") if name]
             out += split
             why = f"uv reads one project a {option} option; pip's comma list split"
-            repairs.append(_repair(stripped, "; ".join(split), why, "repair.pip.binary_list"))
+            repairs.append(line_repair("unreadable", stripped, "; ".join(split), why,
+                                       "repair.pip.binary_list"))  # fmt: skip
         elif editable:
             url = editable.group(1)
             folder = _local_folder(url, root)
@@ -46,7 +47,8 @@ def uv_lines(lines: list[str], root: Path) -> tuple[list[str], list[Repair]]:
                 fixed = url
                 why = "uv has no editable git source; the same source, not editable"
             out.append(fixed)
-            repairs.append(_repair(stripped, fixed, why, "repair.pip.editable_vcs"))
+            repairs.append(line_repair("unreadable", stripped, fixed, why,
+                                       "repair.pip.editable_vcs"))  # fmt: skip
         else:
             out.append(line)
     return out, repairs
@@ -63,8 +65,3 @@ def _local_folder(url: str, root: Path) -> str | None:
     if ".." in Path(folder).parts or not path.is_dir():
         return None
     return folder if any((path / name).is_file() for name in BUILD_FILES) else None
-
-
-def _repair(before: str, after: str, reason: str, rule: str) -> Repair:
-    return Repair("unreadable", before, after, reason,
-                  Evidence("requirements.txt", 0, before, rule))  # fmt: skip

@@ -115,7 +115,8 @@ def needed(line: str, closure: ImportClosure) -> bool:
     return bool(provides(line) & set(closure.names))
 
 
-def _repair(kind: str, before: str, after: str, reason: str, rule: str) -> Repair:
+def line_repair(kind: str, before: str, after: str, reason: str, rule: str) -> Repair:
+    """A repair of one requirement line, its evidence the line as the requirements file had it."""
     return Repair(kind, before, after, reason, Evidence("requirements.txt", 0, before, rule))
 
 
@@ -133,7 +134,7 @@ def aliases(lines: list[str], on_index: Callable[[str], bool]) -> tuple[list[str
                 fixed = f"{conda.group(1)}=={version}.*" if version else conda.group(1)
             why = ("conda's build string is no part of a version" if "==" in stripped
                    else "conda's `=` pin is pip's `==`")  # fmt: skip
-            repairs.append(_repair("alias", stripped, fixed, why, "repair.alias.conda_pin"))
+            repairs.append(line_repair("alias", stripped, fixed, why, "repair.alias.conda_pin"))
             stripped = fixed
         name = name_of(stripped)
         key = name.lower()
@@ -141,7 +142,7 @@ def aliases(lines: list[str], on_index: Callable[[str], bool]) -> tuple[list[str
             target = CONDA_NAMES[key]
             if not target:
                 repairs.append(
-                    _repair(
+                    line_repair(
                         "alias",
                         stripped,
                         "",
@@ -152,7 +153,7 @@ def aliases(lines: list[str], on_index: Callable[[str], bool]) -> tuple[list[str
                 continue
             if any(canonical(name_of(other)) == canonical(target) for other in lines):
                 repairs.append(
-                    _repair(
+                    line_repair(
                         "alias",
                         stripped,
                         "",
@@ -163,17 +164,17 @@ def aliases(lines: list[str], on_index: Callable[[str], bool]) -> tuple[list[str
                 continue
             if not on_index(name) or key in ("pytorch", "pytorch-cpu", "opencv", "py-opencv"):
                 fixed = target + stripped[len(name) :]
-                repairs.append(_repair("alias", stripped, fixed, f"conda names {target} {name}",
-                                       "repair.alias.conda"))  # fmt: skip
+                repairs.append(line_repair("alias", stripped, fixed, f"conda names {target} {name}",
+                                           "repair.alias.conda"))  # fmt: skip
                 stripped = fixed
         elif canonical(key) in FREEZE_ARTEFACTS:
-            repairs.append(_repair("alias", stripped, "", f"{name} is what Debian's pip freeze "
-                                   "writes for setuptools' pkg_resources, no project of the index",
-                                   "repair.alias.freeze"))  # fmt: skip
+            why = (f"{name} is what Debian's pip freeze writes for setuptools' pkg_resources, "
+                   "no project of the index")  # fmt: skip
+            repairs.append(line_repair("alias", stripped, "", why, "repair.alias.freeze"))
             continue
         elif APT_NAME.match(key) and not on_index(name):
-            repairs.append(_repair("alias", stripped, "", f"{name} is a system (apt) package, not "
-                                   "on the index", "repair.alias.apt"))  # fmt: skip
+            why = f"{name} is a system (apt) package, not on the index"
+            repairs.append(line_repair("alias", stripped, "", why, "repair.alias.apt"))
             continue
         out.append(stripped)
     return out, repairs
@@ -190,7 +191,7 @@ def urls(lines: list[str], on_index: Callable[[str], bool]) -> tuple[list[str], 
             if not re.search(r"git\+https://", fixed):
                 fixed = fixed.replace("https://", "git+https://", 1)
             repairs.append(
-                _repair(
+                line_repair(
                     "url",
                     line,
                     fixed,
@@ -204,7 +205,7 @@ def urls(lines: list[str], on_index: Callable[[str], bool]) -> tuple[list[str], 
         if is_url and name and not fixed.startswith(("-e /", "/")) and "file://" not in fixed:
             if on_index(name):
                 repairs.append(
-                    _repair(
+                    line_repair(
                         "url",
                         fixed,
                         name,
@@ -229,7 +230,7 @@ def reduce_freeze(lines: list[str], closure: ImportClosure) -> tuple[list[str], 
     for line in lines:
         if line in pinned and not needed(line, closure):
             repairs.append(
-                _repair(
+                line_repair(
                     "freeze",
                     line,
                     "",
@@ -258,7 +259,7 @@ def drop_backports(
             ships = sorted(m for m in provides(line) if shipped(m))
             if ships:
                 repairs.append(
-                    _repair(
+                    line_repair(
                         "backport",
                         line,
                         "",
@@ -285,9 +286,9 @@ def readable(lines: list[str]) -> tuple[list[str], list[Repair]]:
             project, options = trailing.group(1), trailing.group(2)
             moved = [o for o in OPTION.findall(options) if not o.startswith(PER_REQUIREMENT)]
             out += [project, *moved]
-            repairs.append(_repair("unreadable", stripped, project, "pip's options after the "
-                                   "requirement go to lines of their own (hashes go)",
-                                   "repair.unreadable"))  # fmt: skip
+            repairs.append(line_repair("unreadable", stripped, project, "pip's options after the "
+                                       "requirement go to lines of their own (hashes go)",
+                                       "repair.unreadable"))  # fmt: skip
             continue
         if (
             requirement(stripped) is not None
@@ -303,7 +304,7 @@ def readable(lines: list[str]) -> tuple[list[str], list[Repair]]:
             fixed = ""
         why = ("its version is not one the installer reads; the resolver picks a release"
                if fixed else "the installer cannot read it and it names no project")  # fmt: skip
-        repairs.append(_repair("unreadable", stripped, fixed, why, "repair.unreadable"))
+        repairs.append(line_repair("unreadable", stripped, fixed, why, "repair.unreadable"))
         if fixed:
             out.append(fixed)
     return out, repairs
@@ -333,8 +334,8 @@ def duplicates(lines: list[str]) -> tuple[list[str], list[Repair]]:
     for i, line in enumerate(lines):
         if i in drop:
             kept = lines[drop[i]]
-            repairs.append(_repair("duplicate", line, "", f"the project is listed again as "
-                                   f"{kept}, which is kept", "repair.duplicate"))  # fmt: skip
+            repairs.append(line_repair("duplicate", line, "", f"the project is listed again as "
+                                       f"{kept}, which is kept", "repair.duplicate"))  # fmt: skip
             continue
         out.append(line)
     return out, repairs
@@ -359,8 +360,8 @@ def dated(lines: list[str], newest: Callable[[str], str | None]) -> tuple[list[s
         spec = str(parsed.specifier)
         marker = f"; {parsed.marker}" if parsed.marker else ""
         fixed = f"{parsed.name}{extras}{spec + ',' if spec else ''}<={last}{marker}"
-        repairs.append(_repair("era", line, fixed, f"{last} was the newest release at the "
-                               "commit's date; pip has no date filter", "repair.era"))  # fmt: skip
+        why = f"{last} was the newest release at the commit's date; pip has no date filter"
+        repairs.append(line_repair("era", line, fixed, why, "repair.era"))
         out.append(fixed)
     return out, repairs
 
