@@ -184,7 +184,7 @@ def _under_data_heading(block: Block) -> bool:
     return False
 
 
-def _raw_lines(lines: list[str], block: Block) -> str:
+def raw_lines(lines: list[str], block: Block) -> str:
     """The block's lines as written (Markdown links and HTML attributes kept)."""
     start = max(block.line - 1, 0)
     span = block.text.count("\n") + 1
@@ -243,10 +243,6 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
             continue
         if any(DATA_HOSTS.search(u) for u in urls):
             return True
-        if not models_only and DATA_WORDS.search(TAGS.sub(" ", URL.sub(" ", sentence))) and any(
-            DATA_FOLDER_URL.search(u) for u in urls
-        ):  # fmt: skip
-            return True  # "the two sub datasets provided by X's [repo](.../tree/master/Data)"
         trained_on = TRAINED_ON_LINK.search(sentence) or USED_TO_TRAIN_LINK.search(sentence)
         if trained_on and not NOT_DATA_URL.search(trained_on.group(1)):
             if not MODEL_URL.search(trained_on.group(1)):
@@ -256,6 +252,8 @@ def _data_link(raw: str, data_section: bool, models_only: bool) -> bool:
         if LINK_IS_DATA.search(sentence):
             return True  # "[Fashion-mnist](url) is a recently proposed dataset"
         words = TAGS.sub(" ", URL.sub(" ", sentence))
+        if DATA_WORDS.search(words) and any(DATA_FOLDER_URL.search(u) for u in urls):
+            return True  # "the two sub datasets provided by X's [repo](.../tree/master/Data)"
         if CJK_DATA_DOWNLOAD.search(words):
             return True
         data = DATA_WORDS.search(words) or DOWNLOADED_MEDIA.search(words)
@@ -399,7 +397,7 @@ def documented_data(ctx: AuditContext, index: CodeIndex) -> list[Evidence]:
             lines_of[path] = (ctx.tree.read_text(path) or "").splitlines()
             references[path] = _references(lines_of[path])
         raw = strip_shown_markdown(
-            _with_references(_raw_lines(lines_of[path], block), references[path])
+            _with_references(raw_lines(lines_of[path], block), references[path])
         )
         models_only = bool(MODEL_SECTION.search(section)) and "data" not in section
         if block.kind == "heading":  # "Download the train set and place it in ./data:"

@@ -292,8 +292,9 @@ def fetching_code(index: CodeIndex) -> list[Evidence]:
         views = index.views.get(sf.path)
         m = next((m for m in FETCH_CALL.finditer(text) if _is_code(views, m.start())
                   and not evaluation_only(text, m)), None)  # fmt: skip
-        m = m or _imported_loader_call(text, views)
-        if m and not evaluation_only(text, m):
+        if m is None and (imported := _imported_loader_call(text, views)) is not None:
+            m = None if evaluation_only(text, imported) else imported
+        if m:
             line, code = index.where(sf.path, m.group(0))
             return [Evidence(sf.path, line, code or m.group(0), "data_available.loader")]
     return []

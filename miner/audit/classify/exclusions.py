@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from miner.audit.classify.data_docs import raw_lines
 from miner.audit.classify.data_sources import data_evidence
 from miner.audit.classify.external_trainer import external_trainer
 from miner.audit.classify.library import library_evidence
@@ -168,9 +169,7 @@ def _links_to_its_tutorials(ctx: AuditContext, block: Block) -> bool:
     """True when the intro's teaching words are only the links a project gives to tutorials of
     its own use (`[Documentation](...) | [Tutorials](...)`, "our subsequent works [Tutorial
     (CN)](...)"): documentation of the project, not a project that is a tutorial's companion."""
-    lines = (ctx.tree.read_text(block.path) or "").splitlines()
-    start = max(block.line - 1, 0)
-    raw = "\n".join(lines[start : start + block.text.count("\n") + 1])
+    raw = raw_lines((ctx.tree.read_text(block.path) or "").splitlines(), block)
     if "](" not in raw:
         return False
     rest = LINK_LIST_LABEL.sub(" ", MARKDOWN_LINK.sub(" ", raw))
