@@ -3,13 +3,15 @@ the stand-in files for the public data sets its log says are missing."""
 
 from __future__ import annotations
 
+import re
+import shlex
 from pathlib import Path
 
 from miner.select.smoke_records import SmokeOptions
 from miner.select.standins.assists import REPORT_DIR
 from miner.select.standins.benchmark_files import missing_path, record_stand_in, stand_in_files
 from miner.select.standins.benchmark_layouts import WrittenFiles
-from miner.select.standins.image_folder import image_suffixes, write_image_folder
+from miner.select.standins.image_folder import image_layout, write_image_folder
 from miner.select.training import Training
 
 MAX_STAND_INS = 8  # data sets written before one rerun
@@ -33,6 +35,7 @@ def stand_in_files_for(
     except OSError:
         log = ""
     lines = [training.evidence.text, *(ln for ln in log.splitlines() if missing_path(ln))]
+    lines += _unmade_stand_in_paths(training, logs)
     wrote = 0
     for line in dict.fromkeys(lines):
         written = stand_in_files(line, copy, writable, logs / REPORT_DIR)
@@ -51,6 +54,22 @@ def stand_in_files_for(
     return wrote > 0
 
 
+def _unmade_stand_in_paths(training: Training, logs: Path) -> list[str]:
+    """For a failed check that names no path (`assert os.path.exists(root)`), the run's own
+    stand-in data paths in its command that do not exist, each as a line saying so."""
+    if training.evidence.rule != "smoke.needs_data.assert":
+        return []
+    own = str(logs / "stand-in-data") + "/"
+    try:
+        words = shlex.split(training.command)
+    except ValueError:
+        return []
+    # the path alone out of a longer value (`root=<path>:extra=...`)
+    paths = (re.split(r"[:,;]", word[word.index(own) :])[0] for word in words if own in word)
+    return [f"No such file or directory: '{path}'" for path in dict.fromkeys(paths)
+            if not Path(path).exists()]  # fmt: skip
+
+
 def _image_folder(line: str, copy: Path, logs: Path) -> WrittenFiles | None:
     """A folder of images at the run's own stand-in data path that `line` says is missing (a
     README placeholder's), when the project's code reads image files."""
@@ -63,10 +82,10 @@ def _image_folder(line: str, copy: Path, logs: Path) -> WrittenFiles | None:
         return None
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         return None  # written before, or not a folder: nothing more to add
-    suffixes = image_suffixes(copy)
-    if not suffixes:
+    layout = image_layout(copy)
+    if layout is None:
         return None
-    written = write_image_folder(folder, 0, suffixes)
+    written = write_image_folder(folder, 0, layout)
     record_stand_in(logs / REPORT_DIR, "image folder", written, line)
     return written
 

@@ -52,6 +52,9 @@ PLACEHOLDER = re.compile(
     r"(?i)<[^>]*>|\[[^\]]*\]|\{[^}:]*\}|\.\.\.|(?:^|/)path/to\b|/path/|\bpath_to_|your[_-]\w*"
     r"|^\$\w+|\$\{|^(?:PATH|DIR|DATA|FOLDER|FILE)(?:_\w+)?$|xxx"
     r"|^enter[-_]\w|\w[-_]here$"  # `--field enter-field-here`, `--data your-file-here`
+    # a variable's name in capitals for the user to put a value in (`--batch BATCH_SIZE LMDB_PATH`)
+    r"|^(?-i:(?:NUM_|N_)?[A-Z]+(?:_[A-Z]+)*_(?:PATH|DIR|DIRECTORY|FOLDER|FILE|ROOT|SIZE|NAME|ID"
+    r"|NUM|GPUS?|COUNT|PORT|NODES?)|NUM_[A-Z]+)$"
     r"|^/(?!dev/null$)\S+|^~/"  # an absolute or home path names the author's machine
 )
 OVERRIDE = re.compile(r"^[A-Za-z_][\w.+~-]*=")  # a Hydra or OmegaConf override: `data.root=...`

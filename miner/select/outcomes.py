@@ -46,6 +46,7 @@ GPU = re.compile(
     r"|ProcessGroupNCCL is only supported with GPUs|Distributed package doesn't have NCCL"
     # a CUDA extension compiled at run time for no GPU; Lightning's accelerator asked for one
     r"|Unknown CUDA arch \(0\.0\) or GPU not supported|No supported gpu backend found"
+    r"|CUDA_HOME environment variable is not set"
     r"|You requested GPUs: \[|Attempting to start raylet with \d+ GPUs"
     # The project's own words (`raise RuntimeError("No GPUs available for training.")`).
     r"|\bno (?:GPUs?|CUDA(?: devices?)?|CUDA-enabled devices?) (?:is |are )?(?:available|found"
@@ -58,6 +59,7 @@ LAUNCHER_FAILED = re.compile(r"ChildFailedError|CalledProcessError: Command .*re
 GPU_ASSERT = re.compile(r"(?i)^\s*assert\b.*(?:\bcuda\b|\bgpus?\b|device_count)")
 # ... or that its data is where it looks (`assert os.path.exists(img_dir)`, `os.path.isdir(root)`).
 DATA_ASSERT = re.compile(r"^\s*assert\b[\s(]*(?:os\.path\.(?:exists|isdir|isfile)|\w+\.exists)\(")
+CUDA_ARCH_LIST = re.compile(r"^arch_list\[-1\] \+= '\+PTX'")
 GPU_COUNT_DIVISOR = re.compile(
     r"(?i)[/%]\s*(?:\w+\.)*(?:n_?gpus?|num_?gpus?|gpu_?(?:num|count)s?|device_count\(\))\b"
 )
@@ -314,6 +316,8 @@ FAILED_CHECKS = (
     ("AssertionError", GPU_ASSERT, "needs_gpu", "smoke.needs_gpu.assert"),
     ("ZeroDivisionError", GPU_COUNT_DIVISOR, "needs_gpu", "smoke.needs_gpu.assert"),
     ("AssertionError", DATA_ASSERT, "needs_data", "smoke.needs_data.assert"),
+    # torch's build of a CUDA extension at run time, on a machine with no GPU's architecture
+    ("IndexError", CUDA_ARCH_LIST, "needs_gpu", "smoke.needs_gpu.extension"),
 )
 
 

@@ -462,6 +462,36 @@ def test_a_training_log_names_the_repair_it_calls_for(tmp_path: Path) -> None:
     )
 
 
+def test_a_cv2_folder_of_two_opencv_releases_pins_the_newest_variant_to_the_oldest(
+    tmp_path: Path,
+) -> None:
+    from miner.select.repair.runtime import runtime_fault
+
+    site = tmp_path / "venv/lib/python3.8/site-packages"
+    (site / "cv2").mkdir(parents=True)
+    for info in ("opencv_python-4.3.0.36", "opencv_python_headless-4.10.0.84", "numpy-1.24.4"):
+        (site / f"{info}.dist-info").mkdir()
+    log = tmp_path / "train.log"
+    log.write_text(
+        f'Traceback (most recent call last):\n  File "tutorial_train.py", line 1\n'
+        f'  File "{site}/cv2/__init__.py", line 181, in bootstrap\n'
+        "AttributeError: module 'cv2.gapi.wip.draw' has no attribute 'Text'\n",
+        encoding="utf-8",
+    )
+    fault = runtime_fault(log, (3, 8), tmp_path)
+    assert fault is not None and (fault.kind, fault.distribution) == (
+        "bound",
+        "opencv-python-headless==4.3.0.36",
+    )
+    assert fault.evidence.rule == "repair.opencv.runtime" and fault.evidence.line == 4
+    # one release in the folder: not this repair's to answer
+    (site / "opencv_python_headless-4.10.0.84.dist-info").rename(
+        site / "opencv_python_headless-4.3.0.36.dist-info"
+    )
+    same = runtime_fault(log, (3, 8), tmp_path)
+    assert same is None or same.evidence.rule != "repair.opencv.runtime"
+
+
 def test_python_2_import_errors_are_read_with_the_import_line_above_them(tmp_path: Path) -> None:
     from miner.select.repair.runtime import runtime_fault
 

@@ -448,6 +448,22 @@ def test_an_assert_that_asks_for_a_gpu_needs_one(tmp_path):
     assert (got, evidence.text) == ("runtime", "AssertionError")
 
 
+
+def test_a_cuda_extension_built_at_run_time_on_a_cpu_machine_needs_a_gpu(tmp_path):
+    frames = (
+        'Traceback (most recent call last):\n  File "models/stylegan2/op/fused_act.py", line 9\n'
+        '    fused = load(\n  File "torch/utils/cpp_extension.py", line 1626, in '
+        "_get_cuda_arch_flags\n"
+    )
+    built = frames + "    arch_list[-1] += '+PTX'\nIndexError: list index out of range\n"
+    got, evidence = classify_training(log(tmp_path, built), 1, False, 60, None)
+    assert (got, evidence.rule) == ("needs_gpu", "smoke.needs_gpu.extension")
+    no_toolkit = frames + "OSError: CUDA_HOME environment variable is not set.\n"
+    assert classify_training(log(tmp_path, no_toolkit), 1, False, 60, None)[0] == "needs_gpu"
+    indexed = frames + "    first = items[-1]\nIndexError: list index out of range\n"
+    assert classify_training(log(tmp_path, indexed), 1, False, 60, None)[0] == "runtime"
+
+
 def test_a_download_answered_by_stand_in_weights_does_not_make_a_data_failure_need_weights(
     tmp_path,
 ):

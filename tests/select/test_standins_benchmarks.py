@@ -248,7 +248,7 @@ def test_a_placeholders_image_folder_is_written_where_the_code_reads_images(tmp_
     import glob
 
     from miner.select.data_reruns import _image_folder
-    from miner.select.standins.image_folder import image_suffixes
+    from miner.select.standins.image_folder import ImageLayout, image_layout
 
     copy, logs = tmp_path / "copy", tmp_path / "logs"
     (copy / "data").mkdir(parents=True)
@@ -256,7 +256,7 @@ def test_a_placeholders_image_folder_is_written_where_the_code_reads_images(tmp_
         "import glob, os\nfrom PIL import Image\n"
         "def items(root):\n    return sorted(glob.glob(os.path.join(root, '*.jpg')))\n"
     )
-    assert image_suffixes(copy) == (".jpg",)
+    assert image_layout(copy) == ImageLayout((".jpg",), class_folders=False)
     missing = logs / "stand-in-data/images"
     line = f"FileNotFoundError: [Errno 2] No such file or directory: '{missing}'"
     written = _image_folder(line, copy, logs)
@@ -273,7 +273,7 @@ def test_a_placeholders_image_folder_is_written_where_the_code_reads_images(tmp_
     (text / "src").mkdir(parents=True)
     (text / "src/load.py").write_text("rows = open(path).read().split()\n")
     again = line.replace("images", "corpus")
-    assert image_suffixes(text) == () and _image_folder(again, text, logs) is None
+    assert image_layout(text) is None and _image_folder(again, text, logs) is None
 
 
 def test_an_interaction_set_has_a_test_item_for_every_user_it_trains(tmp_path):
@@ -351,3 +351,38 @@ def test_a_citation_graph_shipped_without_its_content_gets_content_for_its_own_p
     content = np.genfromtxt(folder / "cora.content", dtype=np.dtype(str))
     assert [int(i) for i in content[:, 0]] == [35, 1033, 103482]
     assert (folder / "cora.cites").read_text(encoding="utf-8").startswith("35\t1033")  # kept
+
+
+def test_a_library_readers_folder_gets_split_and_class_folders_after_a_bare_failed_check(tmp_path):
+    """timm's `create_dataset` asserts `os.path.exists(root)` without naming the path: the
+    stand-in path the run put in its command is the one written, in the layout of the readers
+    that walk class folders (train/ and val/, a folder a class)."""
+    from miner.codebook import Evidence
+    from miner.select.data_reruns import stand_in_files_for
+    from miner.select.ladder import Marks
+    from miner.select.smoke_records import SmokeOptions
+    from miner.select.standins.image_folder import ImageLayout, image_layout
+    from miner.select.training import Training
+
+    copy, logs = tmp_path / "copy", tmp_path / "logs"
+    copy.mkdir()
+    (copy / "train.py").write_text("from timm.data import create_dataset, create_loader\n")
+    assert image_layout(copy) == ImageLayout((".png",), class_folders=True)
+    data = logs / "stand-in-data/image-net-dataset"
+    check = Evidence("train.log", 31, "assert os.path.exists(root)", "smoke.needs_data.assert")
+    command = f"python train.py {data} --model fastvit_t8 --output {logs}/outputs/out"
+    failed = Training("needs_data", check, 1, 1.0, True, command, Marks(), None, False, False,
+                      False)  # fmt: skip
+    notes: list[str] = []
+    assert stand_in_files_for(failed, copy, copy, logs, SmokeOptions(tmp_path / "out"), notes)
+    for split in ("train", "val"):
+        folders = sorted(p.name for p in (data / split).iterdir())
+        assert folders == ["class_0", "class_1"]
+        assert len(list((data / split / "class_1").glob("*.png"))) == 4
+    assert not list(data.glob("*.png")) and "image-net-dataset" in notes[0]
+    # the outputs folder is not data, and a check that names a path is read from its words
+    assert not (logs / "outputs").exists()
+    other = Training("needs_data", Evidence("train.log", 3, "assert x", "smoke.needs_data"), 1,
+                     1.0, True, command.replace("image-net", "other"), Marks(), None, False,
+                     False, False)  # fmt: skip
+    assert not stand_in_files_for(other, copy, copy, logs, SmokeOptions(tmp_path / "out"), [])

@@ -25,6 +25,7 @@ from miner.select.repair.index import IndexSource, newest_release
 from miner.select.repair.keywords import innermost_frame, keyword_caller, positional_caller
 from miner.select.repair.old_words import OLD_MISSING, OLD_NO_NAME, imported_top, in_todays_words
 from miner.select.repair.older import older_release
+from miner.select.repair.opencv import one_release_pin
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import dated, is_option
 from miner.select.repair.undeclared import shipped_modules
@@ -267,6 +268,11 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
             cls, attribute = no_object_attribute.groups()
             return RuntimeFault("older", evidence, module=top,
                                 feature=f"{cls}.{attribute} of {top}")  # fmt: skip
+        pin = one_release_pin(lines, number)
+        if pin is not None:
+            evidence = Evidence(log.name, number, line.strip()[:300], "repair.opencv.runtime")
+            mixed = "one cv2 folder of OpenCV variants of two releases"
+            return RuntimeFault("bound", evidence, distribution=pin, feature=mixed)
         no_attribute = NO_ATTRIBUTE.search(line)
         if no_attribute:
             top = no_attribute.group(1).split(".")[0]
@@ -387,6 +393,6 @@ def _bounded(
     with builder.log.open("a", encoding="utf-8") as fh:
         fh.write(f"miner: repair pin: {bound}: {fault.feature} "
                  f"({fault.evidence.path}:{fault.evidence.line})\n")  # fmt: skip
-    repair = Repair("pin", bound.split("<")[0], bound, f"the code or a dependency uses "
+    repair = Repair("pin", re.split(r"[<>=!]", bound)[0], bound, f"the code or a dependency uses "
                     f"{fault.feature}", fault.evidence)  # fmt: skip
     return replace(built, repairs=(*built.repairs, repair), lines=(*built.lines, bound))
