@@ -104,6 +104,9 @@ DOWNLOAD = re.compile(
     r"|HTTP Error \d+"
     # hubs that say they are offline: torch.hub, Hugging Face
     r"|no internet connection|couldn't connect to|LocalEntryNotFoundError|offline mode is enabled"
+    # transformers' words for a Hub file it could not fetch (its hub is offline in a smoke run)
+    r"|Can't load (?:tokenizer|config|the configuration|weights|feature extractor"
+    r"|image processor|processor) for '"
     r"|Cannot find the requested files in the (?:disk )?cache"
     # an archive a blocked download left empty (`wget -O data.zip` with the network cut)
     r"|BadZip[Ff]ile: File is not a zip file|ReadError: (?:file could not be opened|empty file)"

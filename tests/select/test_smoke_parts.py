@@ -448,7 +448,6 @@ def test_an_assert_that_asks_for_a_gpu_needs_one(tmp_path):
     assert (got, evidence.text) == ("runtime", "AssertionError")
 
 
-
 def test_a_cuda_extension_built_at_run_time_on_a_cpu_machine_needs_a_gpu(tmp_path):
     frames = (
         'Traceback (most recent call last):\n  File "models/stylegan2/op/fused_act.py", line 9\n'
@@ -462,6 +461,20 @@ def test_a_cuda_extension_built_at_run_time_on_a_cpu_machine_needs_a_gpu(tmp_pat
     assert classify_training(log(tmp_path, no_toolkit), 1, False, 60, None)[0] == "needs_gpu"
     indexed = frames + "    first = items[-1]\nIndexError: list index out of range\n"
     assert classify_training(log(tmp_path, indexed), 1, False, 60, None)[0] == "runtime"
+
+
+def test_a_hub_tokenizer_or_config_that_could_not_load_needs_weights(tmp_path):
+    traceback = 'Traceback (most recent call last):\n  File "tutorial_train.py", line 3\n'
+    for what in ("tokenizer", "config"):
+        text = traceback + (
+            f"OSError: Can't load {what} for 'openai/clip-vit-large-patch14'. If you were trying "
+            "to load it from 'https://huggingface.co/models', make sure you don't have a local "
+            "directory with the same name.\n"
+        )
+        got, evidence = classify_training(log(tmp_path, text), 1, False, 60, None)
+        assert (got, evidence.line) == ("needs_weights", 3), what
+    own = traceback + "OSError: Can't load the list of classes from labels.txt\n"
+    assert classify_training(log(tmp_path, own), 1, False, 60, None)[0] == "runtime"
 
 
 def test_a_download_answered_by_stand_in_weights_does_not_make_a_data_failure_need_weights(

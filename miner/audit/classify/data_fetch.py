@@ -182,7 +182,7 @@ DOWNLOAD_COMMAND = re.compile(
     r"\b(?:wget|curl|gdown|axel|aria2c|azcopy)\b|\bgsutil\s+(?:-m\s+)?(?:cp|rsync)\b|"
     r"\bkaggle\s+(?:competitions|datasets)\s+download\b|"
     r"\bhuggingface-cli\s+download\b|\bhf\s+download\b|\baws\s+s3\s+(?:cp|sync)\b|"
-    r"\burlretrieve\(|\bdownload_url\(|\bdownload_and_extract\w*\(|\bsnapshot_download\(|"
+    r"\burlretrieve\(|\b(?:Fancy)?URLopener\(|\bdownload_url\(|\bdownload_and_extract\w*\(|\bsnapshot_download\(|"
     r"\bacademictorrents\b|\w_download\w*\(|\bdownload_\w+\(|\.download\(|\burlopen\(|\brequests\.get\("
     # a data set kept as a git repository (`git clone .../deepmind/dsprites-dataset.git`)
     r"|\bgit\s+clone\s+(?:-\S+\s+)*\S*(?:data|corpus|corpora)\S*",
@@ -190,8 +190,8 @@ DOWNLOAD_COMMAND = re.compile(
 )
 DOWNLOAD_LITERALS = (
     "wget", "curl", "gdown", "axel", "aria2c", "azcopy", "gsutil", "kaggle", "download",
-    "Download", "DOWNLOAD", "aws s3", "urlretrieve", "urlopen", "requests.get", "academictorrents",
-    "git clone",
+    "Download", "DOWNLOAD", "aws s3", "urlretrieve", "URLopener", "urlopen", "requests.get",
+    "academictorrents", "git clone",
 )  # fmt: skip
 # What a line fetches when it fetches model weights rather than data.
 WEIGHTS = re.compile(
@@ -207,6 +207,8 @@ HUB_DOWNLOAD = re.compile(
 )
 HUB_DATASET = re.compile(r"repo[-_]type[\s=:]*[\"']?datasets?\b|/datasets/|\bdatasets?/", re.I)
 TOOL_FILE = re.compile(r"\.(?:sh|bash|py|ps1|whl|deb|rpm|exe|msi|dmg)\b(?!\.)", re.I)
+# A licence, a policy page or a checksum list fetched beside weights (Meta's `download.sh`).
+DOCUMENT_FILE = re.compile(r"\bLICEN[CS]E\b|\.(?:md|rst|chk|sha256|md5)\b(?!\.)", re.I)
 DATA_SCRIPT = re.compile(r"data|corpus|download|fetch|^get_|^prepare", re.I)
 MODEL_SCRIPT = re.compile(r"model|weight|pretrain|checkpoint|ckpt|snapshot", re.I)
 # What a documented command needs to contain to fetch data or run a script (a cheap filter).
@@ -226,8 +228,9 @@ NOT_DATA_URL = re.compile(
 def fetches_weights(line: str) -> bool:
     """True when a download line fetches model weights or a tool rather than data: a weight
     file or word, a Hugging Face Hub download of a model repository (no `--repo-type
-    dataset`), an installer or script (`install_x.sh`, a wheel), or a file of a software host."""
-    if WEIGHTS.search(line) or TOOL_FILE.search(line):
+    dataset`), an installer or script (`install_x.sh`, a wheel), a licence or checksum list,
+    or a file of a software host."""
+    if WEIGHTS.search(line) or TOOL_FILE.search(line) or DOCUMENT_FILE.search(line):
         return True
     urls = URL.findall(line)
     if urls and all(NOT_DATA_URL.search(u) for u in urls):
@@ -377,7 +380,7 @@ URL_LOOKBACK = 10  # lines above a download in which the URL it fetches is assig
 # The tools and calls that fetch a URL by themselves (not a helper named for downloading).
 FETCH_TOOL = re.compile(
     r"\b(?:wget|curl|gdown|axel|aria2c)\b|\burlretrieve\(|\burlopen\(|\brequests\.get\("
-    r"|\bdownload_url\(|\bdownload_and_extract\w*\("
+    r"|\b(?:Fancy)?URLopener\(|\bdownload_url\(|\bdownload_and_extract\w*\("
 )
 
 

@@ -37,7 +37,11 @@ EDU_WORDS = re.compile(
     r"\b(?:tutorials?|(?<!of )courses?|lectures?|class notes|study notes|exercises|assignments?|"
     r"homework|lessons?|cheat ?sheets?|awesome|reading list|paper list|"
     r"companion (?:code|repository|notebooks?)|(?:code|notebooks?) (?:for|of|to) (?:the |our |my )?"
-    r"book|this book|collection of|learn(?:ing)? (?:deep learning|pytorch|tensorflow|keras|"
+    # a collection of implementations or notes, not of a benchmark's tasks or a dataset's items
+    r"book|this book|collection of(?!\s+(?:[\d,.]+\s+)?(?:[\w-]+\s+){0,2}?(?:tasks|datasets?|"
+    r"environments|benchmarks?|images|videos|hours|samples|scenes|games)\b)|"
+    r"explanation videos?|video explanations?|explainer videos?|"
+    r"learn(?:ing)? (?:deep learning|pytorch|tensorflow|keras|"
     r"machine learning)|(?:for|intended for|meant for) (?:educational|teaching|learning) "
     r"purposes|(?:primarily|mostly|mainly) (?:educational|for education)|implementations? of "
     r"(?:various|many|several|popular|classic|common|different) (?:[\w-]+ ){0,3}?(?:models|"

@@ -23,6 +23,7 @@ TRAIN_COMMAND = re.compile(
     r"|^\s*(?:allennlp|fairseq-hydra|llamafactory-cli|tune|axolotl)\s+(?:run\s+)?train\b",
     re.I,
 )
+BACKSLASH = "\\"
 CONFIG_SUFFIXES = (".yml", ".yaml", ".json", ".jsonnet", ".config", ".cfg", ".gin", ".toml")
 
 
@@ -34,7 +35,7 @@ def external_trainer(ctx: AuditContext) -> list[Evidence]:
     for block in ctx.docs.code():
         if block.path != ctx.tree.readme:
             continue
-        for offset, line in enumerate(block.text.splitlines()):
+        for offset, line in _commands(block.text):
             if not TRAIN_COMMAND.search(line):
                 continue
             try:
@@ -52,3 +53,20 @@ def external_trainer(ctx: AuditContext) -> list[Evidence]:
                     return [Evidence(block.path, block.line + offset, text,
                                      "training_code.external_config")]  # fmt: skip
     return []
+
+
+def _commands(text: str) -> list[tuple[int, str]]:
+    r"""The commands of a code block with the line each starts on: a line continued with `\`,
+    or followed by lines of options (`--deepspeed configs/ds.json` on a line of its own, as
+    READMEs write long commands), is one command."""
+    commands: list[tuple[int, str]] = []
+    continued = False
+    for offset, line in enumerate(text.splitlines()):
+        stripped = line.strip()
+        if commands and stripped and (continued or stripped.startswith("-")):
+            start, command = commands[-1]
+            commands[-1] = (start, f"{command.rstrip().removesuffix(BACKSLASH)} {stripped}")
+        else:
+            commands.append((offset, line))
+        continued = stripped.endswith(BACKSLASH)
+    return commands

@@ -330,6 +330,34 @@ def ram_of_gpu(doc: Any, span: Any) -> bool:
     return _gpu_has(doc, span) or _on_gpu(doc, j + 1)
 
 
+# A size the program sets for itself: "runs by default with 512MB of memory", "a fixed memory
+# budget (about 256 MB by default)" describe an allocation, not the machine it needs.
+OWN_SETTING = re.compile(r"\bby default\b|\bbudget\b", re.I)
+SETTING_REACH = 40  # characters between the size and the words that make it a setting
+
+
+def _example_of(doc: Any, span: Any) -> str | None:
+    """The memory word a requirement names before a size given as its example ("requires RAM
+    amount sufficient to hold the weights (e.g. ~130GB for Llama65B)"): 'gpu', 'system', or
+    None when the size is no example or no requirement names a memory."""
+    i = span.start - 1
+    while i >= span.sent.start and doc[i].is_punct:
+        i -= 1
+    if i < span.sent.start or not EXAMPLES.search(doc[max(span.sent.start, i - 1) : i + 1].text):
+        return None
+    for j in range(i - 1, span.sent.start - 1, -1):
+        word = doc[j].lower_
+        if word in RAM_WORDS | MEM_WORDS | GPU_MEM_WORDS:
+            named = doc[span.sent.start : j].text
+            if not NEEDED.search(named):
+                return None
+            if word in GPU_MEM_WORDS:
+                return "gpu"
+            whose = reversed(doc[max(span.sent.start, j - 4) : j])  # "a GPU with large memory"
+            return "gpu" if _cue_kind(whose, set()) == "gpu" else "system"
+    return None
+
+
 def memory_kind(
     doc: Any, span: Any, seg: Where, gpu_tokens: set[int], ram_is_gpu: bool = False
 ) -> str | None:
@@ -338,6 +366,9 @@ def memory_kind(
     `ram_is_gpu`: an earlier sentence of the same text called the GPU's memory "RAM".
     """
     if OOM_ERROR.search(span.sent.text):
+        return None
+    at = span.start_char - span.sent.start_char
+    if _nearest(OWN_SETTING, span.sent.text, at) < SETTING_REACH:
         return None
     j, hint = span.end, None
     while (
@@ -396,8 +427,9 @@ def memory_kind(
         if word in GPU_MEM_WORDS or i in gpu_tokens:
             return "gpu"
         if word in NOT_MEMORY:
-            return None
+            # "RAM sufficient to hold the weights (e.g. 130GB)": the example's words, not its
+            return _example_of(doc, span)
         i -= 1
     if MEMORY_CONTEXT.search(f"{seg.section} | {column or seg.header}"):
         return _context_kind(doc, span, seg, gpu_tokens)  # "16 GB" under "## Hardware"
-    return None
+    return _example_of(doc, span)

@@ -211,7 +211,8 @@ PHRASES: dict[str, tuple[str, str]] = {
     "caffe.cli_train": ("caffe", r"caffe(?:\.bin|_bin)?['\"]?\s*,?\s*['\"]?\s*train\b"),
     "darknet.cli_train": ("darknet", r"\bdarknet\s+(?:detector|classifier)\s+train\b"),
     "lua.backward": (":backward", r":backward\("),
-    "theano.updates": ("updates", r"\bupdates\s*=\s*[\w\[(]"),
+    # an optimiser's updates; those `theano.scan` returns are its loop's (`rval, updates = scan(`)
+    "theano.updates": ("updates", r"\bupdates\s*=\s*(?!(?:theano\.)?scan\()[\w\[(]"),
     "rl.gym": ("gym", r"^\s*import\s+gym\b|\bfrom\s+gym\b"),
     "proj.curl": ("curl", r"\bcurl\s+-"),
     "proj.pretrained": ("pretrained", r"pretrained\s*=\s*True"),

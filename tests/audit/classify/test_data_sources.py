@@ -216,6 +216,16 @@ def test_download_scripts_for_data_but_not_for_weights_or_tests(tmp_path: Path) 
     tool = "#!/bin/sh\ngit clone https://github.com/NVIDIA/apex\ncd apex && pip install .\n"
     assert _evidence(tmp_path / "d", {"download_dsprites.sh": clone})[0].line == 4
     assert _evidence(tmp_path / "e", {"download_apex.sh": tool}) == []
+    # weights fetched with their licence, policy page and checksum lists
+    meta = (
+        "#!/bin/bash\nwget ${URL/'*'/\"LICENSE\"} -O ./LICENSE\n"
+        "wget ${URL/'*'/\"USE_POLICY.md\"} -O ./USE_POLICY.md\n"
+        "wget ${URL/'*'/\"tokenizer_checklist.chk\"} -O ./tokenizer_checklist.chk\n"
+        "wget ${URL/'*'/\"${MODEL_PATH}/consolidated.${s}.pth\"} -O ./consolidated.${s}.pth\n"
+    )
+    assert _evidence(tmp_path / "f", {"download.sh": meta}) == []
+    corpus = meta + "wget ${URL/'*'/\"train.jsonl\"} -O ./train.jsonl\n"
+    assert _evidence(tmp_path / "g", {"download.sh": corpus})[0].line == 6
 
 
 def test_darknets_pretrained_convolutional_layers_are_weights(tmp_path: Path) -> None:
@@ -259,6 +269,10 @@ def test_documented_commands_that_run_a_data_script(tmp_path: Path) -> None:
     no = {"README.md": readme.format("prepare_data.py"), "prepare_data.py": convert}
     assert _evidence(tmp_path / "a", yes)[0].rule == "data_available.download_script"
     assert _evidence(tmp_path / "b", no) == []
+    # urllib's opener object, as Python 2 code and its ports fetch
+    opener = "from urllib.request import FancyURLopener\nf = FancyURLopener()\nf.retrieve(url, n)\n"
+    old = {"README.md": readme.format("download_IXI_HH.py"), "download_IXI_HH.py": opener}
+    assert _evidence(tmp_path / "e", old)[0].rule == "data_available.download_script"
     make = {"README.md": "# Net\n\nDownload the datasets using: `make dataset`.\n"}
     assert _evidence(tmp_path / "c", make)[0].rule == "data_available.command"
 

@@ -231,6 +231,8 @@ def test_educational_repositories(tmp_path: Path) -> None:
         "The code for my YouTube video series on transformers.",
         "A step-by-step walkthrough of training a small transformer.",
         "Minimal code for byte pair encoding, written for teaching.",
+        "Below you can find two explanation videos for the theory and the implementation.",
+        "A collection of Jupyter notebooks on attention.",
     ],
 )
 def test_tutorial_companions_are_educational(tmp_path: Path, intro: str) -> None:
@@ -271,6 +273,8 @@ def test_a_teaching_project_or_a_numbered_collection(tmp_path: Path, intro: str)
         "Official implementations of 2 papers on detection.",
         "The model is designed to be a learning system for robots.",
         "This code is intended to be run on one GPU.",
+        "CortexBench is a collection of 17 different EAI tasks spanning locomotion and navigation.",
+        "We release a collection of 4,000 hours of egocentric videos.",
     ],
 )
 def test_a_paper_pair_or_a_learning_system_is_kept(tmp_path: Path, intro: str) -> None:

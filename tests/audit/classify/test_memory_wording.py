@@ -75,3 +75,37 @@ def test_a_table_of_gpus_by_cuda_architecture_is_a_build_lookup() -> None:
     assert _fields(f"# X\n\n## Docker\n\n{table}") == set()
     tested = "| GPU | Time (s) |\n|---|---|\n| A100 | 80 |\n"
     assert _fields(f"# X\n\n## Speed\n\n{tested}") == {"hw_gpu"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fields"),
+    [
+        (
+            "Quantizing requires RAM amount sufficient to hold uncompressed model weights "
+            "(e.g. ~130GB for Llama65B).",
+            {"hw_memory"},
+        ),
+        ("Training requires a GPU with large memory, e.g. 24GB.", {"hw_gpu"}),
+        ("It requires GPU RAM enough for the model (e.g. 24GB).", {"hw_gpu"}),
+        ("It requires the checkpoint files (e.g. 2GB of weights).", set()),
+        ("The weights are large, e.g. 130GB for Llama65B, so download them first.", set()),
+    ],
+)
+def test_a_size_given_as_the_example_of_a_required_memory_is_that_memory(
+    text: str, fields: set[str]
+) -> None:
+    assert _fields(f"# X\n\n{text}\n") == fields
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DyNet runs by default with 512MB of memory, split between the forward and backward steps.",
+        "One slab stays near a fixed memory budget (about 256 MB by default): bigger "
+        "vocabularies get fewer rows per chunk.",
+    ],
+)
+def test_a_size_the_program_sets_itself_by_default_is_no_requirement(text: str) -> None:
+    assert _fields(f"# X\n\n{text}\n") == set()
+    # the machine the default was chosen for still is one
+    assert _fields("# X\n\nThe default works well when using 16GB ram.\n") == {"hw_memory"}

@@ -216,6 +216,17 @@ def test_configurations_for_an_external_trainer_with_the_command_are_training_co
     assert _training(tmp_path / "b", unshipped).value is False  # the config is not shipped
     own = {**files, "train.py": "import sys\nprint(sys.argv)\n"}
     assert _training(tmp_path / "c", own).value is False  # its own train.py trains nothing
+    # the configuration on a line of its own, under a command written over several lines
+    for name, joined in (("d", " \\\n"), ("e", "\n")):
+        command = f"torchrun --nproc_per_node=16 train.py{joined}--deepspeed configs/ds.json\n"
+        readme = f"# Tuned\n\nSet up Alpaca, then:\n\n```bash\n{command}```\n"
+        tuned = {
+            "README.md": readme,
+            "config/ds.json": "{}\n",
+            "utils/load.py": files["utils/load.py"],
+        }
+        label = _training(tmp_path / name, tuned)
+        assert label.value is True and label.evidence[0].line == 6, name
 
 
 KERAS_PREDICT = (
@@ -297,3 +308,20 @@ def test_a_backward_pass_in_a_profiler_or_a_converter_trains_nothing(
     script = "import torch\nloss = criterion(model(x), y)\nloss.backward()\noptimizer.step()\n"
     assert _training(tmp_path, {"model.py": NET, name: script}).value is False
     assert _training(tmp_path / "t", {"model.py": NET, "train.py": script}).value is True
+
+
+def test_the_updates_a_theano_scan_returns_are_its_loops_not_an_optimisers(tmp_path: Path) -> None:
+    encoder = (
+        "import theano\nimport theano.tensor as tensor\n"
+        "def encode(x, W):\n"
+        "    rval, updates = theano.scan(_step, sequences=[x], non_sequences=[W])\n"
+        "    return rval\n"
+    )
+    assert _training(tmp_path / "a", {"skipthoughts.py": encoder}).value is False
+    trained = encoder + (
+        "cost = tensor.nnet.categorical_crossentropy(p, y).mean()\n"
+        "grads = tensor.grad(cost, params)\n"
+        "updates = [(p, p - 0.01 * g) for p, g in zip(params, grads)]\n"
+        "train = theano.function([x, y], cost, updates=updates)\n"
+    )
+    assert _training(tmp_path / "b", {"train.py": trained}).value is True
