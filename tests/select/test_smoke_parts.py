@@ -457,6 +457,8 @@ def test_a_cuda_extension_built_at_run_time_on_a_cpu_machine_needs_a_gpu(tmp_pat
     built = frames + "    arch_list[-1] += '+PTX'\nIndexError: list index out of range\n"
     got, evidence = classify_training(log(tmp_path, built), 1, False, 60, None)
     assert (got, evidence.rule) == ("needs_gpu", "smoke.needs_gpu.extension")
+    ptx = frames + "ValueError: Unknown CUDA arch (0.0+PTX) or GPU not supported\n"
+    assert classify_training(log(tmp_path, ptx), 1, False, 60, None)[0] == "needs_gpu"
     no_toolkit = frames + "OSError: CUDA_HOME environment variable is not set.\n"
     assert classify_training(log(tmp_path, no_toolkit), 1, False, 60, None)[0] == "needs_gpu"
     indexed = frames + "    first = items[-1]\nIndexError: list index out of range\n"
