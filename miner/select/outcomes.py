@@ -45,7 +45,7 @@ GPU = re.compile(
     r"|nvidia-smi|torch\.cuda\.is_available\(\) is False|Cannot access accelerator device"
     r"|ProcessGroupNCCL is only supported with GPUs|Distributed package doesn't have NCCL"
     # a CUDA extension compiled at run time for no GPU; Lightning's accelerator asked for one
-    r"|Unknown CUDA arch \(0\.0\) or GPU not supported|No supported gpu backend found"
+    r"|Unknown CUDA arch \([^)]*\) or GPU not supported|No supported gpu backend found"
     r"|CUDA_HOME environment variable is not set"
     r"|You requested GPUs: \[|Attempting to start raylet with \d+ GPUs"
     # The project's own words (`raise RuntimeError("No GPUs available for training.")`).
