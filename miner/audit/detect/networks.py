@@ -14,6 +14,7 @@ comments, docstrings and string literals are never read as layers (miner.audit.d
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
@@ -107,6 +108,9 @@ def _evidence(index: CodeIndex, sf: SourceFile, signals: Iterable[str], kind: st
     return Evidence(sf.path, 0, "", f"networks.{kind}_layer")
 
 
+LOSS_NAME = re.compile(r"^(?:d_loss|D_loss|loss_D|loss_d|disc_loss|errD)\(?$")
+
+
 def _adversarial(index: CodeIndex, sf: SourceFile, scores: Scores, evidence: EvidenceMap) -> None:
     """Generator and discriminator trained against each other in one file: an adversarial loss
     between the two networks, a loss or optimizer of each, or a discriminator's own loss or
@@ -118,7 +122,10 @@ def _adversarial(index: CodeIndex, sf: SourceFile, scores: Scores, evidence: Evi
         sf.count("net.generator"),
         sf.count("net.d_step"),
     )
-    steps = d_step and (sf.count("net.g_step") or (disc and sf.count("proj.train")))
+    # a discriminator known only by a loss's name (`loss_d = self.loss(results, batch)`, a dict
+    # of losses) is no network: the one-sided case needs the network named
+    named = disc and any(not LOSS_NAME.match(x) for x in sf.hits["net.discriminator"].samples)
+    steps = d_step and (sf.count("net.g_step") or (named and sf.count("proj.train")))
     if steps or (disc and gen and sf.count("net.adversarial")):
         # one vote per file: names of the two networks recur far more than layer calls do
         vote = sf.weight * GAN_FILE_VOTE

@@ -369,6 +369,17 @@ def test_an_encoder_trained_against_a_discriminator_is_adversarial(audit) -> Non
     scorer = "import torch\n\nD = Discriminator()\nD.load_state_dict(torch.load(p))\nprint(D(x))\n"
     labels, _ = audit({"score.py": scorer, **files})
     assert "gan" not in value(labels, "network_types")  # type: ignore[operator]
+    # a dict of losses called `loss_d` in a trainer names no discriminator
+    nerf = (
+        "import torch\n\nclass System:\n"
+        "    def training_step(self, batch):\n"
+        "        loss_d = self.loss(self.model(batch), batch)\n"
+        "        loss = sum(lo.mean() for lo in loss_d.values())\n"
+        "        loss.backward()\n        self.opt.step()\n"
+        "trainer.fit(System())\n"
+    )
+    labels, _ = audit({"train.py": nerf, **files})
+    assert "gan" not in value(labels, "network_types")  # type: ignore[operator]
 
 
 def test_a_type_named_only_in_a_comparison_is_not_the_model(audit) -> None:  # type: ignore[no-untyped-def]
