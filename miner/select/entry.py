@@ -34,6 +34,36 @@ TRAIN_THEN_TEST = re.compile(
     r"(?i)(?:^|[_\-.])train(?:[_\-.](?:and|then))?[_\-.](?:test|eval\w*|val\w*)$"
 )
 TRAINING_NAME = re.compile(r"(?i)train|main|run|fit|learn|finetune|pretrain")
+# Options that turn a script's training off (`--is_train False`, `--mode test`, `--evaluate
+# model.bin`): the command evaluates, whatever the script's name.
+EVALUATION_FLAGS = frozenset(
+    "--eval --evaluate --eval_only --eval-only --test --test_only --test-only --inference "
+    "--predict --demo".split()
+)
+TRAINING_SWITCH = re.compile(r"(?i)^--?(?:is_?train(?:ing)?|train(?:ing)?|do_train)$")
+OFF = frozenset("false 0 no off".split())
+MODE_OPTION = re.compile(r"(?i)^--?(?:mode|phase|run_?mode)$")
+NOT_TRAINING_MODES = frozenset(
+    "test eval evaluate evaluation inference infer predict prediction demo sample generate".split()
+)
+
+
+def evaluates(args: list[str]) -> bool:
+    """True when a command's options turn its training off (`--is_train False`, `--mode=test`,
+    `--evaluate pretrained.bin`)."""
+    for index, arg in enumerate(args):
+        option, _, value = arg.partition("=")
+        if not value and index + 1 < len(args) and not args[index + 1].startswith("-"):
+            value = args[index + 1]
+        if option in EVALUATION_FLAGS:
+            return True
+        if TRAINING_SWITCH.match(option) and value.lower() in OFF:
+            return True
+        if MODE_OPTION.match(option) and value.lower() in NOT_TRAINING_MODES:
+            return True
+    return False
+
+
 # A console script's sub-command that trains (`litgpt finetune ...`, `yolo train ...`).
 TRAINING_SUBCOMMANDS = frozenset(("train", "fit", "finetune", "fine-tune", "pretrain"))
 # A Python script a shell script runs (`python -u ./run.py ...`; not in a comment).
@@ -277,7 +307,7 @@ def _parse(
     folder = base if relative else ""
     name = PurePosixPath(script).stem
     named = TRAINING_NAME.search(name) or (runner == "shell" and _runs_training(script, read))
-    if not _trains(name) or not named:
+    if not _trains(name) or not named or evaluates(rest):
         return None
     args, placeholders = _split_placeholders(rest, paths)
     return ReadmeCommand(no, line.strip(), runner, script, args, placeholders, module, folder)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import pwd
+import re
 import resource
 import shutil
 import subprocess
@@ -254,10 +255,20 @@ def uv_binary() -> str:
         return found
 
 
+# A file whose own name says it holds data, not weights: a script's preprocessed set
+# (`checkpoint/train.h5`, `test.h5`, `features.pt`, `data_cache.pkl`).
+DATA_NAMED = re.compile(
+    r"(?i)(?:data|split|feature|corpus)[^/]*$|(?:^|/)(?:train|test|val|valid)\.\w+$"
+)
+
+
 def first_new_file(root: Path, patterns: tuple[str, ...], since: float) -> str | None:
-    """The first regular file under `root` matching a glob and written since `since`."""
+    """The first regular file under `root` matching a glob and written since `since`, whose name
+    does not say it holds data."""
     for pattern in patterns:
         for path in sorted(root.glob(pattern)):
             if path.is_file() and not path.is_symlink() and path.stat().st_mtime >= since - 1:
-                return path.relative_to(root).as_posix()
+                relative = path.relative_to(root).as_posix()
+                if not DATA_NAMED.search(relative):
+                    return relative
     return None

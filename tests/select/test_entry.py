@@ -508,3 +508,21 @@ def test_a_remark_in_words_after_a_command_is_no_argument():
     # one word in parentheses, or quoted, or shell syntax, is left as written
     assert command_words("python train.py --lr 0.1 (default)")[-1] == "(default)"
     assert command_words('python a.py --x "(a b)"')[-1] == "(a b)"
+
+
+def test_a_command_whose_options_turn_training_off_is_not_the_training_command():
+    text = (
+        "For training, `python main.py`\n\n"
+        "For testing, `python main.py --is_train False --stride 21`\n"
+    )
+    assert [c.args for c in commands(text)] == [()]
+    for evaluating in (
+        "python main.py --mode=test",
+        "python train.py --phase test --name x",
+        "python main.py -k cpn --evaluate pretrained.bin",
+        "python train.py --eval --resume ckpt.pth",
+        "python main.py --do_train 0",
+    ):
+        assert commands(f"```\n{evaluating}\n```\n") == [], evaluating
+    kept = "python train.py --mode train --test_interval 5 --is_train True\n"
+    assert len(commands(f"```\n{kept}```\n")) == 1

@@ -47,3 +47,18 @@ def test_the_time_added_is_capped_at_the_bound(tmp_path):
 def test_a_group_with_no_process_is_granted_nothing():
     watch = QueueWatch(2**22 + 12345, cap=10.0)  # no such process group
     assert watch.granted() == 0.0
+
+
+def test_a_new_file_whose_name_says_data_is_no_weights(tmp_path):
+    import time
+
+    from miner.select.sandbox import first_new_file
+
+    since = time.time()
+    (tmp_path / "checkpoint").mkdir()
+    (tmp_path / "checkpoint/test.h5").write_bytes(b"x")  # the script's preprocessed test set
+    (tmp_path / "checkpoint/data_cache.h5").write_bytes(b"x")
+    patterns = ("**/*.h5",)
+    assert first_new_file(tmp_path, patterns, since) is None
+    (tmp_path / "checkpoint/srcnn.model-2.h5").write_bytes(b"x")
+    assert first_new_file(tmp_path, patterns, since) == "checkpoint/srcnn.model-2.h5"
