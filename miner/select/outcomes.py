@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from miner.codebook import Evidence
+from miner.select.cuda_only import CUDA_ONLY
 from miner.select.ladder import TRAINING_BAR, shows_step
 
 CLIP = 500  # evidence is kept whole, up to a long traceback line
@@ -244,7 +245,8 @@ def classify_training(
             if pattern.search(above[1]):
                 return outcome, Evidence(log.name, above[0], _clip(above[1]), rule)
     checks = (
-        ("runtime", NO_SCRIPT), ("python2", PYTHON2), ("needs_gpu", GPU), ("import", IMPORT),
+        ("runtime", NO_SCRIPT), ("python2", PYTHON2), ("needs_gpu", GPU), ("needs_gpu", CUDA_ONLY),
+        ("import", IMPORT),
         ("needs_weights", WEIGHTS_FILE), ("data", DOWNLOAD), ("needs_data", DATA),
     )  # fmt: skip
     for outcome, pattern in checks:

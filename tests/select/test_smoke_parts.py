@@ -465,6 +465,19 @@ def test_a_cuda_extension_built_at_run_time_on_a_cpu_machine_needs_a_gpu(tmp_pat
     assert classify_training(log(tmp_path, indexed), 1, False, 60, None)[0] == "runtime"
 
 
+def test_a_package_built_only_for_cuda_needs_a_gpu_and_gets_no_repair(tmp_path):
+    from miner.select.repair.runtime import runtime_fault
+
+    traceback = 'Traceback (most recent call last):\n  File "train.py", line 8, in <module>\n'
+    for module in ("tinycudann", "diff_gaussian_rasterization", "flash_attn.flash_attn_interface"):
+        text = traceback + f"ModuleNotFoundError: No module named '{module}'\n"
+        got, evidence = classify_training(log(tmp_path, text), 1, False, 60, None)
+        assert (got, evidence.line) == ("needs_gpu", 3), module
+        assert runtime_fault(log(tmp_path, text), (3, 10), tmp_path) is None, module
+    other = traceback + "ModuleNotFoundError: No module named 'tinycudann_helpers'\n"
+    assert classify_training(log(tmp_path, other), 1, False, 60, None)[0] == "import"
+
+
 def test_a_hub_tokenizer_or_config_that_could_not_load_needs_weights(tmp_path):
     traceback = 'Traceback (most recent call last):\n  File "tutorial_train.py", line 3\n'
     for what in ("tokenizer", "config"):

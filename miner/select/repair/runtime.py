@@ -16,6 +16,7 @@ from functools import cache, partial
 from pathlib import Path
 
 from miner.codebook import Evidence
+from miner.select.cuda_only import CUDA_ONLY_MODULES
 from miner.select.repair.attempt import EnvironmentBuild
 from miner.select.repair.envs import Builder
 from miner.select.repair.extensions import extension_setup
@@ -228,8 +229,8 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
                 evidence = Evidence(log.name, number, line.strip()[:300], "repair.generated")
                 return RuntimeFault("generate", evidence, module=top, feature=setup,
                                     generated=missing.group(1))  # fmt: skip
-            if top in sys.stdlib_module_names or top in shipped():
-                return None  # the project's own module, or one the interpreter lacks
+            if top in sys.stdlib_module_names or top in shipped() or top in CUDA_ONLY_MODULES:
+                return None  # its own module, one the interpreter lacks, or a CUDA-only build
             if "." in missing.group(1):  # `timm.models.layers.helpers`: maybe a part gone
                 return RuntimeFault("module", evidence, module=top, feature=missing.group(1),
                                     importer=_importer(lines, number, top))  # fmt: skip
