@@ -109,6 +109,11 @@ DEPRECATED = re.compile(
     r"\b(?:i|we)\s+(?:am|are)\s+(?:no\s+longer|not)\s+(?:actively\s+)?maintaining\s+"
     rf"{SUBJECT}\b|"
     r"\bsupersedes\s+this\s+(?:one|repo|repository|project|code(?:base)?)\b|"
+    # "This package has stopped updating, please see our new repository"
+    rf"\b{SUBJECT}\b[^.]{{0,40}}?\b(?:has|have)\s+(?:now\s+)?stopped\s+(?:updating|being\s+"
+    r"(?:updated|maintained|developed)|development|maintenance)\b|"
+    r"\b(?:i|we)\s+(?:have\s+)?stopped\s+(?:updating|maintaining|developing)\s+"
+    rf"{SUBJECT}\b|"
     # "`keras-team/keras-core` is no longer in use": the repository named by its address
     rf"(?:\b{SUBJECT}\b|(?<![\w/.-])[\w.-]+/[\w.-]+(?![\w/]))[^.\n]{{0,60}}?\bis\s+no\s+longer\s+"
     r"(?:in\s+use|used)\b",
@@ -132,6 +137,13 @@ STATE_DOC = re.compile(r"^[^/]*(?:archived|deprecated)[^/]*$", re.I)
 STATE_WORDS = re.compile(
     r"\b(?:archived|deprecated|no longer (?:actively )?(?:maintained|supported))\b", re.I
 )
+# A pointer to a tutorial of the README's own ("as per the tutorial below", "see the tutorial
+# section"): the project's documentation, not a tutorial's companion.
+OWN_TUTORIAL = re.compile(
+    r"\b(?:the|our|this)\s+(?:[\w-]+\s+)?tutorials?\s+(?:below|above|section)\b|"
+    r"\btutorials?\s+section\b",
+    re.I,
+)
 PRETRAINED_DOC = re.compile(r"\bpre-?trained\b", re.I)
 INTRO_BLOCKS = 3
 # Ties go to the more specific domain: a medical imaging CNN is medical before vision.
@@ -151,7 +163,7 @@ def _educational(ctx: AuditContext, blocks: list[Block]) -> list[Evidence]:
     if title and (EDU_WORDS.search(title.text) or EDU_TITLE_ONLY.search(title.text)):
         return [Evidence(title.path, title.line, title.text[:200], "exclude.educational_title")]
     for block in blocks[:INTRO_BLOCKS]:
-        m = EDU_WORDS.search(block.text)
+        m = EDU_WORDS.search(OWN_TUTORIAL.sub(" ", block.text))
         if m and block.kind in ("paragraph", "heading") and not _links_to_its_tutorials(ctx, block):
             return [Evidence(block.path, block.line, block.text[:200], "exclude.educational_intro")]
     tops = {f.path.split("/", 1)[0] for f in ctx.tree.files if "/" in f.path}

@@ -71,8 +71,17 @@ OWN_LIBRARY = re.compile(
     r"^\W*the\s+(?:library|toolkit|toolbox)\s+(?:supports|provides|offers|is)\b",
     re.I | re.M,
 )
+# The README sends its reader to use the package in code of their own ("If you want to `import
+# minlora` into your project", "For writing custom CIFAR-10 experiments ... use the dataloader").
+OWN_USE = re.compile(
+    r"\b(?:into|in|for|from)\s+your\s+(?:own\s+)?(?:projects?|code(?:base)?|experiments?|"
+    r"applications?|pipelines?|scripts?)\b|\bcustom\s+(?:[\w-]+\s+){0,2}?experiments\b",
+    re.I,
+)
+USE_REACH = 2  # blocks after the sentence in which the import may come
 DESCRIPTION = re.compile(r"""\bdescription\s*[=:]\s*(?:"([^"\n]{5,300})"|'([^'\n]{5,300})')""")
 IMPORT = re.compile(r"^\s*(?:>>>\s*)?(?:import|from)\s+(\w+)", re.M)
+IMPORT_SPAN = re.compile(r"\b(?:import|from)\s+`?(\w+)")  # "`import minlora` into your project"
 
 
 def _norm(name: str) -> str:
@@ -163,6 +172,24 @@ def _imported(ctx: AuditContext, packages: set[str]) -> Evidence | None:
     return None
 
 
+def _used_in_own_code(ctx: AuditContext, packages: set[str]) -> list[Evidence] | None:
+    """A README sentence that sends the reader to use the repository's package in code of their
+    own, with the import of the package in it or in a code block just after."""
+    readme = [b for b in ctx.docs.blocks if b.path == ctx.tree.readme]
+    for index, block in enumerate(readme):
+        if block.kind == "code" or not OWN_USE.search(block.text):
+            continue
+        for later in readme[index : index + 1 + USE_REACH]:
+            pattern = IMPORT if later.kind == "code" else IMPORT_SPAN
+            found = next((m for m in pattern.finditer(later.text) if m.group(1) in packages), None)
+            if found is not None:
+                said = Evidence(block.path, block.line, block.text[:200], "exclude.library_own_use")
+                line = later.line + later.text.count("\n", 0, found.start())
+                return [said, Evidence(later.path, line, found.group(0).strip(),
+                                       "exclude.library_import")]  # fmt: skip
+    return None
+
+
 def _package_description(ctx: AuditContext) -> Evidence | None:
     """The package metadata's own description calls it a library (`description="... library"`);
     an indented `description = "..."` in `setup.py` is a class attribute (a custom command's,
@@ -216,10 +243,10 @@ def library_evidence(ctx: AuditContext, blocks: list[Block], trains: bool) -> li
     """
     packages = _packages(ctx)
     published = _published(ctx, _names(ctx, packages))
+    prose = [b for b in blocks if b.kind != "heading"][:PRESENTATION_BLOCKS]
+    paper = trains and any(PAPER_OR_MODEL.search(b.text) for b in prose)
     if published is not None:
         imported = _imported(ctx, packages)
-        prose = [b for b in blocks if b.kind != "heading"][:PRESENTATION_BLOCKS]
-        paper = trains and any(PAPER_OR_MODEL.search(b.text) for b in prose)
         if imported is not None and not paper:
             return [published, imported]
         for block in blocks[: INTRO_BLOCKS + 2]:
@@ -239,6 +266,9 @@ def library_evidence(ctx: AuditContext, blocks: list[Block], trains: bool) -> li
         if own is not None:
             said = Evidence(own.path, own.line, own.text[:200], "exclude.library_self")
             return [published, said]
+    own_use = _used_in_own_code(ctx, packages)
+    if own_use is not None and not paper and any(p in ctx.tree.paths for p in BUILD_FILES):
+        return own_use
     for block in _introduction(blocks):
         if THIS_LIBRARY.search(block.text) or (
             SELF_LIBRARY.search(block.text) and any(p in ctx.tree.paths for p in BUILD_FILES)

@@ -41,10 +41,14 @@ OTHER_WORK = re.compile(
     r"license|contact|faq|news|changelog|todo|future",
     re.I,
 )
-# A type named only to compare ("outperforms CNNs", "unlike GANs", "beat GANs") is not the model.
+# A type named only to compare ("outperforms CNNs", "unlike GANs", "shown to surpass GANs") or
+# as the approach others took is not the model.
 COMPARED = re.compile(
     r"\b(?:than|unlike|beats?|outperform\w*|compared (?:to|with)|vs\.?|versus|instead of|"
-    r"rather than|without|replac\w*|superior to|competitive with)\b[^.;:]{0,40}$",
+    r"rather than|without|replac\w*|superior to|competitive with|surpass\w*|exceed\w*|"
+    # the approaches others took: "many attempts using GANs", "previous methods based on RNNs"
+    r"attempts? (?:using|with|based on)|(?:previous|prior|earlier|existing|conventional|"
+    r"traditional) (?:works?|methods?|approaches?)(?: (?:using|with|based on))?)\b[^.;:]{0,40}$",
     re.I,
 )
 # "4 GPUs for generators and 4 for discriminators": the README describes adversarial training

@@ -164,6 +164,8 @@ def test_a_library_that_runs_networks_it_trains_none_of_is_no_pretrained_only(
         "**Tutorial:** [tutorial-v1.6(audio)](./tutorial/a.md),[tutorial-v1.5 (Text)](./t/b.md)\n",
         "This repo provides official code for [Timer](https://arxiv.org/abs/2402.02368). "
         "[[Slides]](https://example.org/s) and our works [[Tutorial (CN)]](https://example.org/c).\n",
+        "Released v1.1.7. To quantize your own models, use `nbits=8` as per the tutorial below.\n",
+        "Training is covered in the tutorial section.\n",
     ],
 )
 def test_links_to_a_project_s_own_tutorials_are_not_educational(tmp_path: Path, intro: str) -> None:
@@ -384,6 +386,8 @@ def test_a_buildable_project_calling_itself_a_framework_is_a_library(tmp_path: P
         "# Net\n\nI am no longer maintaining this repository, sorry.\n",
         "# Net\n\nSee [Net2](https://example.org/net2), which supersedes this repository.\n",
         "# Net moved\n\nOpen any issues there. `lab/net-core` is no longer in use.\n",
+        "# attention:\n\n## This package has stopped updating, please see our new repository\n",
+        "# Net\n\nWe have stopped maintaining this repository.\n",
     ],
 )
 def test_deprecation_said_today_s_way(tmp_path: Path, readme: str) -> None:
@@ -398,6 +402,7 @@ def test_deprecation_said_today_s_way(tmp_path: Path, readme: str) -> None:
         "This repository will be updated with the training code soon.",
         "We are maintaining this repository actively.",
         "Apex is no longer under active development, so we pin its version.",
+        "The training stopped updating the encoder after 10 epochs.",
     ],
 )
 def test_plans_and_other_tools_status_are_no_deprecation(tmp_path: Path, sentence: str) -> None:

@@ -65,6 +65,28 @@ def test_an_editable_install_of_the_checkout_is_not_publishing(tmp_path: Path) -
     assert _library(tmp_path, {"README.md": readme, **PACKAGE}) == []
 
 
+def test_a_readme_that_sends_its_reader_to_import_the_package_in_their_own_code(
+    tmp_path: Path,
+) -> None:
+    setup = {"setup.py": "from setuptools import setup\nsetup(name='seg_anything')\n"}
+    inline = (
+        "# minSeg\n\n## Installation\n\nIf you want to `import seg_anything` into your project:\n"
+    )
+    found = _library(tmp_path / "a", {"README.md": inline, **PACKAGE, **setup})
+    assert [e.rule for e in found] == ["exclude.library_own_use", "exclude.library_import"]
+    custom = (
+        "# Bench\n\n## The loader alone\n\nFor writing custom CIFAR-10 experiments, use the "
+        "loader independently.\n\n```\nimport seg_anything\nloader = seg_anything.Loader()\n```\n"
+    )
+    assert _library(tmp_path / "b", {"README.md": custom, **PACKAGE, **setup})
+    # no packaging to install it with, another package imported, or a paper's trained model
+    assert _library(tmp_path / "c", {"README.md": inline, **PACKAGE}) == []
+    other = inline.replace("import seg_anything", "import torch")
+    assert _library(tmp_path / "d", {"README.md": other, **PACKAGE, **setup}) == []
+    paper = "# SimNet\n\nThe official implementation of our paper.\n\n" + inline[9:]
+    assert _library(tmp_path / "e", {"README.md": paper, **PACKAGE, **setup}, trains=True) == []
+
+
 def test_a_paper_s_trained_model_that_can_be_installed_is_kept(tmp_path: Path) -> None:
     readme = (
         "# SimNet\n\nThis repository contains the code and pre-trained models for our paper "

@@ -391,6 +391,13 @@ def test_a_type_named_only_in_a_comparison_is_not_the_model(audit) -> None:  # t
     readme = "# Diffusion\n\nA diffusion model whose decoder is trained as a GAN.\n"
     labels, _ = audit({"README.md": readme, **files})
     assert value(labels, "paper_network") == "GAN"
+    for compared in (
+        "Diffusion models were shown to surpass GANs in terms of diversity.",
+        "Although many attempts using GANs have been made, quality is far from satisfactory.",
+        "Previous methods based on GANs are unstable; we use diffusion.",
+    ):
+        labels, _ = audit({"README.md": f"# Diffusion\n\n{compared}\n", **files})
+        assert value(labels, "paper_network") == "CNN", compared
 
 
 def test_a_conversation_named_conv_in_a_chat_model_is_no_convolution(audit) -> None:  # type: ignore[no-untyped-def]
