@@ -123,6 +123,8 @@ DATA = re.compile(
     # a DataLoader over nothing ("num_samples=0")
     r"|\bno (?:\w+ ){0,2}files? (?:were )?found|\bfound 0 (?:\w+ )?(?:files|images|samples)"
     r"|\bfound no (?:\w+ )?(?:files|images)|num_samples=0"
+    # TensorFlow 1's input producers ("Failed to find file: ./data/cityscapes/...png")
+    r"|Failed to find (?:any )?(?:matching )?files?\b"
     r"|\b(?:did not|didn't|could not|couldn't|cannot) find any (?:\w+ ){0,2}files\b"
     r"|is not a valid directory"  # the CycleGAN family's image folders
     r"|^(?:OS|IO)Error: \S*[/.]\S* not found\.?$)"  # NumPy's loadtxt: "../data/r.txt not found."

@@ -478,6 +478,14 @@ def test_a_package_built_only_for_cuda_needs_a_gpu_and_gets_no_repair(tmp_path):
     assert classify_training(log(tmp_path, other), 1, False, 60, None)[0] == "import"
 
 
+def test_tensorflow_1s_missing_input_file_is_data(tmp_path):
+    text = (
+        'Traceback (most recent call last):\n  File "train.py", line 8, in <module>\n'
+        "ValueError: Failed to find file: ./data/cityscapes/leftImg8bit/train/a.png.\n"
+    )
+    assert classify_training(log(tmp_path, text), 1, False, 60, None)[0] == "needs_data"
+
+
 def test_a_hub_tokenizer_or_config_that_could_not_load_needs_weights(tmp_path):
     traceback = 'Traceback (most recent call last):\n  File "tutorial_train.py", line 3\n'
     for what in ("tokenizer", "config"):

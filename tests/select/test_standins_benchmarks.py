@@ -27,6 +27,8 @@ from miner.select.standins.benchmark_layouts import TIME_SERIES
         ("AssertionError: ./datasets/maps/trainA is not a valid directory",
          "./datasets/maps/trainA"),
         ("ValueError: path '/data/coco' does not exist", "/data/coco"),
+        ("ValueError: Failed to find file: ./data/cityscapes/leftImg8bit/train/a.png.",
+         "./data/cityscapes/leftImg8bit/train/a.png"),
         ("RuntimeError: shapes do not match", None),
     ],
 )  # fmt: skip

@@ -54,6 +54,7 @@ MISSING_PATH = (
     re.compile(r"""(?i)(?:path|file|directory) ['"]([^'"]+)['"] (?:does not exist|not found)"""),
     # numpy's loadtxt and genfromtxt (`OSError: ./data/cora/cora.content not found.`)
     re.compile(r"^(?:OSError|IOError|FileNotFoundError): (\S+) not found\.?\s*$"),
+    re.compile(r"Failed to find file: (\S+?)\.?\s*$"),  # TensorFlow 1's input producers
 )
 REPORT_NAME = "benchmark-files.json"
 DATA_FOLDERS = frozenset(("data", "datasets", "dataset", "datas"))
