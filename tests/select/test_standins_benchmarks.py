@@ -49,6 +49,7 @@ def test_the_missing_path_is_read_off_each_kind_of_message(line, path):
         ("coco/val2017", "COCO", "coco"),
         ("./data/nerf_synthetic/lego/transforms_train.json", "NeRF Blender scene",
          "data/nerf_synthetic/lego"),
+        ("./data/nerf_llff_data/fern/poses_bounds.npy", "LLFF scene", "data/nerf_llff_data/fern"),
         ("datasets/facades/train", "facades (pix2pix/CycleGAN)", "datasets/facades"),
         ("./datasets/horse2zebra/trainA", "horse2zebra (pix2pix/CycleGAN)", "datasets/horse2zebra"),
         ("datasets/maps", "maps (pix2pix/CycleGAN)", "datasets/maps"),
@@ -147,6 +148,26 @@ def test_a_nerf_scene_has_poses_that_look_at_the_origin_and_rgba_images(tmp_path
         assert all(abs(p / norm - b) < 1e-6 for p, b in zip(position, backward, strict=True))
         with Image.open(scene / (frame["file_path"] + ".png")) as picture:
             assert picture.mode == "RGBA" and picture.size == (800, 800)
+
+
+def test_an_llff_scene_reads_as_the_nerf_loaders_read_it(tmp_path):
+    import numpy
+
+    line = "No such file or directory: './data/nerf_llff_data/fern/poses_bounds.npy'"
+    assert stand_in_files(line, tmp_path, (tmp_path,), tmp_path / "report") is not None
+    scene = tmp_path / "data/nerf_llff_data/fern"
+    # load_llff.py's `_load_data(basedir, factor=8)`: the rows, then the images of the factor
+    poses_arr = numpy.load(scene / "poses_bounds.npy")
+    poses = poses_arr[:, :-2].reshape([-1, 3, 5]).transpose([1, 2, 0])
+    bounds = poses_arr[:, -2:].transpose([1, 0])
+    images = sorted((scene / "images_8").glob("*.png"))
+    assert poses.shape[-1] == len(images) == 20 and (bounds > 0).all()
+    with Image.open(images[0]) as first, Image.open(scene / "images" / images[0].name) as full:
+        assert first.size == (32, 24) and full.size == (256, 192)
+    assert (poses[:, 4, 0] == [192, 256, 1.1 * 256]).all()
+    # its change of axes ([right, -down, back]) gives forward-facing cameras: identity rotations
+    opengl = numpy.concatenate([poses[:, 1:2], -poses[:, 0:1], poses[:, 2:]], 1)
+    assert numpy.allclose(opengl[:3, :3, 0], numpy.eye(3))
 
 
 @pytest.mark.parametrize("name", ["train-v1.1.json", "dev-v2.0.json"])

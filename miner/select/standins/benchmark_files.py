@@ -35,12 +35,12 @@ from miner.select.standins.benchmark_layouts import (
     write_coco,
     write_image_archive,
     write_image_translation,
-    write_nerf_scene,
     write_squad,
     write_time_series,
 )
 from miner.select.standins.citation_layouts import citation_root, write_citation_graph
 from miner.select.standins.interaction_layouts import interaction_root, write_interactions
+from miner.select.standins.nerf_layouts import write_llff_scene, write_nerf_scene
 from miner.select.standins.speech_layouts import ljspeech_root, write_ljspeech
 from miner.select.standins.voc_layouts import voc_root, write_voc
 
@@ -115,6 +115,17 @@ def _nerf_scene(path: PurePosixPath) -> BenchmarkMatch | None:
     return BenchmarkMatch("NeRF Blender scene", root, write_nerf_scene)
 
 
+def _llff_scene(path: PurePosixPath) -> BenchmarkMatch | None:
+    if path.name == "poses_bounds.npy":
+        root = path.parent
+    elif "nerf_llff_data" in path.parts[:-1]:
+        at = path.parts.index("nerf_llff_data")
+        root = PurePosixPath(*path.parts[: at + 2])
+    else:
+        return None
+    return BenchmarkMatch("LLFF scene", root, write_llff_scene)
+
+
 def _image_translation(path: PurePosixPath) -> BenchmarkMatch | None:
     parts = path.parts
     for i, part in enumerate(parts):
@@ -184,6 +195,7 @@ BENCHMARKS: tuple[Callable[[PurePosixPath], BenchmarkMatch | None], ...] = (
     _squad,
     _coco,
     _nerf_scene,
+    _llff_scene,
     _image_translation,
     _interactions,
     _citation_graph,

@@ -203,56 +203,6 @@ def _dump(path: Path, document: dict[str, Any]) -> None:
     path.write_text(json.dumps(document), encoding="utf-8")
 
 
-NERF_FRAMES = {"train": 20, "val": 4, "test": 4}
-NERF_SIZE = 800  # the Blender scenes' real size; code often halves it itself
-
-
-def _camera(angle: float, elevation: float, radius: float = 4.0311) -> list[list[float]]:
-    """A camera-to-world matrix on a sphere, looking at the origin (OpenGL axes, as NeRF's)."""
-    import numpy
-
-    position = radius * numpy.array(
-        [
-            math.cos(elevation) * math.cos(angle),
-            math.cos(elevation) * math.sin(angle),
-            math.sin(elevation),
-        ]
-    )
-    z = position / numpy.linalg.norm(position)
-    x = numpy.cross([0.0, 0.0, 1.0], z)
-    x /= numpy.linalg.norm(x)
-    y = numpy.cross(z, x)
-    matrix = numpy.eye(4)
-    matrix[:3, 0], matrix[:3, 1], matrix[:3, 2], matrix[:3, 3] = x, y, z, position
-    return [[round(float(v), 8) for v in row] for row in matrix]
-
-
-def write_nerf_scene(root: Path, seed: int) -> WrittenFiles:
-    """A NeRF Blender scene: `transforms_<split>.json` (camera_angle_x, frames with file_path
-    and transform_matrix) and RGBA PNGs under `<split>/r_<i>.png`."""
-    from PIL import Image
-
-    state = seeded_rng(seed, "nerf")
-    files = 0
-    for split, count in NERF_FRAMES.items():
-        (root / split).mkdir(parents=True, exist_ok=True)
-        frames = []
-        for i in range(count):
-            angle = 2 * math.pi * i / count + (0.1 if split != "train" else 0.0)
-            elevation = math.radians(30 if i % 2 else 15)
-            frames.append({"file_path": f"./{split}/r_{i}", "rotation": 0.012566370614359171,
-                           "transform_matrix": _camera(angle, elevation)})  # fmt: skip
-            rgba = picture(state, NERF_SIZE, NERF_SIZE, 4, noise=0.0)  # large: kept quick
-            rgba[..., 3] = (rgba[..., 3] > 100).astype("uint8") * 255
-            Image.fromarray(rgba, "RGBA").save(root / split / f"r_{i}.png")
-            files += 1
-        _dump(root / f"transforms_{split}.json",
-              {"camera_angle_x": 0.6911112070083618, "frames": frames})  # fmt: skip
-        files += 1
-    images = sum(NERF_FRAMES.values())
-    return WrittenFiles(root, files, (("images", (images, NERF_SIZE, NERF_SIZE, 4), "uint8"),))
-
-
 PAIRED = ("facades", "cityscapes", "maps", "edges2shoes", "edges2handbags", "night2day")
 UNPAIRED = ("horse2zebra", "apple2orange", "summer2winter_yosemite", "monet2photo",
             "cezanne2photo", "ukiyoe2photo", "vangogh2photo", "iphone2dslr_flower", "maps",
