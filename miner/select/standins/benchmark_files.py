@@ -104,26 +104,24 @@ def _coco(path: PurePosixPath) -> BenchmarkMatch | None:
     return None
 
 
+def _scene_root(path: PurePosixPath, marker: str, collection: str) -> PurePosixPath | None:
+    """A NeRF scene's folder: the one holding its `marker` file (`transforms_train.json`,
+    `poses_bounds.npy`), or the scene's folder under its collection (`nerf_synthetic/lego`)."""
+    if re.fullmatch(marker, path.name):
+        return path.parent
+    if collection in path.parts[:-1]:
+        return PurePosixPath(*path.parts[: path.parts.index(collection) + 2])
+    return None
+
+
 def _nerf_scene(path: PurePosixPath) -> BenchmarkMatch | None:
-    if re.fullmatch(r"transforms_(?:train|val|test)\.json", path.name):
-        root = path.parent
-    elif "nerf_synthetic" in path.parts[:-1]:
-        at = path.parts.index("nerf_synthetic")
-        root = PurePosixPath(*path.parts[: at + 2])
-    else:
-        return None
-    return BenchmarkMatch("NeRF Blender scene", root, write_nerf_scene)
+    root = _scene_root(path, r"transforms_(?:train|val|test)\.json", "nerf_synthetic")
+    return None if root is None else BenchmarkMatch("NeRF Blender scene", root, write_nerf_scene)
 
 
 def _llff_scene(path: PurePosixPath) -> BenchmarkMatch | None:
-    if path.name == "poses_bounds.npy":
-        root = path.parent
-    elif "nerf_llff_data" in path.parts[:-1]:
-        at = path.parts.index("nerf_llff_data")
-        root = PurePosixPath(*path.parts[: at + 2])
-    else:
-        return None
-    return BenchmarkMatch("LLFF scene", root, write_llff_scene)
+    root = _scene_root(path, r"poses_bounds\.npy", "nerf_llff_data")
+    return None if root is None else BenchmarkMatch("LLFF scene", root, write_llff_scene)
 
 
 def _image_translation(path: PurePosixPath) -> BenchmarkMatch | None:
