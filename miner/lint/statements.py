@@ -159,7 +159,8 @@ RELEASES = {
 }
 PACKAGE_FAMILY = {"torch": "torch", "pytorch": "torch", "torch-gpu": "torch", "torch-cpu": "torch",
                   "tensorflow": "tensorflow", "tensorflow-gpu": "tensorflow",
-                  "tensorflow-cpu": "tensorflow", "tf-nightly": "tensorflow"}  # fmt: skip
+                  "tensorflow-cpu": "tensorflow", "tf-nightly": "tensorflow",
+                  "pandas": "pandas"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,9 @@ class ApiVersion:
     pattern: re.Pattern[str]
     since: str | None = None
     until: str | None = None
+    # a method name other libraries share (scipy's `Rotation.as_matrix`): the file must import
+    # this module for the call to be the family's
+    imported: str = ""
 
 
 API_VERSIONS = (
@@ -193,6 +197,9 @@ API_VERSIONS = (
         ),
         until="2.0",
     ),
+    # pandas 1.0 removed `DataFrame.as_matrix` and the `.ix` indexer (lint knows no pandas
+    # releases, so only the smoke runs' API bounds read these).
+    ApiVersion("pandas", re.compile(r"\.as_matrix\(|\.ix\["), until="1.0", imported="pandas"),
 )
 COMPAT_V1 = re.compile(r"tensorflow\.compat\.v1\s+as\s+tf|tf\.disable_v2_behavior\(")
 

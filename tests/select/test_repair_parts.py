@@ -553,6 +553,25 @@ def test_an_open_framework_whose_code_calls_a_removed_api_stops_before_the_remov
     assert bound_to_api(["tensorflow"], tmp_path, files, source, None) == (["tensorflow"], [])
 
 
+def test_pandas_code_that_calls_as_matrix_stops_before_pandas_1(tmp_path: Path) -> None:
+    from miner.select.repair.api_bounds import bound_to_api
+
+    index = tmp_path / "index"
+    for version in ("0.22.0", "0.25.3", "1.0.5"):
+        build_wheel(index, "pandas", version, {"pandas/__init__.py": ""})
+    source = IndexSource.of(("--no-index", f"--find-links {index}"), {})
+    code = "import pandas as pd\nx = pd.read_csv(path).as_matrix()\n"
+    (tmp_path / "lstnet.py").write_text(code, encoding="utf-8")
+    lines, done = bound_to_api(["pandas>=0.22.0"], tmp_path, ("lstnet.py",), source, None)
+    assert lines == ["pandas==0.25.3"] and "pandas 1.0 removed" in done[0].reason
+    # scipy's Rotation.as_matrix in a file that does not import pandas is not pandas'
+    rotation = (
+        "from scipy.spatial.transform import Rotation\nm = Rotation.from_quat(q).as_matrix()\n"
+    )
+    (tmp_path / "lstnet.py").write_text(rotation, encoding="utf-8")
+    assert bound_to_api(["pandas"], tmp_path, ("lstnet.py",), source, None) == (["pandas"], [])
+
+
 def test_an_unguarded_import_of_a_python_2_module_marks_python_2_code(tmp_path: Path) -> None:
     (tmp_path / "train.py").write_text("import os\nimport cPickle as pickle\nimport numpy\n",
                                        encoding="utf-8")  # fmt: skip

@@ -8,6 +8,7 @@ code read is the training closure's own files.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
@@ -19,6 +20,11 @@ from miner.select.repair.records import Repair
 from miner.select.repair.requirements import requirement
 
 MAX_LINES = 20_000  # lines read per file
+
+
+def imports(text: str, module: str) -> bool:
+    """True when the source imports `module` (`import pandas as pd`, `from pandas import x`)."""
+    return re.search(rf"^\s*(?:import|from)\s+{re.escape(module)}\b", text, re.M) is not None
 
 
 def removed_api_calls(root: Path, files: tuple[str, ...]) -> dict[str, tuple[str, Evidence]]:
@@ -35,6 +41,8 @@ def removed_api_calls(root: Path, files: tuple[str, ...]) -> dict[str, tuple[str
             continue
         for api in API_VERSIONS:
             if api.until is None or api.family in found:
+                continue
+            if api.imported and not imports(text, api.imported):
                 continue
             for number, line in enumerate(lines, start=1):
                 if api.pattern.search(line) and not line.lstrip().startswith("#"):
