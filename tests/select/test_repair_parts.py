@@ -680,3 +680,29 @@ def test_lines_pip_reads_and_uv_does_not_are_rewritten_for_uv(tmp_path: Path) ->
         ["--no-binary :all:", "numpy"],
         [],
     )
+
+
+def test_a_keyword_handed_on_through_a_packages_kwargs_is_still_the_projects_call(
+    tmp_path: Path,
+) -> None:
+    from miner.select.repair.keywords import keyword_caller
+
+    (tmp_path / "load_llff.py").write_text(
+        "import imageio\n\ndef imread(f):\n    return imageio.imread(f, ignoregamma=True)\n",
+        encoding="utf-8",
+    )
+    site = "/env/lib/python3.7/site-packages"
+    lines = [
+        "Traceback (most recent call last):",
+        f'  File "{tmp_path}/load_llff.py", line 4, in imread',
+        "    return imageio.imread(f, ignoregamma=True)",
+        f'  File "{site}/imageio/__init__.py", line 97, in imread',
+        "    return imread_v2(uri, format=format, **kwargs)",
+        f'  File "{site}/imageio/v2.py", line 360, in imread',
+        "    result = file.read(index=0, **kwargs)",
+        "TypeError: read() got an unexpected keyword argument 'ignoregamma'",
+    ]
+    assert keyword_caller(lines, 8, tmp_path) == ("imageio", "imageio.imread(ignoregamma=)")
+    # handed on into another package than the one the project called: not this repair's
+    other = [*lines[:5], lines[5].replace("imageio/v2.py", "PIL/Image.py"), *lines[6:]]
+    assert keyword_caller(other, 8, tmp_path) is None

@@ -24,13 +24,42 @@ def keyword_caller(lines: list[str], number: int, root: Path) -> tuple[str, str]
     """(the package, `Name(keyword=)`) where the error on line `number` of a log comes from the
     project's own call of a name it imports from an installed package; None otherwise."""
     found = UNEXPECTED_KEYWORD.search(lines[number - 1])
-    called_at = _project_frame(lines, number, root) if found else None
-    if found is None or called_at is None:
+    passed = _through_package(lines, number, root) if found else None
+    if found is None or passed is None:
         return None
-    source, line = called_at
+    (source, line), through = passed
     called = _called_with(source, line, found.group(1))
     package = _package_of(source, called) if called else None
-    return (package, f"{called}({found.group(1)}=)") if package else None
+    if package is None or (through and through != {package}):
+        return None  # the keyword went into another package than the one the project called
+    return package, f"{called}({found.group(1)}=)"
+
+
+SITE_PACKAGE = re.compile(r"-packages/([A-Za-z_]\w*)/")
+
+
+def _through_package(
+    lines: list[str], number: int, root: Path
+) -> tuple[tuple[list[str], int], set[str]] | None:
+    """The project's own frame nearest the error on line `number`, and the packages of the
+    frames between (empty when the project's frame is the innermost): a keyword handed on
+    through `**kwargs` (`imageio.imread(f, ignoregamma=True)` to a plugin's `read()`) is still
+    the project's call. None when no frame of the checkout is found."""
+    through: set[str] = set()
+    for index in range(number - 2, -1, -1):
+        if lines[index].lstrip().startswith("Traceback"):
+            return None
+        frame = FRAME.match(lines[index])
+        if frame is None:
+            continue
+        package = SITE_PACKAGE.search(frame.group(1))
+        if package is not None:
+            through.add(package.group(1))
+            continue
+        source = _source(root, frame.group(1))
+        line = int(frame.group(2))
+        return ((source, line), through) if source is not None and 0 < line <= len(source) else None
+    return None
 
 
 # `LRScheduler.__init__() takes from 2 to 3 positional arguments but 4 were given`: a class of
