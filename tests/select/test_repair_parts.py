@@ -688,7 +688,7 @@ def test_a_keyword_handed_on_through_a_packages_kwargs_is_still_the_projects_cal
     from miner.select.repair.keywords import keyword_caller
 
     (tmp_path / "load_llff.py").write_text(
-        "import imageio\n\ndef imread(f):\n    return imageio.imread(f, ignoregamma=True)\n",
+        "import os, imageio\n\ndef imread(f):\n    return imageio.imread(f, ignoregamma=True)\n",
         encoding="utf-8",
     )
     site = "/env/lib/python3.7/site-packages"

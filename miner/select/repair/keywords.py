@@ -155,7 +155,11 @@ def _imported_from(source: list[str], called: str) -> str | None:
         found = re.match(r"\s*from\s+([\w.]+)\s+import\s+(.+)", line)
         if found and re.search(rf"\b{re.escape(head)}\b", found.group(2)):
             return found.group(1).split(".")[0] if not found.group(1).startswith(".") else None
-        found = re.match(r"\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?", line)
-        if found and head in (found.group(2), found.group(1).split(".")[0]):
-            return found.group(1).split(".")[0]
+        listed = re.match(
+            r"\s*import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)", line
+        )
+        for part in listed.group(1).split(",") if listed else ():  # `import os, imageio`
+            module, _, alias = (w.strip() for w in part.partition(" as "))
+            if head in (alias, module.split(".")[0]):
+                return module.split(".")[0]
     return None
