@@ -200,6 +200,8 @@ CODE_COMMENT = re.compile(r"^[ \t]*(?:#(?!!)|//)[^\n]*$", re.M)
 def version_spec(match: re.Match[str]) -> str:
     """The specifier a version statement gives: "1.4" pins, "1.4+" and "1.4 or later" open."""
     operator, version, open_end = match.group(1), match.group(2), match.group(3)
+    if operator == "=" and version in ("0", "1"):
+        return ""  # a switch set in the shell ("gpu=0 cudnn=0 forces CPU only"), not a release
     if operator and operator[0].isalpha():  # "over ver1.0"
         operator = ">="
     if open_end and not operator:

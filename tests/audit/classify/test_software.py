@@ -440,6 +440,11 @@ PINNED = {
     "unpinned_file": ({"requirements.txt": "numpy\ntorch\n"}, False),
     "pinned_file": ({"requirements.txt": "torch>=1.7\n"}, True),
     "framework_image_tag": ({"Dockerfile": "FROM pytorch/pytorch:1.7.0-cuda11.0\n"}, True),
+    "switches_set_in_the_shell": (
+        {"README.md": "## Train\n\nSetting the environment variables gpu=0 cudnn=0 forces CPU.\n"},
+        False,
+    ),
+    "a_version_after_one_equals_sign": ({"README.md": "## Requirements\n- cudnn=7.6\n"}, True),
 }
 
 
