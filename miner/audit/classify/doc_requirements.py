@@ -49,8 +49,12 @@ VERSION_AFTER = re.compile(
     # "TensorFlow over ver1.0", "PyTorch above 1.4": a lower bound in words
     # "`torch` Version: 1.12.1": a name in quotes, its version after a label; "PyTorch tested on
     # 1.4.0, 1.5.0"; "Tensorflow (originally has been developed with 1.3 but should work ...)"
+    # "Opencv (for tools/lane_evaluation), version 2.4.8": what it is for, then its version;
+    # "torch must be v2.0 or greater"
+    r"(?:\s*\([^()\n]{1,60}\)\s*,?(?=\s*(?:version|ver\.|v?\d)))?"
     r"(?:-(?=\d)|[\s,:(`'\"*]*)(?:(?:originally\s+)?(?:has\s+been\s+|was\s+)?"
     r"(?:tested|verified|developed|built)\s+(?:on|with|using|under)\s+)?"
+    r"(?:(?:must|should|needs?\s+to)\s+be\s+(?:at\s+)?)?"
     r"(?:version\s*:?\s*|ver\.?\s*)?"
     r"(==|>=|<=|~=|=|>|<|≥|(?:over|above)\s+(?:version\s*|ver\.?\s*)?)?\s*[vr]?"
     r"(\d+(?:\.\d+)*[a-z]?\d*)\b"
@@ -94,7 +98,9 @@ INLINE_LABEL = re.compile(
 )
 REQUIRE = re.compile(
     r"\b(requires?|required|requirements?|needs?|needed|install(?:s|ed|ing|ation)?|"
-    r"depend(?:s|ing)? on|dependenc(?:y|ies)|prerequisites?|must have|make sure|have to)\b",
+    r"depend(?:s|ing)? on|dependenc(?:y|ies)|prerequisites?|must have|make sure|have to|"
+    # "torch must be v2.0 or greater": a version the package must have
+    r"must be(?=\s+(?:at\s+)?(?:version\s+)?v?\d))\b",
     re.IGNORECASE,
 )
 TESTED = re.compile(

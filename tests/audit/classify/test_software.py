@@ -445,6 +445,18 @@ PINNED = {
         False,
     ),
     "a_version_after_one_equals_sign": ({"README.md": "## Requirements\n- cudnn=7.6\n"}, True),
+    "a_version_after_what_it_is_for": (
+        {"README.md": "## Requirements\n- Opencv (for tools/lane_evaluation), version 2.4.8\n"},
+        True,
+    ),
+    "a_version_the_package_must_be": (
+        {"README.md": "## Install\n\nPython must be 3.10 or greater, and torch must be v2.0.\n"},
+        True,
+    ),
+    "a_setting_that_must_be_a_number": (
+        {"README.md": "## Train\n\nThe batch size must be 4 for this model.\n"},
+        False,
+    ),
 }
 
 
