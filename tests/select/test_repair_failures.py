@@ -340,6 +340,33 @@ def test_a_pin_only_the_frameworks_own_index_had_moves_to_the_first_release_afte
     assert not attempt._repair(failure)  # tried once
 
 
+def test_a_pin_of_an_authors_fork_moves_to_the_nearest_release_uploaded_after_the_date(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """torchsample==0.1.3 (the author's fork): the index has only 0.1.0, uploaded after the
+    commit's date; no later release exists, so the nearest earlier one, resolved past the date."""
+    from datetime import datetime, timezone
+
+    import miner.select.repair.steps as steps
+
+    only = Release(Version("0.1.0"), ("torchsample-0.1.0-py3-none-any.whl",),
+                   datetime(2019, 6, 1, tzinfo=timezone.utc))  # fmt: skip
+    monkeypatch.setattr(steps, "releases", lambda source, name, as_of=None: [] if as_of else
+                        [only])  # fmt: skip
+    monkeypatch.setattr(steps, "ever_released", lambda *args: False)
+    attempt = _attempt(tmp_path, IndexSource(), ["torchsample==0.1.3"])
+    attempt.version, attempt.as_of = (3, 8), "2018-04-01T00:00:00Z"
+    failure = diagnose([
+        "error: No solution found when resolving dependencies",
+        "  cause: Because there is no version of torchsample==0.1.3 and you require "
+        "torchsample==0.1.3, we can conclude that your requirements are unsatisfiable.",
+    ])  # fmt: skip
+    assert failure is not None and attempt._repair(failure)
+    assert attempt.lines == ["torchsample==0.1.0"]
+    assert attempt.builder.past_date == ("torchsample",)
+    assert "0.1.0 is the nearest since" in attempt.repairs[0].reason
+
+
 def _bz2_sdist(folder: Path, name: str, version: str) -> None:
     """A release whose only file is a `.tar.bz2` sdist (Twisted before 21 published no other)."""
     import io
