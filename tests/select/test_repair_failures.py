@@ -8,6 +8,7 @@ import glob
 import os
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from packaging.version import Version
@@ -310,6 +311,29 @@ def test_an_old_torchvision_gets_the_pillow_it_was_written_for() -> None:
     assert pillow_bound(["torchvision>=0.2"]) is None
 
 
+def _pin_past_the_date(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pin: str, release: Release,
+    python: tuple[int, int], as_of: str,
+) -> Any:  # fmt: skip
+    """An attempt whose `pin` is missing, on an index whose only `release` came after `as_of`,
+    once repaired."""
+    import miner.select.repair.steps as steps
+
+    monkeypatch.setattr(steps, "releases", lambda source, name, as_of=None: [] if as_of else
+                        [release])  # fmt: skip
+    monkeypatch.setattr(steps, "ever_released", lambda *args: False)
+    attempt = _attempt(tmp_path, IndexSource(), [pin])
+    attempt.version, attempt.as_of = python, as_of
+    failure = diagnose([
+        "error: No solution found when resolving dependencies",
+        f"  cause: Because there is no version of {pin} and you require {pin}, we can conclude "
+        "that your requirements are unsatisfiable.",
+    ])  # fmt: skip
+    assert failure is not None and attempt._repair(failure)
+    assert not attempt._repair(failure)  # tried once
+    return attempt
+
+
 def test_a_pin_only_the_frameworks_own_index_had_moves_to_the_first_release_after_the_date(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -317,27 +341,15 @@ def test_a_pin_only_the_frameworks_own_index_had_moves_to_the_first_release_afte
     date, so the first release it has at all, resolved past the date."""
     from datetime import datetime, timezone
 
-    import miner.select.repair.steps as steps
-
     first = Release(Version("1.0.0"), ("torch-1.0.0-cp37-cp37m-manylinux1_x86_64.whl",),
                     datetime(2018, 12, 7, tzinfo=timezone.utc))  # fmt: skip
-    monkeypatch.setattr(steps, "releases", lambda source, name, as_of=None: [] if as_of else
-                        [first])  # fmt: skip
-    monkeypatch.setattr(steps, "ever_released", lambda *args: False)
-    attempt = _attempt(tmp_path, IndexSource(), ["torch==0.3.1"])
-    attempt.version, attempt.as_of = (3, 7), "2018-06-01T00:00:00Z"
-    failure = diagnose([
-        "error: No solution found when resolving dependencies",
-        "  cause: Because there is no version of torch==0.3.1 and you require torch==0.3.1, we "
-        "can conclude that your requirements are unsatisfiable.",
-    ])  # fmt: skip
-    assert failure is not None and attempt._repair(failure)
+    attempt = _pin_past_the_date(tmp_path, monkeypatch, "torch==0.3.1", first, (3, 7),
+                                 "2018-06-01T00:00:00Z")  # fmt: skip
     assert attempt.lines == ["torch==1.0.0"]
     assert attempt.builder.past_date == ("torch",)
     [repair] = attempt.repairs
     assert (repair.kind, repair.before, repair.after) == ("pin", "torch==0.3.1", "torch==1.0.0")
     assert "1.0.0 is the first after" in repair.reason
-    assert not attempt._repair(failure)  # tried once
 
 
 def test_a_pin_of_an_authors_fork_moves_to_the_nearest_release_uploaded_after_the_date(
@@ -347,21 +359,10 @@ def test_a_pin_of_an_authors_fork_moves_to_the_nearest_release_uploaded_after_th
     commit's date; no later release exists, so the nearest earlier one, resolved past the date."""
     from datetime import datetime, timezone
 
-    import miner.select.repair.steps as steps
-
     only = Release(Version("0.1.0"), ("torchsample-0.1.0-py3-none-any.whl",),
                    datetime(2019, 6, 1, tzinfo=timezone.utc))  # fmt: skip
-    monkeypatch.setattr(steps, "releases", lambda source, name, as_of=None: [] if as_of else
-                        [only])  # fmt: skip
-    monkeypatch.setattr(steps, "ever_released", lambda *args: False)
-    attempt = _attempt(tmp_path, IndexSource(), ["torchsample==0.1.3"])
-    attempt.version, attempt.as_of = (3, 8), "2018-04-01T00:00:00Z"
-    failure = diagnose([
-        "error: No solution found when resolving dependencies",
-        "  cause: Because there is no version of torchsample==0.1.3 and you require "
-        "torchsample==0.1.3, we can conclude that your requirements are unsatisfiable.",
-    ])  # fmt: skip
-    assert failure is not None and attempt._repair(failure)
+    attempt = _pin_past_the_date(tmp_path, monkeypatch, "torchsample==0.1.3", only, (3, 8),
+                                 "2018-04-01T00:00:00Z")  # fmt: skip
     assert attempt.lines == ["torchsample==0.1.0"]
     assert attempt.builder.past_date == ("torchsample",)
     assert "0.1.0 is the nearest since" in attempt.repairs[0].reason

@@ -525,15 +525,19 @@ def test_python_2_import_errors_are_read_with_the_import_line_above_them(tmp_pat
     assert plain is not None and (plain.module, plain.feature) == ("cv2", "")
 
 
+def _releases_of(index: Path, name: str, versions: tuple[str, ...]) -> IndexSource:
+    """A local index holding a small wheel of `name` at each of `versions`."""
+    for version in versions:
+        build_wheel(index, name, version, {f"{name}/__init__.py": ""})
+    return IndexSource.of(("--no-index", f"--find-links {index}"), {})
+
+
 def test_an_open_framework_whose_code_calls_a_removed_api_stops_before_the_removal(
     tmp_path: Path,
 ) -> None:
     from miner.select.repair.api_bounds import bound_to_api
 
-    index = tmp_path / "index"
-    for version in ("1.14.0", "1.15.5", "2.4.0"):
-        build_wheel(index, "tensorflow", version, {"tensorflow/__init__.py": ""})
-    source = IndexSource.of(("--no-index", f"--find-links {index}"), {})
+    source = _releases_of(tmp_path / "index", "tensorflow", ("1.14.0", "1.15.5", "2.4.0"))
     code = "import tensorflow as tf\n# tf.Session( in a comment\nx = tf.placeholder(tf.float32)\n"
     (tmp_path / "train.py").write_text(code, encoding="utf-8")
     files = ("train.py",)
@@ -556,10 +560,7 @@ def test_an_open_framework_whose_code_calls_a_removed_api_stops_before_the_remov
 def test_pandas_code_that_calls_as_matrix_stops_before_pandas_1(tmp_path: Path) -> None:
     from miner.select.repair.api_bounds import bound_to_api
 
-    index = tmp_path / "index"
-    for version in ("0.22.0", "0.25.3", "1.0.5"):
-        build_wheel(index, "pandas", version, {"pandas/__init__.py": ""})
-    source = IndexSource.of(("--no-index", f"--find-links {index}"), {})
+    source = _releases_of(tmp_path / "index", "pandas", ("0.22.0", "0.25.3", "1.0.5"))
     code = "import pandas as pd\nx = pd.read_csv(path).as_matrix()\n"
     (tmp_path / "lstnet.py").write_text(code, encoding="utf-8")
     lines, done = bound_to_api(["pandas>=0.22.0"], tmp_path, ("lstnet.py",), source, None)
