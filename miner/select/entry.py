@@ -28,7 +28,10 @@ NOT_TRAINING = re.compile(
     r"(?i)(?:^|[_\-.])(?:demo|plot\w*|visuali[sz]\w*|vis|serve|server|app|api|webcam|camera|gui"
     r"|preprocess\w*|prepare\w*|prep|download\w*|fetch\w*|get|convert\w*|export\w*|test\w*"
     r"|eval\w*|infer\w*"
-    r"|predict\w*|detect|inference|setup|install|clean\w*|make_data\w*|build_\w*|deploy)(?:[_\-.]|$)"
+    r"|predict\w*|detect|inference|setup|install|clean\w*|make_data\w*|build_\w*|deploy"
+    # a job handed to a cluster's scheduler (`run_with_submitit.py`, `slurm_train.sh`), or a
+    # competition's submission file
+    r"|submit\w*|slurm\w*)(?:[_\-.]|$)"
 )
 TRAIN_THEN_TEST = re.compile(
     r"(?i)(?:^|[_\-.])train(?:[_\-.](?:and|then))?[_\-.](?:test|eval\w*|val\w*)$"

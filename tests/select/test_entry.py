@@ -526,3 +526,13 @@ def test_a_command_whose_options_turn_training_off_is_not_the_training_command()
         assert commands(f"```\n{evaluating}\n```\n") == [], evaluating
     kept = "python train.py --mode train --test_interval 5 --is_train True\n"
     assert len(commands(f"```\n{kept}```\n")) == 1
+
+
+def test_a_job_handed_to_a_clusters_scheduler_is_not_the_training_command():
+    paths = frozenset({"main.py", "run_with_submitit.py", "tools/slurm_train.sh", "tools/train.py"})
+    text = (
+        "```\npython run_with_submitit.py --model deit_base --data-path /path/to/imagenet\n"
+        "sh tools/slurm_train.sh partition job configs/a.py\n"
+        "python -m torch.distributed.launch --nproc_per_node=8 main.py --model deit_small\n```\n"
+    )
+    assert [c.script for c in readme_commands("README.md", text, paths)] == ["main.py"]
