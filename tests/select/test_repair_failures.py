@@ -798,3 +798,43 @@ def test_a_module_that_imports_its_namesake_wraps_it_and_does_not_ship_it(tmp_pa
     (tmp_path / "models" / "gp.py").write_text("import torch\n", encoding="utf-8")
     shipped = shipped_modules(tmp_path)
     assert "darts" not in shipped and "gp" in shipped
+
+
+def test_a_release_an_api_bound_chose_still_moves_back_for_an_older_api(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # tensorflow==1.14.0 is miner's choice (the newest before 2.0); the code imports
+    # `tensorflow.contrib.data.Iterator`, which only older releases have.
+    from miner.audit.closure import ImportClosure
+    from miner.select.repair import older, runtime
+    from miner.select.repair.attempt import EnvironmentBuild
+    from miner.select.repair.envs import Builder
+    from miner.select.repair.records import Repair
+
+    monkeypatch.setattr(older, "distribution_on_index", lambda module, source, as_of: None)
+    monkeypatch.setattr(Builder, "freeze", lambda self: ["tensorflow==1.14.0", "numpy==1.16.6"])
+    installed: list[list[str]] = []
+
+    class Done:
+        exit_code = 0
+
+    def install(self: Builder, lines: list[str]) -> Done:
+        installed.append(lines)
+        return Done()
+
+    monkeypatch.setattr(Builder, "install", install)
+    builder = Builder(tmp_path / "venv", tmp_path, tmp_path / "install.log", {}, 60.0)
+    evidence = Evidence("train.py", 55, "x = tf.placeholder(tf.float32)", "repair.api_bound")
+    bound = Repair("api_bound", "", "tensorflow==1.14.0", "tensorflow 2.0 removed it", evidence)
+    built = EnvironmentBuild(None, 1.0, "python3.7", (bound,), ("tensorflow==1.14.0",),
+                             ImportClosure((), ()))  # fmt: skip
+    fault = runtime.RuntimeFault(
+        "older", Evidence("train.log", 4, "ImportError: cannot import name 'Iterator'", "r"),
+        module="tensorflow", feature="tensorflow.contrib.data.Iterator",
+    )  # fmt: skip
+    moved = older.older_release(built, fault, builder, {})
+    assert moved is not None and moved.lines[-1] == "tensorflow<1.14"
+    # a pin the project itself wrote still stands: the fault lies elsewhere
+    own = EnvironmentBuild(None, 1.0, "python3.7", (), ("tensorflow==1.14.0",),
+                           ImportClosure((), ()))  # fmt: skip
+    assert older.older_release(own, fault, builder, {}) is None

@@ -49,6 +49,10 @@ def older_release(
     # may the date's bound on an import nobody declared (`torch<=1.2.0` for Python 2's pip)
     stepped = {r.after for r in built.repairs if r.kind in ("older", "import", "era")
                and "==" not in r.after}  # fmt: skip
+    # the release an API bound chose is miner's (the newest before a removal), not the
+    # project's: code that needs an older API still moves it back (`tensorflow==1.14.0` for
+    # `tensorflow.contrib.data.Iterator`)
+    stepped |= {r.after for r in built.repairs if r.kind == "api_bound"}
     if any(_holds(line, dist) for line in built.lines if line not in stepped):
         if fault.importer:  # the package that imports it is too new for the release held
             pinned = any(_holds(line, dist, ("==", "===")) for line in built.lines)
