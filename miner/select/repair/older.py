@@ -52,7 +52,10 @@ def older_release(
     # the release an API bound chose is miner's (the newest before a removal), not the
     # project's: code that needs an older API still moves it back (`tensorflow==1.14.0` for
     # `tensorflow.contrib.data.Iterator`)
-    stepped |= {r.after for r in built.repairs if r.kind == "api_bound"}
+    chosen_pins = {r.after for r in built.repairs if r.kind == "api_bound"}
+    stepped |= chosen_pins
+    # that pin gives way to the bound (a pin beside a lower bound would admit nothing)
+    kept = [ln for ln in built.lines if not (ln in chosen_pins and _holds(ln, dist))]
     if any(_holds(line, dist) for line in built.lines if line not in stepped):
         if fault.importer:  # the package that imports it is too new for the release held
             pinned = any(_holds(line, dist, ("==", "===")) for line in built.lines)
@@ -77,8 +80,8 @@ def older_release(
         tries.append((f"{dist}<{line}", why or (f"{fault.feature} is not in {dist} {version}, "
                                                 "the release installed; the release line "
                                                 "before it"), None))  # fmt: skip
-    chosen = next((t for t in tries if t[0] not in built.lines
-                   and builder.install([*built.lines, t[0]]).exit_code == 0), None)  # fmt: skip
+    chosen = next((t for t in tries if t[0] not in kept
+                   and builder.install([*kept, t[0]]).exit_code == 0), None)  # fmt: skip
     if chosen is None:
         return None
     bound, why, when = chosen
@@ -87,7 +90,7 @@ def older_release(
                  f"({fault.evidence.path}:{fault.evidence.line})\n")  # fmt: skip
     evidence = replace(fault.evidence, rule="repair.older.runtime")
     repairs = [Repair("older", f"{dist}=={version}", bound, why, evidence)]
-    lines = [*built.lines, bound]
+    lines = [*kept, bound]
     if when is not None:  # its own requirements go back to its era with it
         for before, after in _installed_together(builder, lines, _companions_of_era(
                 builder, dist, when, lines, source)):  # fmt: skip
