@@ -444,26 +444,16 @@ def test_a_name_an_installed_package_imports_moves_its_provider_to_the_importers
                                  IndexSource()) is None  # fmt: skip
 
 
-def test_an_importer_too_new_for_a_release_a_repair_held_moves_to_that_releases_era(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    # An earlier repair held huggingface-hub at 0.19.4; accelerate 0.32.1 imports what 0.23
-    # added: accelerate moves to its release of 0.19.4's era, not the hub further back.
-    from datetime import datetime, timezone
-
-    from miner.audit.closure import ImportClosure
-    from miner.select.repair import older, runtime
-    from miner.select.repair.attempt import EnvironmentBuild
+def _recording_builder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, frozen: list[str]
+) -> tuple[Any, list[list[str]]]:
+    """A builder whose environment holds `frozen` and whose installs succeed and are recorded,
+    for `older_release` (no distribution mapping looked up on the index)."""
+    from miner.select.repair import older
     from miner.select.repair.envs import Builder
 
-    day = datetime(2023, 11, 17, tzinfo=timezone.utc)
-    monkeypatch.setattr(older, "releases", lambda source, name, as_of=None: [
-        Release(Version("0.19.4"), ("huggingface_hub-0.19.4-py3-none-any.whl",), day)
-    ])  # fmt: skip
-    monkeypatch.setattr(older, "newest_release", lambda source, date, name: "0.24.1")
     monkeypatch.setattr(older, "distribution_on_index", lambda module, source, as_of: None)
-    monkeypatch.setattr(Builder, "freeze",
-                        lambda self: ["accelerate==0.32.1", "huggingface-hub==0.19.4"])  # fmt: skip
+    monkeypatch.setattr(Builder, "freeze", lambda self: frozen)
     installed: list[list[str]] = []
 
     class Done:
@@ -474,7 +464,28 @@ def test_an_importer_too_new_for_a_release_a_repair_held_moves_to_that_releases_
         return Done()
 
     monkeypatch.setattr(Builder, "install", install)
-    builder = Builder(tmp_path / "venv", tmp_path, tmp_path / "install.log", {}, 60.0)
+    return Builder(tmp_path / "venv", tmp_path, tmp_path / "install.log", {}, 60.0), installed
+
+
+def test_an_importer_too_new_for_a_release_a_repair_held_moves_to_that_releases_era(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # An earlier repair held huggingface-hub at 0.19.4; accelerate 0.32.1 imports what 0.23
+    # added: accelerate moves to its release of 0.19.4's era, not the hub further back.
+    from datetime import datetime, timezone
+
+    from miner.audit.closure import ImportClosure
+    from miner.select.repair import older, runtime
+    from miner.select.repair.attempt import EnvironmentBuild
+
+    day = datetime(2023, 11, 17, tzinfo=timezone.utc)
+    monkeypatch.setattr(older, "releases", lambda source, name, as_of=None: [
+        Release(Version("0.19.4"), ("huggingface_hub-0.19.4-py3-none-any.whl",), day)
+    ])  # fmt: skip
+    monkeypatch.setattr(older, "newest_release", lambda source, date, name: "0.24.1")
+    builder, installed = _recording_builder(
+        monkeypatch, tmp_path, ["accelerate==0.32.1", "huggingface-hub==0.19.4"]
+    )
     lines = ("diffusers==0.24.0", "accelerate", "huggingface-hub<=0.19.4")
     built = EnvironmentBuild(None, 1.0, "python3.12", (), lines, ImportClosure((), ()))
     fault = runtime.RuntimeFault(
@@ -808,22 +819,11 @@ def test_a_release_an_api_bound_chose_still_moves_back_for_an_older_api(
     from miner.audit.closure import ImportClosure
     from miner.select.repair import older, runtime
     from miner.select.repair.attempt import EnvironmentBuild
-    from miner.select.repair.envs import Builder
     from miner.select.repair.records import Repair
 
-    monkeypatch.setattr(older, "distribution_on_index", lambda module, source, as_of: None)
-    monkeypatch.setattr(Builder, "freeze", lambda self: ["tensorflow==1.14.0", "numpy==1.16.6"])
-    installed: list[list[str]] = []
-
-    class Done:
-        exit_code = 0
-
-    def install(self: Builder, lines: list[str]) -> Done:
-        installed.append(lines)
-        return Done()
-
-    monkeypatch.setattr(Builder, "install", install)
-    builder = Builder(tmp_path / "venv", tmp_path, tmp_path / "install.log", {}, 60.0)
+    builder, installed = _recording_builder(
+        monkeypatch, tmp_path, ["tensorflow==1.14.0", "numpy==1.16.6"]
+    )
     evidence = Evidence("train.py", 55, "x = tf.placeholder(tf.float32)", "repair.api_bound")
     bound = Repair("api_bound", "", "tensorflow==1.14.0", "tensorflow 2.0 removed it", evidence)
     built = EnvironmentBuild(None, 1.0, "python3.7", (bound,), ("tensorflow==1.14.0",),

@@ -35,7 +35,7 @@ def keyword_caller(lines: list[str], number: int, root: Path) -> tuple[str, str]
     return package, f"{called}({found.group(1)}=)"
 
 
-SITE_PACKAGE = re.compile(r"-packages/([A-Za-z_]\w*)/")
+SITE_PACKAGE = re.compile(r"-packages/([A-Za-z_]\w*)/")  # the installed package a file lies in
 
 
 def _through_package(

@@ -23,7 +23,12 @@ from miner.select.repair.extensions import extension_setup
 from miner.select.repair.generated import generating_setup
 from miner.select.repair.imports import distribution_on_index, namespace_part_on_index
 from miner.select.repair.index import IndexSource, newest_release
-from miner.select.repair.keywords import innermost_frame, keyword_caller, positional_caller
+from miner.select.repair.keywords import (
+    SITE_PACKAGE,
+    innermost_frame,
+    keyword_caller,
+    positional_caller,
+)
 from miner.select.repair.old_words import OLD_MISSING, OLD_NO_NAME, imported_top, in_todays_words
 from miner.select.repair.older import older_release
 from miner.select.repair.opencv import one_release_pin
@@ -298,7 +303,6 @@ def _part_named(lines: list[str], number: int, top: str) -> str:
 
 
 SITE_FRAME = re.compile(r'^\s*File "[^"]*-packages/([A-Za-z_]\w*)/')
-SITE_PATH = re.compile(r"-packages/([A-Za-z_]\w*)/")  # the installed package a file lies in
 
 
 def _importer(lines: list[str], number: int, top: str) -> str:
@@ -315,7 +319,7 @@ def _raised_in(lines: list[str], number: int) -> str:
     """The installed package of the innermost traceback frame above line `number`, "" when that
     frame is not in a site-packages folder."""
     frame = innermost_frame(lines, number)
-    site = SITE_PATH.search(frame[0]) if frame else None
+    site = SITE_PACKAGE.search(frame[0]) if frame else None
     return site.group(1) if site else ""
 
 

@@ -84,14 +84,13 @@ class RepairSteps:
                 # first release the index has, even after the commit's date.
                 anytime = releases(self.source, failure.name) or []
                 first_after = next_release(line, anytime, self.version)
-                # only earlier releases, uploaded after the date (torchsample 0.1.0, where the
-                # project pins its own fork's 0.1.3): the nearest of them
-                nearer = pin_move(line, anytime, self.version)
                 if first_after is not None:
                     later = first_after
                     why += (f"; the index had no later release of it at the commit's date, "
                             f"{first_after.split('==')[-1]} is the first after")  # fmt: skip
-                elif nearer is not None:
+                # only earlier releases, uploaded after the date (torchsample 0.1.0, where the
+                # project pins its own fork's 0.1.3): the nearest of them
+                elif (nearer := pin_move(line, anytime, self.version)) is not None:
                     later = nearer[0]
                     why += (f"; the index had no release of it at the commit's date, "
                             f"{nearer[1]} is the nearest since")  # fmt: skip
