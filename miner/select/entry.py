@@ -51,9 +51,19 @@ NOT_TRAINING_MODES = frozenset(
 )
 
 
+# A mode flag in first place that names a data step (`run.sh --prepare`, `run.py --preprocess`,
+# `run.sh --para_extraction`): the script's other modes train.
+PREPARATION_MODE = re.compile(
+    r"(?i)^--?(?:prepare|prepro(?:cess)?|download|extract|convert|export|build_?vocab)\w*$"
+    r"|^--?\w+_extraction$"
+)
+
+
 def evaluates(args: list[str]) -> bool:
     """True when a command's options turn its training off (`--is_train False`, `--mode=test`,
-    `--evaluate pretrained.bin`)."""
+    `--evaluate pretrained.bin`, a data step's mode flag first: `--prepare`)."""
+    if args and PREPARATION_MODE.match(args[0]):
+        return True
     for index, arg in enumerate(args):
         option, _, value = arg.partition("=")
         if not value and index + 1 < len(args) and not args[index + 1].startswith("-"):
@@ -63,6 +73,26 @@ def evaluates(args: list[str]) -> bool:
         if TRAINING_SWITCH.match(option) and value.lower() in OFF:
             return True
         if MODE_OPTION.match(option) and value.lower() in NOT_TRAINING_MODES:
+            return True
+    return False
+
+
+# Options that name a training set or turn training on (`structbilty.py --train data/x.conllu`,
+# `--do_train`, `--mode train`): the command trains, whatever the script's name says.
+TRAINING_OPTION = re.compile(r"(?i)^--?(?:train(?:ing)?(?:[_-](?:file|data|set|path|dir))?"
+                             r"|do[_-]train)(?:=|$)")  # fmt: skip
+TRAINING_MODES = frozenset(("train", "training", "fit", "finetune", "pretrain"))
+
+
+def asks_to_train(args: list[str]) -> bool:
+    """True when a command's options name its training data or turn training on."""
+    for index, arg in enumerate(args):
+        option, _, value = arg.partition("=")
+        if TRAINING_OPTION.match(arg):
+            return True
+        if not value and index + 1 < len(args):
+            value = args[index + 1]
+        if MODE_OPTION.match(option) and value.lower() in TRAINING_MODES:
             return True
     return False
 
@@ -166,6 +196,14 @@ def _resolve(script: str, base: str, paths: frozenset[str]) -> str | None:
         if candidate and candidate in paths:
             return candidate
     return None
+
+
+def _resolve_below(script: str, paths: frozenset[str]) -> str | None:
+    """The one path of the checkout that ends in folder/`script`; None when none or several
+    do."""
+    tail = "/" + script.removeprefix("./")
+    found = [path for path in paths if path.endswith(tail)]
+    return found[0] if len(found) == 1 else None
 
 
 # A choice written out in the README: `--type [train|eval]`, `--model res{8,15,26}[-narrow]`.
@@ -302,14 +340,21 @@ def _parse(
     if HELP.intersection(rest):
         return None
     script = _resolve(target, base, paths)
-    if script is None:
-        return None
     # A README in a sub-project (`rtdetr_pytorch/README.md`: `python tools/train.py -c
     # configs/...`) is written for a shell in its own folder: the run starts there.
     relative = base not in ("", ".") and script == f"{base}/{target.removeprefix('./')}"
     folder = base if relative else ""
+    if script is None:
+        # ... and so is one at the root that names a script of a sub-project's folder
+        # (DuReader's `sh run.sh --train`, `run.sh` being `paddle/run.sh`): the one file of
+        # the checkout at that path below some folder, run from that folder.
+        script = _resolve_below(target, paths)
+        if script is None:
+            return None
+        folder = script.removesuffix(target.removeprefix("./")).rstrip("/")
     name = PurePosixPath(script).stem
-    named = TRAINING_NAME.search(name) or (runner == "shell" and _runs_training(script, read))
+    named = (TRAINING_NAME.search(name) or (runner == "shell" and _runs_training(script, read))
+             or asks_to_train(rest))  # fmt: skip
     if not _trains(name) or not named or evaluates(rest):
         return None
     args, placeholders = _split_placeholders(rest, paths)

@@ -85,6 +85,11 @@ WEIGHTS_DOWNLOAD = re.compile(
     r"|Downloading data from \S*(?:keras-applications|models|weights)"
     r"|keras-applications/|download\.pytorch\.org/models|huggingface\.co|hub\.load"
     r"|Can't load (?:weights|config|tokenizer|the model)|pretrained model"
+    # transformers' and huggingface_hub's words for a model folder that is not there and is no
+    # Hub name either (a README's `/root/phi-2`, `path/to/llama-7b`)
+    r"|Incorrect path_or_model_id: |is not a local folder and is not a valid model identifier"
+    # a traceback through a helper that fetches a pretrained checkpoint (taming's LPIPS)
+    r"|\b(?:load_from_pretrained|get_ckpt_path|load_pretrained\w*|download_pretrained\w*)\("
     # a detection toolbox's checkpointer before its download (maskrcnn-benchmark, mmcv)
     r"|load(?:ing)? checkpoint from (?:http|catalog://|modelzoo://|open-mmlab://|torchvision://)"
 )
@@ -108,6 +113,7 @@ DOWNLOAD = re.compile(
     # transformers' words for a Hub file it could not fetch (its hub is offline in a smoke run)
     r"|Can't load (?:tokenizer|config|the configuration|weights|feature extractor"
     r"|image processor|processor) for '"
+    r"|Incorrect path_or_model_id: |is not a local folder and is not a valid model identifier"
     r"|Cannot find the requested files in the (?:disk )?cache"
     # an archive a blocked download left empty (`wget -O data.zip` with the network cut)
     r"|BadZip[Ff]ile: File is not a zip file|ReadError: (?:file could not be opened|empty file)"
@@ -192,12 +198,31 @@ def _error_tail(lines: list[str]) -> list[tuple[int, str]]:
             tail = numbered[i:][:10]
             if not found:
                 found = tail
-                if LAUNCHER_FAILED.search(numbered[i][1]):
-                    continue  # look on for the worker's exception
+                if LAUNCHER_FAILED.search(numbered[i][1]) or _handler_broke(numbered, i):
+                    continue  # look on for the worker's, or the first, exception
             else:
                 return tail
             break
     return found or numbered[-5:]
+
+
+# A clean-up's own slip while it handled the crash: `finally: if trainer.global_rank == 0` in the
+# `main.py` latent-diffusion's descendants share, where `trainer` was never bound.
+HANDLER_SLIP = re.compile(r"^(?:NameError|UnboundLocalError): ")
+DURING_HANDLING = "During handling of the above exception, another exception occurred"
+
+
+def _handler_broke(numbered: list[tuple[int, str]], index: int) -> bool:
+    """True when the exception at `index` is a name the handler of an earlier exception used
+    before it was bound: the earlier exception is the crash."""
+    if not HANDLER_SLIP.match(numbered[index][1].strip()):
+        return False
+    for _, line in reversed(numbered[max(0, index - TRACEBACK_LINES) : index]):
+        if DURING_HANDLING in line:
+            return True
+        if EXCEPTION_LINE.match(line.strip()):
+            return False
+    return False
 
 
 def classify_training(

@@ -536,3 +536,29 @@ def test_a_job_handed_to_a_clusters_scheduler_is_not_the_training_command():
         "python -m torch.distributed.launch --nproc_per_node=8 main.py --model deit_small\n```\n"
     )
     assert [c.script for c in readme_commands("README.md", text, paths)] == ["main.py"]
+
+
+def test_a_command_for_a_script_in_a_sub_projects_folder_runs_there():
+    # DuReader: "wrapped in `paddle/run.sh`", then `sh run.sh --train --pass_num 5` at the root
+    paths = frozenset({"paddle/run.sh", "paddle/run.py", "tensorflow/run.py", "utils/a.py"})
+    text = ("```\nsh run.sh --para_extraction\n```\n```\nsh run.sh --prepare\n```\n"
+            "```\nsh run.sh --train --pass_num 5\n```\n"
+            "```\npython run.py --train --algo BIDAF\n```\n")  # fmt: skip
+    found = readme_commands("README.md", text, paths)
+    # the data steps' modes are not training; `run.py` is in two folders: neither is taken
+    assert [(c.script, c.args, c.folder) for c in found] == [
+        ("paddle/run.sh", ("--train", "--pass_num", "5"), "paddle")
+    ]
+
+
+def test_a_command_whose_script_name_says_nothing_trains_when_its_options_say_so():
+    paths = frozenset({"src/structbilty.py", "src/tagger.py"})
+    text = (
+        "```\npython src/structbilty.py --dynet-mem 1500 --train data/da-ud-train.conllu\n"
+        "python src/tagger.py --model da --test data/da-ud-test.conllu\n"
+        "python src/tagger.py --mode train --epochs 3\n```\n"
+    )
+    assert [(c.script, c.args[:2]) for c in readme_commands("README.md", text, paths)] == [
+        ("src/structbilty.py", ("--dynet-mem", "1500")),
+        ("src/tagger.py", ("--mode", "train")),
+    ]

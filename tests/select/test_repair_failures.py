@@ -111,6 +111,21 @@ def test_an_import_no_mapping_names_goes_to_the_first_published_of_its_distribut
     assert distribution_on_index("cv2", IndexSource((), (str(bundle),))) is None
 
 
+def test_a_generic_import_name_goes_to_its_namesake_only_when_that_one_is_long_lived(
+    tmp_path: Path,
+) -> None:
+    if len(pigar_candidates("datasets")) <= 60 or len(pigar_candidates("utils")) <= 60:
+        pytest.skip("pigar's database is not installed")
+    for minor in range(50):  # Hugging Face's `datasets`: a release history few projects reach
+        build_wheel(tmp_path, "datasets", f"2.{minor}.0", {"datasets/__init__.py": ""})
+    for minor in range(12):  # the `utils` on the index: a dozen releases
+        build_wheel(tmp_path, "utils", f"1.{minor}.0", {"utils/__init__.py": ""})
+    source = IndexSource((), (str(tmp_path),))
+    found = distribution_on_index("datasets", source)
+    assert found is not None and found[0] == "datasets" and "long-lived" in found[1]
+    assert distribution_on_index("utils", source) is None
+
+
 def _pythons() -> tuple[str, ...]:
     found = [sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{v}.*/bin/python")))
              for v in ("3.11", "3.12")]  # fmt: skip

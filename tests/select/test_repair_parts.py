@@ -430,6 +430,9 @@ def test_a_training_log_names_the_repair_it_calls_for(tmp_path: Path) -> None:
     numpy2 = fault("AttributeError: `np.float_` was removed in the NumPy 2.0 release. Use "
                    "`np.float64` instead.")  # fmt: skip
     assert numpy2 is not None and (numpy2.kind, numpy2.distribution) == ("bound", "numpy<2")
+    loose = fault("AttributeError: module 'distutils' has no attribute 'version'", (3, 8))
+    assert loose is not None and (loose.kind, loose.distribution) == ("bound", "setuptools<59.6")
+    assert fault("AttributeError: module 'distutils' has no attribute 'version'", (3, 12)) is None
     distutils = fault("ModuleNotFoundError: No module named 'distutils'", (3, 12))
     assert distutils is not None and distutils.kind == "interpreter"
     async_name = ('  File "classify.py", line 215\n    target = target.cuda(async=True)\n'

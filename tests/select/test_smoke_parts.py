@@ -496,6 +496,15 @@ def test_a_hub_tokenizer_or_config_that_could_not_load_needs_weights(tmp_path):
         )
         got, evidence = classify_training(log(tmp_path, text), 1, False, 60, None)
         assert (got, evidence.line) == ("needs_weights", 3), what
+    for words in (
+        "OSError: Incorrect path_or_model_id: '/root/phi-2'. Please provide either the path to "
+        "a local folder or the repo_id of a model on the Hub.",
+        "OSError: ckpt/llama-7b is not a local folder and is not a valid model identifier listed "
+        "on 'https://huggingface.co/models'",
+    ):
+        text = traceback + words + "\n"
+        got, evidence = classify_training(log(tmp_path, text), 1, False, 60, None)
+        assert (got, evidence.line) == ("needs_weights", 3), words
     own = traceback + "OSError: Can't load the list of classes from labels.txt\n"
     assert classify_training(log(tmp_path, own), 1, False, 60, None)[0] == "runtime"
 
@@ -651,3 +660,29 @@ def test_an_output_parent_is_made_once_inside_the_copy_only(tmp_path):
     outside = "FileNotFoundError: [Errno 2] No such file or directory: '../../out/log.txt'"
     assert make_output_parent(OUTPUT_FOLDER_RULE, outside, copy, made) == ""
     assert not (tmp_path.parent / "out").exists()
+
+
+def test_a_clean_up_that_slips_while_handling_the_crash_gives_way_to_the_crash(tmp_path):
+    # latent-diffusion's `main.py`: `finally: if trainer.global_rank == 0`, `trainer` unbound
+    crash = (
+        'Traceback (most recent call last):\n  File "main.py", line 480, in <module>\n'
+        '    model = instantiate_from_config(config.model)\n'
+        '  File "site-packages/taming/modules/losses/lpips.py", line 28, in load_from_pretrained\n'
+        '    ckpt = get_ckpt_path(name, "taming/modules/autoencoder/lpips")\n'
+        "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='heibox.uni-heidelberg.de',"
+        " port=443): Max retries exceeded with url: /f/6075/?dl=1\n"
+        "During handling of the above exception, another exception occurred:\n"
+        'Traceback (most recent call last):\n  File "main.py", line 514, in <module>\n'
+        "    if trainer.global_rank == 0:\n"
+    )
+    text = crash + "NameError: name 'trainer' is not defined\n"
+    got, evidence = classify_training(log(tmp_path, text), 1, False, 60, None)
+    assert (got, evidence.rule) == ("needs_weights", "smoke.needs_weights")
+    assert "get_ckpt_path" in evidence.text
+    # A handler that raises an error of its own kind reports the crash itself.
+    text = crash + "RuntimeError: the model could not be built\n"
+    assert classify_training(log(tmp_path, text), 1, False, 60, None)[0] == "runtime"
+    # A NameError with no crash before it is the project's own.
+    alone = 'Traceback (most recent call last):\n  File "main.py", line 3\n'
+    alone += "NameError: name 'trainer' is not defined\n"
+    assert classify_training(log(tmp_path, alone), 1, False, 60, None)[0] == "runtime"

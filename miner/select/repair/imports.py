@@ -19,6 +19,7 @@ from miner.select.repair.names import canonical, distribution_for, pigar_rows
 EPOCH = datetime.max.replace(tzinfo=timezone.utc)
 GENERIC = 60  # more distributions than this ship the module: its name is a generic word
 MIN_RELEASES = 10  # a maintained distribution has had at least this many releases
+LONG_LIVED = 50  # releases of a distribution that owns a generic name (`datasets`)
 
 
 @functools.cache
@@ -42,7 +43,12 @@ def distribution_on_index(
         if releases(source, dist, as_of):  # pipreqs' answer, or a name pigar does not know
             return dist, why
     if len(candidates) > GENERIC:
-        return None  # a name hundreds of projects ship (`config`, `utils`) is nobody's
+        # A name hundreds of projects ship (`config`, `utils`) is nobody's, unless the
+        # distribution of that very name has a release history few projects reach (`datasets`,
+        # Hugging Face's, shipped as a top-level `datasets` by 70 distributions).
+        if why == "its own name" and len(releases(source, dist, as_of) or ()) >= LONG_LIVED:
+            return dist, f"{why}, the long-lived one of {len(candidates)} that ship it"
+        return None
     found: dict[str, list[Release]] = {}
     for name in candidates:
         if listed := releases(source, name, as_of):
