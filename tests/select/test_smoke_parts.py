@@ -666,7 +666,7 @@ def test_a_clean_up_that_slips_while_handling_the_crash_gives_way_to_the_crash(t
     # latent-diffusion's `main.py`: `finally: if trainer.global_rank == 0`, `trainer` unbound
     crash = (
         'Traceback (most recent call last):\n  File "main.py", line 480, in <module>\n'
-        '    model = instantiate_from_config(config.model)\n'
+        "    model = instantiate_from_config(config.model)\n"
         '  File "site-packages/taming/modules/losses/lpips.py", line 28, in load_from_pretrained\n'
         '    ckpt = get_ckpt_path(name, "taming/modules/autoencoder/lpips")\n'
         "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='heibox.uni-heidelberg.de',"
