@@ -15,6 +15,7 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
+from miner.codebook import Evidence
 from miner.select.arguments import one_device
 from miner.select.batches import small_batch
 from miner.select.closure import script_in_command
@@ -27,6 +28,7 @@ from miner.select.output_parents import make_output_parent
 from miner.select.preparation import PreparationStep, preparation_steps
 from miner.select.pythons import interpreter_version
 from miner.select.repair import BuildRequest, EnvironmentBuild, build_environment, package_cache_env
+from miner.select.repair.envs import python2_interpreters
 from miner.select.repair.extensions import extension_repair
 from miner.select.repair.generated import run_setup
 from miner.select.repair.records import Repair
@@ -138,6 +140,18 @@ def train_with_reruns(
             target = replace(target, command=(*target.command, *words))
             training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
             continue
+        if training.outcome == "python2" and not built.python2 and python2_interpreters():
+            # Python 2 names met at run time (`unicode`, `dict.iteritems`) in code that parses as
+            # Python 3: the environment rebuilt on 2.7, once (built.python2 is then true)
+            on_27 = install_environment(target, venv, (*built.options, *built.lines), logs,
+                                        work, base, options, copy, training.evidence)  # fmt: skip
+            if on_27.failure is not None:
+                notes.append(f"python2: the 2.7 environment failed: {on_27.failure.text}")
+                break
+            built = replace(on_27, repairs=(*built.repairs, *on_27.repairs),
+                            seconds=built.seconds + on_27.seconds)  # fmt: skip
+            training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
+            continue
         # a run that hangs after its error (a data loader's worker died) ends as a timeout
         if training.outcome not in ("import", "runtime", "timeout") or training.progress:
             break
@@ -203,16 +217,17 @@ def install_environment(
     base: dict[str, str],
     options: SmokeOptions,
     copy: Path,
+    python2: Evidence | None = None,
 ) -> EnvironmentBuild:
     """Make the environment and install the plan into it, repairing what fails
-    (miner.select.repair): the failure's evidence (None when it worked), the seconds it took and
-    the repairs applied."""
+    (miner.select.repair), on 2.7 where `python2` shows Python 2 code the parse did not: the
+    failure's evidence (None when it worked), the seconds it took and the repairs applied."""
     request = BuildRequest(
         interpreters=options.pythons or (sys.executable,),
         lines=tuple(ln for ln in requirements if ln.strip()),
         root=copy, command=target.command, venv=venv, work=work,
         log=logs / "install.log", env=package_cache_env(base, options.out_dir),
         timeout=options.install_timeout, commit_date=target.commit_date,
-        as_of=options.as_of_commit,
+        as_of=options.as_of_commit, python2=python2,
     )  # fmt: skip
     return build_environment(request)

@@ -165,6 +165,28 @@ def test_python2_code_runs_on_a_27_interpreter(tmp_path: Path) -> None:
     assert result.repairs[0].evidence.text.startswith("print 'step")
 
 
+def test_python_2_names_met_at_run_time_rebuild_the_environment_on_27(tmp_path: Path) -> None:
+    if not python2_interpreters():
+        pytest.skip("no ~/.pyenv/versions/2.7.* interpreter on this machine")
+    if not _virtualenv_cached(tmp_path):
+        pytest.skip(f"{VIRTUALENV_PY2} (the last that makes 2.7 environments) is not in uv's cache")
+    index = tmp_path / "index"
+    build_wheel(index, "oldpin", "1.2.0", {"oldpin.py": "VERSION = '1.2.0'\n"})
+    (index / "oldpin-1.2.0-py3-none-any.whl").rename(index / "oldpin-1.2.0-py2.py3-none-any.whl")
+    # parses as Python 3; only a run shows `unicode`
+    script = ("import oldpin\nname = unicode('loss')\n"
+              "for step in range(2):\n    print('step %d %s %.2f' % (step, name, 0.5))\n")  # fmt: skip
+    checkout = _project(tmp_path / "repo", index, ["oldpin==1.2.0"], script)
+    options = _options(tmp_path)
+    env = {**(options.env or {}), "UV_CACHE_DIR": ""}
+    env.pop("UV_CACHE_DIR")
+    result = smoke(_target(checkout), SmokeOptions(out_dir=options.out_dir, timeout=60, env=env))
+    assert result.outcome == "ok", result.evidence
+    assert result.python.startswith("2.7")
+    moved = [r for r in result.repairs if r.kind == "python2"]
+    assert len(moved) == 1 and "unicode" in moved[0].evidence.text
+
+
 def _old_syntax_smoke(tmp_path: Path):  # type: ignore[no-untyped-def]
     """A project whose one dependency is valid only on Python 3.6, smoked with a newer
     interpreter first and 3.6 second."""

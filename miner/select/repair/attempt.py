@@ -47,6 +47,7 @@ class BuildRequest:
     timeout: float
     commit_date: str | None = None
     as_of: bool = False
+    python2: Evidence | None = None  # Python 2 code a run met that the parse did not show
 
 
 @dataclass(frozen=True)

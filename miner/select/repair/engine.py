@@ -87,9 +87,9 @@ def build_environment(request: BuildRequest) -> EnvironmentBuild:
             lines.append(bound[0])
             stated = Evidence("requirements.txt", 0, bound[0], rule)
             repairs.append(Repair("companion", "", bound[0], bound[1], stated))
-    python2 = closure.python2 is not None
-    if closure.python2 is not None:
-        py2 = closure.python2
+    py2 = closure.python2 or request.python2
+    python2 = py2 is not None
+    if py2 is not None:
         found = python2_interpreters()
         if not found:
             text = f"Python 2 code ({py2.text}) and no 2.7 interpreter"
