@@ -174,8 +174,10 @@ def test_python_2_names_met_at_run_time_rebuild_the_environment_on_27(tmp_path: 
     build_wheel(index, "oldpin", "1.2.0", {"oldpin.py": "VERSION = '1.2.0'\n"})
     (index / "oldpin-1.2.0-py3-none-any.whl").rename(index / "oldpin-1.2.0-py2.py3-none-any.whl")
     # parses as Python 3; only a run shows `unicode`
-    script = ("import oldpin\nname = unicode('loss')\n"
-              "for step in range(2):\n    print('step %d %s %.2f' % (step, name, 0.5))\n")  # fmt: skip
+    script = (
+        "import oldpin\nname = unicode('loss')\n"
+        "for step in range(2):\n    print('step %d %s %.2f' % (step, name, 0.5))\n"
+    )
     checkout = _project(tmp_path / "repo", index, ["oldpin==1.2.0"], script)
     options = _options(tmp_path)
     env = {**(options.env or {}), "UV_CACHE_DIR": ""}
