@@ -301,6 +301,8 @@ def _without_launcher(words: list[str]) -> list[str]:
     for index, word in enumerate(rest):
         if word.endswith(".py") and not word.startswith("-"):
             return ["python", *rest[index:]]
+        if word in ("-m", "--module") and index + 1 < len(rest):  # `accelerate launch -m pkg.train`
+            return ["python", "-m", *rest[index + 1 :]]
     return words
 
 

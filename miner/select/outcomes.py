@@ -201,7 +201,9 @@ def _error_tail(lines: list[str]) -> list[tuple[int, str]]:
                 if LAUNCHER_FAILED.search(numbered[i][1]) or _handler_broke(numbered, i):
                     continue  # look on for the worker's, or the first, exception
             else:
-                return tail
+                # the worker's, or the first, exception, without what followed it
+                ends = [k for k, (_, line) in enumerate(tail) if DURING_HANDLING in line]
+                return tail[: ends[0]] if ends else tail
             break
     return found or numbered[-5:]
 

@@ -562,3 +562,18 @@ def test_a_command_whose_script_name_says_nothing_trains_when_its_options_say_so
         ("src/structbilty.py", ("--dynet-mem", "1500")),
         ("src/tagger.py", ("--mode", "train")),
     ]
+
+
+def test_a_launcher_that_starts_a_module_runs_that_module():
+    paths = frozenset({"src/language_modeling/train.py", "src/eval/run_eval.py"})
+    text = (
+        "```bash\naccelerate launch \\\n    --mixed_precision bf16 \\\n    --num_processes 8 \\\n"
+        "    -m \\\n    src.language_modeling.train \\\n"
+        "    --config config/language_modeling/pretrain.yaml \\\n```\n"
+    )
+    (found,) = readme_commands("README.md", text, paths)
+    assert (found.script, found.module, found.args) == (
+        "src/language_modeling/train.py",
+        "src.language_modeling.train",
+        ("--config", "config/language_modeling/pretrain.yaml"),
+    )

@@ -679,6 +679,17 @@ def test_a_clean_up_that_slips_while_handling_the_crash_gives_way_to_the_crash(t
     got, evidence = classify_training(log(tmp_path, text), 1, False, 60, None)
     assert (got, evidence.rule) == ("needs_weights", "smoke.needs_weights")
     assert "get_ckpt_path" in evidence.text
+    # The first exception's own words decide, not the slip after it.
+    config = (
+        'Traceback (most recent call last):\n  File "main.py", line 610, in <module>\n'
+        "    model = instantiate_from_config(config.model)\n"
+        "omegaconf.errors.ConfigAttributeError: Missing key model\n    full_key: model\n"
+        "During handling of the above exception, another exception occurred:\n"
+        'Traceback (most recent call last):\n  File "main.py", line 820, in <module>\n'
+        "    if trainer.global_rank == 0:\nNameError: name 'trainer' is not defined\n"
+    )
+    got, evidence = classify_training(log(tmp_path, config), 1, False, 60, None)
+    assert (got, evidence.line) == ("runtime", 4), evidence
     # A handler that raises an error of its own kind reports the crash itself.
     text = crash + "RuntimeError: the model could not be built\n"
     assert classify_training(log(tmp_path, text), 1, False, 60, None)[0] == "runtime"
