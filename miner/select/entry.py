@@ -29,6 +29,7 @@ NOT_TRAINING = re.compile(
     r"|preprocess\w*|prepare\w*|prep|download\w*|fetch\w*|get|convert\w*|export\w*|test\w*"
     r"|eval\w*|infer\w*"
     r"|predict\w*|detect|inference|setup|install|clean\w*|make_data\w*|build_\w*|deploy"
+    r"|generat(?:e|ion)"
     # a job handed to a cluster's scheduler (`run_with_submitit.py`, `slurm_train.sh`), or a
     # competition's submission file
     r"|submit\w*|slurm\w*)(?:[_\-.]|$)"
@@ -59,6 +60,13 @@ PREPARATION_MODE = re.compile(
 )
 
 
+# Hydra's overrides that turn training off (`python train.py test=True checkpoint=x.pth`).
+HYDRA_EVALUATION = re.compile(
+    r"(?i)^\+?(?:test|eval|evaluate|inference|test_only|eval_only)=(?:true|1|yes)$"
+    r"|^\+?(?:train|training|do_train)=(?:false|0|no)$|^\+?(?:mode|phase)=(?:test|eval|infer\w*)$"
+)
+
+
 def evaluates(args: list[str]) -> bool:
     """True when a command's options turn its training off (`--is_train False`, `--mode=test`,
     `--evaluate pretrained.bin`, a data step's mode flag first: `--prepare`)."""
@@ -68,7 +76,7 @@ def evaluates(args: list[str]) -> bool:
         option, _, value = arg.partition("=")
         if not value and index + 1 < len(args) and not args[index + 1].startswith("-"):
             value = args[index + 1]
-        if option in EVALUATION_FLAGS:
+        if option in EVALUATION_FLAGS or HYDRA_EVALUATION.match(arg):
             return True
         if TRAINING_SWITCH.match(option) and value.lower() in OFF:
             return True
@@ -198,12 +206,36 @@ def _resolve(script: str, base: str, paths: frozenset[str]) -> str | None:
     return None
 
 
-def _resolve_below(script: str, paths: frozenset[str]) -> str | None:
-    """The one path of the checkout that ends in folder/`script`; None when none or several
-    do."""
-    tail = "/" + script.removeprefix("./")
-    found = [path for path in paths if path.endswith(tail)]
-    return found[0] if len(found) == 1 else None
+# Prose around a command in a sentence that says what it is for ("run the evaluation of our
+# model via `bash run_retrieval.sh`").
+PROSE_EVALUATION = re.compile(r"(?i)\b(?:evaluat\w*|inference|testing|predict\w*|generat\w*)\b")
+PROSE_TRAINING = re.compile(r"(?i)\b(?:train\w*|fine-?tun\w*|pre-?train\w*)\b")
+
+
+def _said_to_evaluate(segment: str, line: str) -> bool:
+    """True when the command is a code span inside a sentence that says it evaluates, tests or
+    generates, and says nothing of training."""
+    prose = line.replace(segment, " ")
+    if segment.strip() == line.strip() or "`" not in line:
+        return False
+    return bool(PROSE_EVALUATION.search(prose)) and not PROSE_TRAINING.search(prose)
+
+
+def _resolve_below(script: str, base: str, paths: frozenset[str], document: str) -> str | None:
+    """The one path of the checkout below `base` that ends in folder/`script` (a bare name),
+    where `document` names that folder: `folder/script` in its words, or `cd folder`; None
+    otherwise."""
+    name = script.removeprefix("./")
+    if "/" in name:
+        return None
+    below = "" if base in ("", ".") else base + "/"
+    found = [path for path in paths if path.startswith(below) and path.endswith("/" + name)]
+    if len(found) != 1:
+        return None
+    folder = re.escape(str(PurePosixPath(found[0]).parent).removeprefix(below))
+    named = re.search(rf"(?:^|[\s`'\"(/]){folder}/{re.escape(name)}\b", document)
+    gone = re.search(rf"\bcd\s+(?:\./)?{folder}/?(?:[\s`'\"&;)]|$)", document, re.M)
+    return found[0] if named or gone else None
 
 
 # A choice written out in the README: `--type [train|eval]`, `--model res{8,15,26}[-narrow]`.
@@ -259,14 +291,14 @@ def _split_placeholders(
 
 def parse_command(
     line: str, no: int, base: str, paths: frozenset[str], read: Reader | None = None,
-    scripts: Mapping[str, str] | None = None,
+    scripts: Mapping[str, str] | None = None, document: str = "",
 ) -> ReadmeCommand | None:  # fmt: skip
     """The training command on `line` of a document in folder `base`, if it runs a script of the
     checkout with a training name, or a console script of the project (`scripts`: name ->
     `module:function`) that trains (None for help requests, demos and anything else): the line
     itself, else an inline code span of it, else the line from a runner word on."""
     for segment in command_segments(line):
-        command = _parse(segment, line, no, base, paths, read, scripts or {})
+        command = _parse(segment, line, no, base, paths, read, scripts or {}, document)
         if command is not None:
             return command
     return None
@@ -308,7 +340,7 @@ def _without_launcher(words: list[str]) -> list[str]:
 
 def _parse(
     segment: str, line: str, no: int, base: str, paths: frozenset[str], read: Reader | None,
-    scripts: Mapping[str, str],
+    scripts: Mapping[str, str], document: str = "",
 ) -> ReadmeCommand | None:  # fmt: skip
     words = command_words(segment)
     if len(words) < 1:
@@ -339,21 +371,23 @@ def _parse(
         target, runner = head, "python"  # `./train --dataroot ...`: a Python file, no suffix
     else:
         return None
-    if HELP.intersection(rest):
+    if HELP.intersection(rest) or _said_to_evaluate(segment, line):
         return None
     script = _resolve(target, base, paths)
     # A README in a sub-project (`rtdetr_pytorch/README.md`: `python tools/train.py -c
     # configs/...`) is written for a shell in its own folder: the run starts there.
     relative = base not in ("", ".") and script == f"{base}/{target.removeprefix('./')}"
     folder = base if relative else ""
+    if script is None and runner != "module":
+        # ... and so is a bare script name whose folder the document names (DuReader's
+        # `sh run.sh --train` below "wrapped in `paddle/run.sh`", or after `cd egs/wsj0`):
+        # the one file of the checkout there, run from that folder.
+        script = _resolve_below(target, base, paths, document)
+        if script and runner == "shell" and not _runs_training(script, read):
+            script = None  # `cd cpp; sh run.sh`: a latency test, no Python training
+        folder = str(PurePosixPath(script).parent) if script else ""
     if script is None:
-        # ... and so is one at the root that names a script of a sub-project's folder
-        # (DuReader's `sh run.sh --train`, `run.sh` being `paddle/run.sh`): the one file of
-        # the checkout at that path below some folder, run from that folder.
-        script = _resolve_below(target, paths)
-        if script is None:
-            return None
-        folder = script.removesuffix(target.removeprefix("./")).rstrip("/")
+        return None
     name = PurePosixPath(script).stem
     named = (TRAINING_NAME.search(name) or (runner == "shell" and _runs_training(script, read))
              or asks_to_train(rest))  # fmt: skip
@@ -410,7 +444,7 @@ def readme_commands(
         named = scripts and not scripts.keys().isdisjoint(re.findall(r"[\w.-]+", line))
         if not named and not re.search(r"\.(?:py|sh)\b|-m\s+\w|(?:^|\s|`)\./\w", line):
             continue
-        command = parse_command(line, no, base, paths, read, scripts)
+        command = parse_command(line, no, base, paths, read, scripts, text)
         if command is not None:
             found.append(command)
     return found

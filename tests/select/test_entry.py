@@ -541,14 +541,28 @@ def test_a_job_handed_to_a_clusters_scheduler_is_not_the_training_command():
 def test_a_command_for_a_script_in_a_sub_projects_folder_runs_there():
     # DuReader: "wrapped in `paddle/run.sh`", then `sh run.sh --train --pass_num 5` at the root
     paths = frozenset({"paddle/run.sh", "paddle/run.py", "tensorflow/run.py", "utils/a.py"})
-    text = ("```\nsh run.sh --para_extraction\n```\n```\nsh run.sh --prepare\n```\n"
+    text = ("All these procedures have been wrapped in `paddle/run.sh`.\n\n"
+            "```\nsh run.sh --para_extraction\n```\n```\nsh run.sh --prepare\n```\n"
             "```\nsh run.sh --train --pass_num 5\n```\n"
             "```\npython run.py --train --algo BIDAF\n```\n")  # fmt: skip
-    found = readme_commands("README.md", text, paths)
+    shell = {"paddle/run.sh": "python paragraph_extraction.py train\npython run.py --train $@\n"}
+    found = readme_commands("README.md", text, paths, shell.get)
     # the data steps' modes are not training; `run.py` is in two folders: neither is taken
     assert [(c.script, c.args, c.folder) for c in found] == [
         ("paddle/run.sh", ("--train", "--pass_num", "5"), "paddle")
     ]
+    # ... or after `cd` to it; a folder the document never names is not guessed at
+    cd = "1. `cd paddle`\n2. `sh run.sh --train`\n"
+    assert [c.folder for c in readme_commands("README.md", cd, paths, shell.get)] == ["paddle"]
+    assert readme_commands("README.md", "```\nsh run.sh --train\n```\n", paths, shell.get) == []
+    # a shell script there that runs no Python training is not taken (a latency test)
+    assert readme_commands("README.md", cd, paths, {"paddle/run.sh": "./bench 1 2\n"}.get) == []
+    # nor a command a sentence says evaluates
+    said = "`cd paddle` then run the evaluation of our model via `sh run.sh --train`.\n"
+    assert readme_commands("README.md", said, paths, shell.get) == []
+    # a generation script and Hydra's `test=True` are not training
+    hydra = "```\npython train.py test=True checkpoint=a.pth\nbash run_generate.sh\n```\n"
+    assert readme_commands("README.md", hydra, frozenset({"train.py", "run_generate.sh"})) == []
 
 
 def test_a_command_whose_script_name_says_nothing_trains_when_its_options_say_so():
