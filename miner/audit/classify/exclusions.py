@@ -64,6 +64,14 @@ EDU_WORDS = re.compile(
     r"(?:written|made|designed)\s+for\s+teaching)\b",
     re.I,
 )
+# Tutorial companions said in Japanese, Chinese or Korean: a blog or article and the code
+# written for it ("[この記事](...)で実装したコードです", "博客中的代码实现",
+# "블로그 포스팅의 코드").
+# A paper is not one (论文, 論文, 本文; 文章 is left out: it names papers as often as posts).
+CJK_POST = r"(?:記事|ブログ|博客|博文|专栏|專欄|블로그|포스팅|포스트)"
+CJK_CODE = r"(?:実装|コード|代码|代碼|实现|實現|源码|源碼|코드|구현)"
+CJK_COMPANION = re.compile(rf"{CJK_POST}[^。.!\n]{{0,30}}?{CJK_CODE}|{CJK_CODE}[^。.!\n]{{0,20}}?"
+                           rf"{CJK_POST}")  # fmt: skip
 # Words that make a title a tutorial's: "Examples", "X Cookbook", "The Official Guide to X"
 # (a "handbook" of training recipes is a project's, not a guide's).
 EDU_TITLE_ONLY = re.compile(
@@ -165,6 +173,8 @@ def _educational(ctx: AuditContext, blocks: list[Block]) -> list[Evidence]:
     for block in blocks[:INTRO_BLOCKS]:
         m = EDU_WORDS.search(OWN_TUTORIAL.sub(" ", block.text))
         if m and block.kind in ("paragraph", "heading") and not _links_to_its_tutorials(ctx, block):
+            return [Evidence(block.path, block.line, block.text[:200], "exclude.educational_intro")]
+        if block.kind == "paragraph" and CJK_COMPANION.search(block.text):
             return [Evidence(block.path, block.line, block.text[:200], "exclude.educational_intro")]
     tops = {f.path.split("/", 1)[0] for f in ctx.tree.files if "/" in f.path}
     numbered = sorted(t for t in tops if EDU_FOLDER.match(t))

@@ -235,6 +235,9 @@ def test_educational_repositories(tmp_path: Path) -> None:
         "Minimal code for byte pair encoding, written for teaching.",
         "Below you can find two explanation videos for the theory and the implementation.",
         "A collection of Jupyter notebooks on attention.",
+        "[この記事](http://musyoku.github.io/2016/09/18/wavenet/)で実装したコードです。",
+        "这是我的博客中的代码实现。",
+        "블로그 포스팅의 코드입니다.",
     ],
 )
 def test_tutorial_companions_are_educational(tmp_path: Path, intro: str) -> None:
@@ -249,6 +252,8 @@ def test_tutorial_companions_are_educational(tmp_path: Path, intro: str) -> None
         "Code for the Nature article on protein folding.",
         "Code for the post-processing of masks, and for our post training quantization.",
         "Code for the video diffusion model of our paper.",
+        "本文的代码实现，论文见 [arXiv](https://arxiv.org/abs/1)。",
+        "論文の実装コードです。",
     ],
 )
 def test_a_paper_s_code_with_a_post_or_a_video_model_is_kept(tmp_path: Path, intro: str) -> None:
