@@ -41,6 +41,13 @@ THIS_LIBRARY = re.compile(
     r"(?:library|toolkit)\b",
     re.I,
 )
+# "This toolkit provides the VAD code and our recorded dataset": what it hands over is a study's
+# code and data, a project's release, whatever it calls itself.
+CODE_AND_DATA = re.compile(
+    r"\bprovides?\s+(?:the\s+|our\s+)?(?:[\w()/-]+\s+){0,6}?(?:code|implementation)s?\s+and\s+"
+    r"(?:the\s+|our\s+)?(?:[\w-]+\s+){0,2}?(?:datasets?|data|corpus|recordings)\b",
+    re.I,
+)
 BUILD_FILES = ("setup.py", "setup.cfg", "pyproject.toml", "Makefile", "CMakeLists.txt")
 # `pip install -U name`, `pip install "name[extra]"`, `pip install git+https://host/owner/name.git`
 PIP_SELF = re.compile(
@@ -270,6 +277,8 @@ def library_evidence(ctx: AuditContext, blocks: list[Block], trains: bool) -> li
     if own_use is not None and not paper and any(p in ctx.tree.paths for p in BUILD_FILES):
         return own_use
     for block in _introduction(blocks):
+        if CODE_AND_DATA.search(block.text):
+            continue
         if THIS_LIBRARY.search(block.text) or (
             SELF_LIBRARY.search(block.text) and any(p in ctx.tree.paths for p in BUILD_FILES)
         ):

@@ -115,6 +115,16 @@ def test_a_project_that_calls_itself_this_library(tmp_path: Path) -> None:
     assert _library(tmp_path / "b", {"README.md": paper}) == []
 
 
+def test_a_toolkit_that_hands_over_a_studys_code_and_data_is_a_project(tmp_path: Path) -> None:
+    study = (
+        "# Voice Activity Detection Toolkit\nThis toolkit provides the voice activity detection "
+        "(VAD) code and our recorded dataset.\n"
+    )
+    assert _library(tmp_path / "a", {"README.md": study}) == []
+    tool = "# VAD\nThis toolkit provides fast voice activity detection for your own apps.\n"
+    assert _library(tmp_path / "b", {"README.md": tool})[0].rule == "exclude.library_self"
+
+
 def test_a_conda_channel_install_and_a_package_page_badge(tmp_path: Path) -> None:
     conda = "# Tool\n\nA toolkit for segmentation.\n\n```\n"
     conda += "conda install -c conda-forge seg-anything\n```\n"
