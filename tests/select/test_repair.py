@@ -621,3 +621,17 @@ def test_a_pinned_release_whose_metadata_does_not_parse_installs_without_its_dep
     cached = glob.glob(str(tmp_path / "uv-cache/**/oldframes-0.20.3.dist-info/METADATA"),
                        recursive=True)  # fmt: skip
     assert cached and all("(>=2011k)" in Path(c).read_text() for c in cached)  # cache untouched
+
+
+def test_an_undeclared_import_that_did_not_install_is_not_built_again_after_the_run(
+    tmp_path: Path,
+) -> None:
+    index = build_index(tmp_path / "index")
+    build_failing_sdist(index, "sparsekit", "0.6.18")  # an extension that never builds here
+    script = "import sparsekit\n" + train()
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1"], script)
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "import", result.evidence
+    log = (Path(result.log_dir) / "install.log").read_text(encoding="utf-8")
+    # built once while the environment was made, not again by the repair after the run
+    assert log.count("Building sparsekit==0.6.18") == 1, log

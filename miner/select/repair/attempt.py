@@ -64,6 +64,9 @@ class EnvironmentBuild:
     python2: bool = False
     options: tuple[str, ...] = field(default_factory=tuple)
     as_of: str | None = None  # the index date it was resolved at
+    # distributions an undeclared import asked for that did not install (a build past its
+    # bound): a repair after the run does not try them again
+    unbuilt: frozenset[str] = frozenset()
 
     @property
     def imports_ok(self) -> bool:
@@ -108,6 +111,7 @@ class Attempt(RepairSteps):
         self.extra_build: tuple[tuple[str, str], ...] = ()
         self.tried: set[str] = set()
         self.pins: dict[str, str] = {}
+        self.unbuilt: set[str] = set()  # undeclared imports' distributions that did not install
         self.bounds: dict[str, str] = {}  # project -> the release-line bound a repair added
         self.late: dict[str, str] = {}  # project -> its release that reached the index late
         self.diagnosis: Failure | None = None  # what the last failed install failed on
@@ -121,7 +125,7 @@ class Attempt(RepairSteps):
         return EnvironmentBuild(
             failure, time.perf_counter() - started, self.interpreter,
             (*prior, *self.repairs), tuple(self.lines), self.closure, imports,
-            self.builder.python2, self.builder.options, self.as_of,
+            self.builder.python2, self.builder.options, self.as_of, frozenset(self.unbuilt),
         )  # fmt: skip
 
     def run(self, started: float, prior: tuple[Repair, ...], options: tuple[str, ...]

@@ -29,11 +29,12 @@ from miner.select.repair.keywords import (
     keyword_caller,
     positional_caller,
 )
+from miner.select.repair.names import canonical
 from miner.select.repair.old_words import OLD_MISSING, OLD_NO_NAME, imported_top, in_todays_words
 from miner.select.repair.older import older_release
 from miner.select.repair.opencv import one_release_pin
 from miner.select.repair.records import Repair
-from miner.select.repair.requirements import dated, is_option
+from miner.select.repair.requirements import dated, is_option, name_of
 from miner.select.repair.undeclared import shipped_modules
 
 # Python 3 standard modules that Python 2 has only as a backport on the index, by the
@@ -366,6 +367,8 @@ def install_module(
     if mapped is None:
         return None
     distribution, why = mapped
+    if canonical(name_of(distribution)) in built.unbuilt:
+        return None  # the build tried it and it did not install (`torch-sparse` past its bound)
     if built.python2 and built.as_of:  # pip has no date filter: bound it as the plan's lines are
         source = IndexSource.of(options, env)
         (distribution,), _ = dated([distribution], partial(newest_release, source, built.as_of))

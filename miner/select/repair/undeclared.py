@@ -138,6 +138,8 @@ def _install(
         if failure is not None:
             attempt.builder.restore(good)
             attempt.rollback(state)
+            if len(batch) == 1:
+                attempt.unbuilt.add(canonical(name_of(batch[0][1])))
             continue
         good = after
         for module, dist, why, where in batch:
