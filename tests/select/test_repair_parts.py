@@ -430,6 +430,14 @@ def test_a_training_log_names_the_repair_it_calls_for(tmp_path: Path) -> None:
     numpy2 = fault("AttributeError: `np.float_` was removed in the NumPy 2.0 release. Use "
                    "`np.float64` instead.")  # fmt: skip
     assert numpy2 is not None and (numpy2.kind, numpy2.distribution) == ("bound", "numpy<2")
+    (tmp_path / "python").mkdir()
+    (tmp_path / "python" / "train.py").write_text("import tensorflow as tf\n", encoding="utf-8")
+    check = fault('  File "train.py", line 176, in main\n'
+                  '    assert "1.4" <= tf.__version__, "Need TensorFlow r1.4 or Later."\n'
+                  "AssertionError: Need TensorFlow r1.4 or Later.", (2, 7))  # fmt: skip
+    assert check is not None and (check.kind, check.distribution) == ("bound", "tensorflow<1.10")
+    assert check.evidence.rule == "repair.version_check.runtime" and check.evidence.line == 3
+    assert fault('  File "train.py", line 3\n    assert len(x) == 4\nAssertionError') is None
     loose = fault("AttributeError: module 'distutils' has no attribute 'version'", (3, 8))
     assert loose is not None and (loose.kind, loose.distribution) == ("bound", "setuptools<59.6")
     assert fault("AttributeError: module 'distutils' has no attribute 'version'", (3, 12)) is None

@@ -36,6 +36,7 @@ from miner.select.repair.opencv import one_release_pin
 from miner.select.repair.records import Repair
 from miner.select.repair.requirements import dated, is_option, name_of
 from miner.select.repair.undeclared import shipped_modules
+from miner.select.repair.version_checks import failed_check
 
 # Python 3 standard modules that Python 2 has only as a backport on the index, by the
 # backport's distribution (torch 1.0 on Python 2 imports `typing`).
@@ -205,6 +206,11 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
             evidence = Evidence(log.name, number, line.strip()[:300], "repair.protobuf.runtime")
             return RuntimeFault("bound", evidence, distribution="protobuf<=3.20.3",
                                 feature="protobuf modules generated before protobuf 4")  # fmt: skip
+        if line.startswith("AssertionError") and (checked := failed_check(above, root)):
+            back, code, bound, module = checked
+            evidence = Evidence(log.name, number - back, code, "repair.version_check.runtime")
+            feature = f"a string comparison of {module}'s version (fails from .10 on)"
+            return RuntimeFault("bound", evidence, distribution=bound, feature=feature)
         if DISTUTILS_VERSION.search(line) and python < (3, 12):
             evidence = Evidence(log.name, number, line.strip()[:300], "repair.setuptools.runtime")
             return RuntimeFault("bound", evidence, distribution="setuptools<59.6",
