@@ -12,6 +12,7 @@ from miner.select.standins.assists import REPORT_DIR
 from miner.select.standins.benchmark_files import missing_path, record_stand_in, stand_in_files
 from miner.select.standins.benchmark_layouts import WrittenFiles
 from miner.select.standins.image_folder import image_layout, write_image_folder
+from miner.select.standins.sibling_split import sibling_split
 from miner.select.training import Training
 
 MAX_STAND_INS = 8  # data sets written before one rerun
@@ -41,6 +42,8 @@ def stand_in_files_for(
         written = stand_in_files(line, copy, writable, logs / REPORT_DIR)
         if written is None:
             written = _image_folder(line, copy, logs)
+        if written is None:
+            written = sibling_split(line, copy, copy, writable, logs / REPORT_DIR)
         if written is None:
             continue
         where = (
