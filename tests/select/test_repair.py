@@ -145,7 +145,9 @@ def _virtualenv_cached(tmp: Path) -> bool:
     return done.returncode == 0
 
 
-def test_python2_code_runs_on_a_27_interpreter(tmp_path: Path) -> None:
+def _smoke_on_27(tmp_path: Path, script: str):  # type: ignore[no-untyped-def]
+    """A smoke run of `script`, which imports `oldpin` (a wheel for Python 2 and 3), where a 2.7
+    interpreter and the virtualenv that makes its environments are at hand (else a skip)."""
     if not python2_interpreters():
         pytest.skip("no ~/.pyenv/versions/2.7.* interpreter on this machine")
     if not _virtualenv_cached(tmp_path):
@@ -153,12 +155,16 @@ def test_python2_code_runs_on_a_27_interpreter(tmp_path: Path) -> None:
     index = tmp_path / "index"
     build_wheel(index, "oldpin", "1.2.0", {"oldpin.py": "VERSION = '1.2.0'\n"})
     (index / "oldpin-1.2.0-py3-none-any.whl").rename(index / "oldpin-1.2.0-py2.py3-none-any.whl")
-    script = "import oldpin\nfor step in range(2):\n    print 'step %d loss %.2f' % (step, 0.5)\n"
     checkout = _project(tmp_path / "repo", index, ["oldpin==1.2.0"], script)
     options = _options(tmp_path)
     env = {**(options.env or {}), "UV_CACHE_DIR": ""}
     env.pop("UV_CACHE_DIR")
-    result = smoke(_target(checkout), SmokeOptions(out_dir=options.out_dir, timeout=60, env=env))
+    return smoke(_target(checkout), SmokeOptions(out_dir=options.out_dir, timeout=60, env=env))
+
+
+def test_python2_code_runs_on_a_27_interpreter(tmp_path: Path) -> None:
+    script = "import oldpin\nfor step in range(2):\n    print 'step %d loss %.2f' % (step, 0.5)\n"
+    result = _smoke_on_27(tmp_path, script)
     assert result.outcome == "ok", result.evidence
     assert result.python.startswith("2.7")
     assert [r.kind for r in result.repairs][:1] == ["python2"]
@@ -166,23 +172,12 @@ def test_python2_code_runs_on_a_27_interpreter(tmp_path: Path) -> None:
 
 
 def test_python_2_names_met_at_run_time_rebuild_the_environment_on_27(tmp_path: Path) -> None:
-    if not python2_interpreters():
-        pytest.skip("no ~/.pyenv/versions/2.7.* interpreter on this machine")
-    if not _virtualenv_cached(tmp_path):
-        pytest.skip(f"{VIRTUALENV_PY2} (the last that makes 2.7 environments) is not in uv's cache")
-    index = tmp_path / "index"
-    build_wheel(index, "oldpin", "1.2.0", {"oldpin.py": "VERSION = '1.2.0'\n"})
-    (index / "oldpin-1.2.0-py3-none-any.whl").rename(index / "oldpin-1.2.0-py2.py3-none-any.whl")
     # parses as Python 3; only a run shows `unicode`
     script = (
         "import oldpin\nname = unicode('loss')\n"
         "for step in range(2):\n    print('step %d %s %.2f' % (step, name, 0.5))\n"
     )
-    checkout = _project(tmp_path / "repo", index, ["oldpin==1.2.0"], script)
-    options = _options(tmp_path)
-    env = {**(options.env or {}), "UV_CACHE_DIR": ""}
-    env.pop("UV_CACHE_DIR")
-    result = smoke(_target(checkout), SmokeOptions(out_dir=options.out_dir, timeout=60, env=env))
+    result = _smoke_on_27(tmp_path, script)
     assert result.outcome == "ok", result.evidence
     assert result.python.startswith("2.7")
     moved = [r for r in result.repairs if r.kind == "python2"]
