@@ -167,6 +167,11 @@ def _launch(
         "CUDA_VISIBLE_DEVICES": "",  # CPU only, even on a machine with GPUs
         "PYTHONUNBUFFERED": "1",
         "MPLBACKEND": "Agg",
+        # no screen and no sound card: pygame's games (SDL), Qt and OpenGL windows draw and play
+        # into nothing rather than stop at "No available video device"
+        "SDL_VIDEODRIVER": "dummy",
+        "SDL_AUDIODRIVER": "dummy",
+        "QT_QPA_PLATFORM": "offscreen",
         # PyTorch loads every installed device back-end (torch_npu, ...) at import; a CPU run
         # needs none, and one whose runtime is missing stops the import.
         "TORCH_DEVICE_BACKEND_AUTOLOAD": "0",

@@ -124,6 +124,7 @@ def test_installs_from_a_local_wheel_and_trains(lab, tmp_path):
     assert "HOME" in names and "OMP_NUM_THREADS" in names
     assert {"TORCH_DEVICE_BACKEND_AUTOLOAD", "JAX_PLATFORMS"} <= set(names)  # CPU back-ends only
     assert "WANDB_MODE" in names  # no tracker asks for a key offline
+    assert {"SDL_VIDEODRIVER", "QT_QPA_PLATFORM"} <= set(names)  # no screen: games draw nowhere
     assert not set(SECRETS) & set(names)
     for path in log.iterdir():
         if path.is_file():
