@@ -325,6 +325,25 @@ def test_code_that_meets_an_api_numpy_2_removed_gets_numpy_below_2(tmp_path: Pat
     assert "numpy==1.26.4" in Path(str(result.lock)).read_text()
 
 
+def test_a_version_check_written_as_strings_bounds_the_framework_below_its_10_release(
+    tmp_path: Path,
+) -> None:
+    index = tmp_path / "index"
+    index.mkdir()
+    build_wheel(index, "tinyfit", "0.1", {"tinyfit/__init__.py": TINYFIT})
+    for version in ("1.9.0", "1.15.0"):
+        build_wheel(index, "tfkit", version, {"tfkit/__init__.py": f"__version__ = {version!r}\n"})
+    script = ('import tfkit as tf\nassert "1.4" <= tf.__version__, "Need tfkit r1.4 or Later."\n'
+              ) + train()  # fmt: skip
+    # an exact pin of the release the check rejects gives way to the bound
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1", "tfkit==1.15.0"], script)
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    bound = [r for r in result.repairs if r.evidence.rule == "repair.version_check.runtime"]
+    assert [(r.kind, r.after) for r in bound] == [("pin", "tfkit<1.10")]
+    assert "tfkit==1.9.0" in Path(str(result.lock)).read_text()
+
+
 def test_a_python_2_install_prefers_an_older_wheel_to_a_newer_sdist(tmp_path: Path) -> None:
     from miner.select.sandbox import Finished
 

@@ -407,14 +407,18 @@ def _namespace_part(
 def _bounded(
     built: EnvironmentBuild, fault: RuntimeFault, builder: Builder
 ) -> EnvironmentBuild | None:
-    """`built` with `fault.distribution` (`numpy<2`) installed beside its lines, None when that
-    does not install."""
+    """`built` with `fault.distribution` (`numpy<2`) installed beside its lines (in place of an
+    exact pin of the same project, which the bound rules out: `tensorflow==1.15.0` for
+    `tensorflow<1.10`), None when that does not install."""
     bound = fault.distribution
-    if bound in built.lines or builder.install([*built.lines, bound]).exit_code != 0:
+    project = canonical(name_of(bound))
+    lines = tuple(ln for ln in built.lines
+                  if not (canonical(name_of(ln)) == project and "==" in ln))  # fmt: skip
+    if bound in built.lines or builder.install([*lines, bound]).exit_code != 0:
         return None
     with builder.log.open("a", encoding="utf-8") as fh:
         fh.write(f"miner: repair pin: {bound}: {fault.feature} "
                  f"({fault.evidence.path}:{fault.evidence.line})\n")  # fmt: skip
     repair = Repair("pin", re.split(r"[<>=!]", bound)[0], bound, f"the code or a dependency uses "
                     f"{fault.feature}", fault.evidence)  # fmt: skip
-    return replace(built, repairs=(*built.repairs, repair), lines=(*built.lines, bound))
+    return replace(built, repairs=(*built.repairs, repair), lines=(*lines, bound))
