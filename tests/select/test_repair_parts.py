@@ -147,6 +147,14 @@ def test_conda_and_apt_names_and_urls_become_the_index_names() -> None:
     assert done[0].after == "git+https://github.com/a/helperpkg.git#egg=helperpkg"
 
 
+def test_a_nightly_build_becomes_the_stable_project_it_precedes() -> None:
+    lines, done = aliases(["jax", "tf-nightly", "tb-nightly==2.16.0a20240101"], lambda n: True)
+    assert lines == ["jax", "tensorflow", "tensorboard"]
+    assert [r.evidence.rule for r in done] == ["repair.alias.nightly"] * 2
+    lines, done = aliases(["tensorflow==2.15.0", "tf-nightly"], lambda n: True)
+    assert lines == ["tensorflow==2.15.0"] and done[0].after == ""
+
+
 def test_a_system_freeze_is_reduced_to_what_the_code_imports(tmp_path: Path) -> None:
     (tmp_path / "train.py").write_text("import numpy\nimport yaml\n", encoding="utf-8")
     closure = import_closure(tmp_path, [tmp_path / "train.py"])

@@ -32,6 +32,13 @@ APT_NAME = re.compile(r"^(?:python3?-(?:dev|pip|tk|venv|setuptools|numpy|scipy|o
                       r"pkg-config|swig)$")  # fmt: skip
 # Lines a system's `pip freeze` writes that name no distribution (Debian's pkg-resources==0.0.0).
 FREEZE_ARTEFACTS = frozenset({"pkg-resources"})
+# Nightly builds on the index and the stable projects they precede.
+NIGHTLIES = {
+    "tf-nightly": "tensorflow", "tf-nightly-cpu": "tensorflow-cpu",
+    "tf-nightly-gpu": "tensorflow-gpu", "tb-nightly": "tensorboard", "keras-nightly": "keras",
+    "tfp-nightly": "tensorflow-probability", "tfds-nightly": "tensorflow-datasets",
+    "tf-estimator-nightly": "tensorflow-estimator", "tf-keras-nightly": "tf-keras",
+}  # fmt: skip
 CONDA_PIN = re.compile(r"^([A-Za-z0-9][\w.-]*)=(?!=)([\w.*+!]+)(?:=[\w.*]+)?$")
 # `conda list --export` written with pip's `==`: `torch==1.12.1=py3.8_cuda11.3_cudnn8.3.2_0`.
 CONDA_BUILD = re.compile(r"^([A-Za-z0-9][\w.-]*)==([\w.*+!]+)=[\w.*]+$")
@@ -167,6 +174,17 @@ def aliases(lines: list[str], on_index: Callable[[str], bool]) -> tuple[list[str
                 repairs.append(line_repair("alias", stripped, fixed, f"conda names {target} {name}",
                                            "repair.alias.conda"))  # fmt: skip
                 stripped = fixed
+        elif canonical(key) in NIGHTLIES and not is_option(stripped):
+            # a nightly keeps its latest builds only: those of the commit's time are gone
+            stable = NIGHTLIES[canonical(key)]
+            listed = any(canonical(name_of(other)) == stable for other in lines)
+            fixed = "" if listed else stable + stripped[len(name) :].split("==")[0]
+            why = (f"{name}'s builds of the commit's time are gone from the index (a nightly "
+                   f"keeps its latest); the stable {stable} of that time stands in")  # fmt: skip
+            repairs.append(line_repair("alias", stripped, fixed, why, "repair.alias.nightly"))
+            if listed:
+                continue
+            stripped = fixed
         elif canonical(key) in FREEZE_ARTEFACTS:
             why = (f"{name} is what Debian's pip freeze writes for setuptools' pkg_resources, "
                    "no project of the index")  # fmt: skip
