@@ -43,7 +43,7 @@ def stand_in_files_for(
         if written is None:
             written = _image_folder(line, copy, logs)
         if written is None:
-            written = sibling_split(line, copy, copy, writable, logs / REPORT_DIR)
+            written = sibling_split(line, copy, writable, logs / REPORT_DIR)
         if written is None:
             continue
         where = (

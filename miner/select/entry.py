@@ -215,9 +215,9 @@ PROSE_TRAINING = re.compile(r"(?i)\b(?:train\w*|fine-?tun\w*|pre-?train\w*)\b")
 def _said_to_evaluate(segment: str, line: str) -> bool:
     """True when the command is a code span inside a sentence that says it evaluates, tests or
     generates, and says nothing of training."""
-    prose = line.replace(segment, " ")
     if segment.strip() == line.strip() or "`" not in line:
         return False
+    prose = line.replace(segment, " ")
     return bool(PROSE_EVALUATION.search(prose)) and not PROSE_TRAINING.search(prose)
 
 

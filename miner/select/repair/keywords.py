@@ -100,7 +100,7 @@ def _project_frame(lines: list[str], number: int, root: Path) -> tuple[list[str]
 
 def _package_of(source: list[str], called: str) -> str | None:
     """The installed package the file imports `called` from; None for the standard library."""
-    package = _imported_from(source, called)
+    package = imported_from(source, called)
     return None if package is None or package in sys.stdlib_module_names else package
 
 
@@ -148,7 +148,7 @@ def _called_with(source: list[str], line: int, keyword: str) -> str | None:
     return None
 
 
-def _imported_from(source: list[str], called: str) -> str | None:
+def imported_from(source: list[str], called: str) -> str | None:
     """The top-level package the file imports `called` (or its first part) from."""
     head = called.split(".")[0]
     for line in source:

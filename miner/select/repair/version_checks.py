@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from miner.select.repair.keywords import imported_from
 from miner.select.repair.names import distribution_for
 
 # "1.4" <= tf.__version__, tf.__version__ >= '1.4' (a one-digit minor: the compare breaks at .10)
@@ -42,15 +43,15 @@ def string_version_bound(code: str, root: Path) -> tuple[str, str] | None:
 
 
 def _imported_as(alias: str, root: Path) -> str | None:
-    """The module a checkout's file imports as `alias` (`import tensorflow as tf`)."""
-    pattern = re.compile(rf"^\s*import\s+([\w.]+)\s+as\s+{re.escape(alias)}\b", re.M)
+    """The module a checkout's file imports as `alias` (`import tensorflow as tf`); the run's
+    folder may be below the root, so every module is looked in, not the traceback's file."""
     for number, path in enumerate(root.rglob("*.py")):
         if number == MAX_FILES:
             break
         try:
-            found = pattern.search(path.read_text(encoding="utf-8", errors="replace"))
+            source = path.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             continue
-        if found:
-            return found.group(1).split(".")[0]
+        if module := imported_from(source, alias):
+            return module
     return None

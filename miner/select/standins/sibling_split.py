@@ -23,14 +23,14 @@ MAX_BYTES = 512 * 1024**2  # a shipped split larger than this is not copied
 
 
 def sibling_split(
-    text: str, cwd: Path, checkout: Path, writable: tuple[Path, ...], report_dir: Path
+    text: str, checkout: Path, writable: tuple[Path, ...], report_dir: Path
 ) -> WrittenFiles | None:
     """Copy the checkout's own split for the missing file the log line `text` names (relative
-    paths from `cwd`) when the target lies inside `writable`; None when there is none."""
+    paths from the checkout) when the target lies inside `writable`; None when there is none."""
     path = missing_path(text)
     if path is None or PurePath(path).suffix.lower() not in SUFFIXES:
         return None
-    target = Path(path) if Path(path).is_absolute() else cwd / path
+    target = Path(path) if Path(path).is_absolute() else checkout / path
     resolved = target.resolve()
     if resolved.exists() or not any(resolved.is_relative_to(r.resolve()) for r in writable):
         return None
