@@ -18,6 +18,7 @@ from miner.codebook import Evidence
 from miner.select.arguments import fill_in_value
 from miner.select.console_scripts import call_code, console_scripts
 from miner.select.entry import SCRIPT_IN_SHELL, is_training_script, readme_commands
+from miner.select.relative_runs import as_module_run
 from miner.select.versions import VersionSpec, version_specs
 
 MAX_LINES_PER_FILE = 5000
@@ -224,6 +225,7 @@ def scan_checkout(root: Path) -> CheckoutEvidence:
     data = _data_files(tree) + data + readme_data
     mentioned = _readme_mentions(tree)
     entries = sorted(readme_entries + scripts, key=lambda e: _entry_order(e, mentioned))
+    entries = [as_module_run(e, tree.read_text) for e in entries]
     return CheckoutEvidence(
         entry_points=tuple(entries),
         seed_sites=tuple(seeds),
