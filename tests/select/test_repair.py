@@ -649,3 +649,26 @@ def test_an_undeclared_import_that_did_not_install_is_not_built_again_after_the_
     log = (Path(result.log_dir) / "install.log").read_text(encoding="utf-8")
     # built once while the environment was made, not again by the repair after the run
     assert log.count("Building sparsekit==0.6.18") == 1, log
+
+
+def test_an_undeclared_import_whose_distribution_has_no_build_here_takes_one_that_has(
+    tmp_path: Path,
+) -> None:
+    from miner.select.repair.imports import pigar_candidates
+
+    if "rdkit-pypi" not in pigar_candidates("rdkit"):
+        pytest.skip("pigar's database is not installed")
+    index = build_index(tmp_path / "index")
+    # `rdkit` has wheels for a newer CPython only (and no sdist); `rdkit-pypi` has pure ones
+    for minor in range(12):  # the longer history: the import's namesake is the first choice
+        newer = build_wheel(tmp_path / "newer", "rdkit", f"2022.{minor}.1", {"rdkit/A.py": ""})
+        newer.rename(index / f"rdkit-2022.{minor}.1-cp399-cp399-manylinux2014_x86_64.whl")
+    for minor in range(10):
+        build_wheel(index, "rdkit_pypi", f"2021.{minor}.1", {"rdkit/__init__.py": "A = 1\n"})
+    script = "import rdkit\nassert rdkit.A == 1\n" + train()
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1"], script)
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome.startswith("ok"), result.evidence
+    [added] = [r for r in result.repairs if r.kind == "import" and r.before == "import rdkit"]
+    assert added.after.startswith("rdkit-pypi") or added.after.startswith("rdkit_pypi")
+    assert "rdkit has no build for Python" in added.reason

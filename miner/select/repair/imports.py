@@ -11,6 +11,7 @@ An import pigar does not know is looked for under its own name, as pipreqs does.
 from __future__ import annotations
 
 import functools
+import re
 from datetime import datetime, timezone
 
 from miner.select.repair.index import IndexSource, Release, releases
@@ -85,3 +86,33 @@ def namespace_part_on_index(
     # `sklearn.preprocessing` on the index is a placeholder of a release or two, not the part
     # of scikit-learn the code imports; `ruamel.yaml` has a history of its own
     return found if len(releases(source, found[0], as_of) or []) >= MIN_RELEASES else None
+
+
+GPU_BUILD = re.compile(r"(?i)gpu|cuda|[-_]cu\d")
+
+
+def buildable_alternative(
+    module: str, dist: str, source: IndexSource, python: tuple[int, int]
+) -> tuple[str, str] | None:
+    """(distribution, why) that ships `module` with a wheel for `python` when `dist` has neither
+    such a wheel nor a source to build (`rdkit`, on the index from 2022 for Python 3.7 and
+    later: `rdkit-pypi` has Python 3.6's; `faiss`, whose last wheels were for 3.7: `faiss-cpu`);
+    of pigar's maintained candidates, a CPU build before a GPU one, then the first published.
+    None when `dist` installs as it is, or nothing else ships the module."""
+    listed = releases(source, dist)
+    if listed is None or any(r.wheel_for(python) or r.has_sdist for r in listed):
+        return None
+    found: dict[str, list[Release]] = {}
+    for name in pigar_candidates(module):
+        if canonical(name) == canonical(dist):
+            continue
+        others = releases(source, name) or []
+        if len(others) >= MIN_RELEASES and any(r.wheel_for(python) for r in others):
+            found[name] = others
+    if not found:
+        return None
+    best = min(found, key=lambda n: (bool(GPU_BUILD.search(n)),
+                                     min(r.uploaded or EPOCH for r in found[n]), n))  # fmt: skip
+    version = ".".join(map(str, python))
+    return best, (f"{dist} has no build for Python {version}; {best} ships `{module}` "
+                  f"and has one")  # fmt: skip

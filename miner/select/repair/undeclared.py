@@ -10,7 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from miner.codebook import Evidence
-from miner.select.repair.imports import distribution_on_index, namespace_part_on_index
+from miner.select.repair.imports import (
+    buildable_alternative,
+    distribution_on_index,
+    namespace_part_on_index,
+)
 from miner.select.repair.index import newest_release
 from miner.select.repair.moves import companion, pillow_bound
 from miner.select.repair.names import canonical
@@ -44,6 +48,9 @@ def add_undeclared(attempt: Attempt, good: list[str]) -> list[str]:
         dist, why = found
         if any(canonical(name_of(ln)) == canonical(dist) for ln in attempt.lines):
             continue  # declared, so it installed and still lacks the module: leave it
+        other = buildable_alternative(module, dist, attempt.source, attempt.version)
+        if other is not None:
+            dist, why = other[0], f"{why}; {other[1]}"
         if canonical(dist) in attempt.pins:
             dist, why = attempt.pins[canonical(dist)], f"{why}, at the version of the freeze"
         dist, why = _with_companion(attempt.lines, dist, why)
