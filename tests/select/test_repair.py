@@ -672,3 +672,24 @@ def test_an_undeclared_import_whose_distribution_has_no_build_here_takes_one_tha
     [added] = [r for r in result.repairs if r.kind == "import" and r.before == "import rdkit"]
     assert added.after.startswith("rdkit-pypi") or added.after.startswith("rdkit_pypi")
     assert "rdkit has no build for Python" in added.reason
+
+
+def test_a_binding_that_finds_no_system_library_gets_the_release_whose_wheels_bundle_it(
+    tmp_path: Path,
+) -> None:
+    index = tmp_path / "index"
+    index.mkdir()
+    build_wheel(index, "tinyfit", "0.1", {"tinyfit/__init__.py": TINYFIT})
+    # soundfile before 0.12.1 looks for libsndfile on the system, which this machine lacks
+    build_wheel(index, "soundfile", "0.10.3",
+                {"soundfile.py": "raise OSError('sndfile library not found')\n"})  # fmt: skip
+    build_wheel(index, "soundfile", "0.12.1", {"soundfile.py": "read = len\n"})
+    script = "import soundfile\n" + train()
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1", "soundfile==0.10.3"], script)
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "ok", (result.evidence, [r.summary for r in result.repairs])
+    [bound] = [r for r in result.repairs if r.evidence.rule == "repair.bundled.runtime"]
+    assert (bound.kind, bound.after) == ("pin", "soundfile>=0.12.1")
+    assert "libsndfile" in bound.reason
+    locked = Path(str(result.lock)).read_text()
+    assert "soundfile==0.12.1" in locked and "soundfile==0.10.3" not in locked

@@ -446,6 +446,13 @@ def test_a_training_log_names_the_repair_it_calls_for(tmp_path: Path) -> None:
     assert check is not None and (check.kind, check.distribution) == ("bound", "tensorflow<1.10")
     assert check.evidence.rule == "repair.version_check.runtime" and check.evidence.line == 3
     assert fault('  File "train.py", line 3\n    assert len(x) == 4\nAssertionError') is None
+    for words in (
+        "OSError: sndfile library not found",
+        "OSError: cannot load library 'libsndfile.so': libsndfile.so: cannot open",
+    ):
+        sndfile = fault(words)  # soundfile's words before and after 0.11
+        assert sndfile is not None and (sndfile.kind, sndfile.distribution) == (
+            "bound", "soundfile>=0.12.1")  # fmt: skip
     loose = fault("AttributeError: module 'distutils' has no attribute 'version'", (3, 8))
     assert loose is not None and (loose.kind, loose.distribution) == ("bound", "setuptools<59.6")
     assert fault("AttributeError: module 'distutils' has no attribute 'version'", (3, 12)) is None

@@ -18,6 +18,7 @@ from pathlib import Path
 from miner.codebook import Evidence
 from miner.select.cuda_only import CUDA_ONLY_MODULES
 from miner.select.repair.attempt import EnvironmentBuild
+from miner.select.repair.bundled import bundled_library
 from miner.select.repair.envs import Builder
 from miner.select.repair.extensions import extension_setup
 from miner.select.repair.generated import generating_setup
@@ -202,6 +203,9 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
                 evidence = Evidence(log.name, number, line.strip()[:300],
                                     "repair.interpreter.runtime")  # fmt: skip
                 return RuntimeFault("interpreter", evidence, before=before, feature=feature)
+        if bundled := bundled_library(line):
+            evidence = Evidence(log.name, number, line.strip()[:300], "repair.bundled.runtime")
+            return RuntimeFault("bound", evidence, distribution=bundled[0], feature=bundled[1])
         if PROTOBUF_4.search(line):
             evidence = Evidence(log.name, number, line.strip()[:300], "repair.protobuf.runtime")
             return RuntimeFault("bound", evidence, distribution="protobuf<=3.20.3",
@@ -414,6 +418,8 @@ def _bounded(
     project = canonical(name_of(bound))
     lines = tuple(ln for ln in built.lines
                   if not (canonical(name_of(ln)) == project and "==" in ln))  # fmt: skip
+    if ">" in bound and builder.as_of:  # the release a lower bound asks for may be past the date
+        builder = replace(builder, past_date=(*builder.past_date, project))
     if bound in built.lines or builder.install([*lines, bound]).exit_code != 0:
         return None
     with builder.log.open("a", encoding="utf-8") as fh:
