@@ -31,6 +31,7 @@ from miner.select.repair import BuildRequest, EnvironmentBuild, build_environmen
 from miner.select.repair.envs import python2_interpreters
 from miner.select.repair.extensions import extension_repair
 from miner.select.repair.generated import run_setup
+from miner.select.repair.python2_pins import python2_requirement
 from miner.select.repair.records import Repair
 from miner.select.repair.runtime import RuntimeFault, install_module, runtime_fault
 from miner.select.smoke_records import SmokeOptions, SmokeTarget
@@ -140,11 +141,21 @@ def train_with_reruns(
             target = replace(target, command=(*target.command, *words))
             training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
             continue
-        if training.outcome == "python2" and not built.python2 and python2_interpreters():
+        py2 = (
+            training.evidence
+            if training.outcome == "python2"
+            else (
+                python2_requirement(built, copy)
+                if training.outcome in ("import", "runtime")
+                else None
+            )
+        )
+        if py2 is not None and not built.python2 and python2_interpreters():
             # Python 2 names met at run time (`unicode`, `dict.iteritems`) in code that parses as
-            # Python 3: the environment rebuilt on 2.7, once (built.python2 is then true)
+            # Python 3, or a failed run of a project that requires what only Python 2 installs
+            # (`functools32`): the environment rebuilt on 2.7, once (built.python2 is then true)
             on_27 = install_environment(target, venv, (*built.options, *built.lines), logs,
-                                        work, base, options, copy, training.evidence)  # fmt: skip
+                                        work, base, options, copy, py2)  # fmt: skip
             if on_27.failure is not None:
                 notes.append(f"python2: the 2.7 environment failed: {on_27.failure.text}")
                 break

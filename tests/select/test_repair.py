@@ -145,17 +145,24 @@ def _virtualenv_cached(tmp: Path) -> bool:
     return done.returncode == 0
 
 
-def _smoke_on_27(tmp_path: Path, script: str):  # type: ignore[no-untyped-def]
-    """A smoke run of `script`, which imports `oldpin` (a wheel for Python 2 and 3), where a 2.7
-    interpreter and the virtualenv that makes its environments are at hand (else a skip)."""
+def _smoke_on_27(  # type: ignore[no-untyped-def]
+    tmp_path: Path, script: str, wheels: dict[str, dict[str, str]] | None = None,
+    requirements: tuple[str, ...] = ("oldpin==1.2.0",),
+):  # fmt: skip
+    """A smoke run of `script`, which imports `oldpin` (a wheel for Python 2 and 3, as are the
+    `wheels` NAME-VERSION: files), where a 2.7 interpreter and the virtualenv that makes its
+    environments are at hand (else a skip)."""
     if not python2_interpreters():
         pytest.skip("no ~/.pyenv/versions/2.7.* interpreter on this machine")
     if not _virtualenv_cached(tmp_path):
         pytest.skip(f"{VIRTUALENV_PY2} (the last that makes 2.7 environments) is not in uv's cache")
     index = tmp_path / "index"
-    build_wheel(index, "oldpin", "1.2.0", {"oldpin.py": "VERSION = '1.2.0'\n"})
-    (index / "oldpin-1.2.0-py3-none-any.whl").rename(index / "oldpin-1.2.0-py2.py3-none-any.whl")
-    checkout = _project(tmp_path / "repo", index, ["oldpin==1.2.0"], script)
+    wanted = {"oldpin-1.2.0": {"oldpin.py": "VERSION = '1.2.0'\n"}, **(wheels or {})}
+    for release, files in wanted.items():
+        name, _, version = release.partition("-")
+        built = build_wheel(index, name, version, files)
+        built.rename(index / built.name.replace("-py3-", "-py2.py3-"))
+    checkout = _project(tmp_path / "repo", index, list(requirements), script)
     options = _options(tmp_path)
     env = {**(options.env or {}), "UV_CACHE_DIR": ""}
     env.pop("UV_CACHE_DIR")
@@ -693,3 +700,26 @@ def test_a_binding_that_finds_no_system_library_gets_the_release_whose_wheels_bu
     assert "libsndfile" in bound.reason
     locked = Path(str(result.lock)).read_text()
     assert "soundfile==0.12.1" in locked and "soundfile==0.10.3" not in locked
+
+
+def test_a_failed_run_of_a_project_requiring_what_only_python_2_installs_rebuilds_on_27(
+    tmp_path: Path,
+) -> None:
+    # `from selsearch import search` in selsearch/__init__.py: Python 2's implicit relative
+    # import finds selsearch/selsearch.py; Python 3's absolute import finds the package itself
+    package = {"selsearch/__init__.py": "from selsearch import search\n",
+               "selsearch/selsearch.py": "def search():\n    return 0.5\n"}  # fmt: skip
+    loop = "for step in range(2):\n    print('step %d loss %.2f' % (step, search()))\n"
+    script = "import oldpin\nfrom selsearch import search\n" + loop
+    requirements = ("oldpin==1.2.0", "selsearch==0.1", "functools32==3.2.3.post2")
+    result = _smoke_on_27(tmp_path, script, {"selsearch-0.1": package}, requirements)
+    assert result.outcome == "ok", result.evidence
+    assert result.python.startswith("2.7")
+    [moved] = [r for r in result.repairs if r.kind == "python2"]
+    assert moved.evidence.rule == "smoke.python2.requirement"
+    assert "functools32" in moved.evidence.text
+    # code that does not compile on Python 2 stays on Python 3, whatever its requirements say
+    (tmp_path / "py3").mkdir()
+    py3 = "name = 'x'\nprint(f'{name}')\n" + script
+    kept = _smoke_on_27(tmp_path / "py3", py3, {"selsearch-0.1": package}, requirements)
+    assert kept.outcome == "import" and not kept.python.startswith("2.7")
