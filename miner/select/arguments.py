@@ -42,6 +42,9 @@ DEVICE_WORDS = frozenset(
     "numprocs ndevices numdevices devices worldsize nnodes numnodes".split()
 )
 COUNTING = frozenset("num n per node".split())
+# How long a run trains, in a placeholder's words (`<number_of_training_iterations>`).
+ITERATION_WORDS = frozenset("epoch epochs nepochs numepochs iteration iterations iters niters "
+                            "numiters steps nsteps numsteps".split())  # fmt: skip
 ID_WORDS = frozenset("id ids gpuid gpuids deviceid deviceids".split())
 PORT_WORDS = frozenset("port masterport distport".split())
 PORT = "29500"
@@ -109,6 +112,8 @@ def role_of(option: str, placeholder: str) -> str:
     device = _device_role(option_words, value_words)
     if device:
         return device
+    if ITERATION_WORDS.intersection(value_words) and not DATA_WORDS.intersection(value_words):
+        return "count"  # `-iterations <number_of_training_iterations>`: one is enough to train
     for words in (option_words, value_words) if option else (value_words,):
         # a run's name: an option's word, or a bare placeholder's (`<experiment-tag>`)
         if (
@@ -196,6 +201,27 @@ def repository_config(option: str, placeholder: str, paths: frozenset[str]) -> s
         return size, len(path), path
 
     return min(found, key=rank) if found else None
+
+
+# Files a data placeholder may name: tables, arrays and text the code reads as they are.
+SHIPPED_DATA = (".csv", ".tsv", ".txt", ".json", ".jsonl", ".npy", ".npz", ".h5", ".hdf5",
+                ".pkl", ".pickle", ".mat", ".db", ".xlsx", ".parquet")  # fmt: skip
+
+
+def repository_data(option: str, placeholder: str, paths: frozenset[str]) -> str | None:
+    """The one data file of the repository that a data placeholder names by its words
+    (`<dataset_path>` with `dataset.csv` shipped, `--train <train_file>` with
+    `data/train.tsv`); None when none or several match, or the argument is no data path."""
+    if role_of(option, placeholder) != "data":
+        return None
+    shipped = [p for p in paths if p.lower().endswith(SHIPPED_DATA)
+               and not PurePosixPath(p).name.startswith(".")]  # fmt: skip
+    # the placeholder's own words first (`-train <dataset_path>`: dataset.csv, not train.tsv)
+    for words in ({*_words(placeholder)}, {*_words(option), *_words(placeholder)}):
+        found = [p for p in shipped if set(_words(PurePosixPath(p).stem)) <= words]
+        if found:
+            return found[0] if len(found) == 1 else None
+    return None
 
 
 def repository_path(value: str, paths: frozenset[str]) -> str | None:

@@ -20,7 +20,12 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from miner.audit.closure import runs_python
-from miner.select.arguments import fill_in_value, repository_config, repository_path
+from miner.select.arguments import (
+    fill_in_value,
+    repository_config,
+    repository_data,
+    repository_path,
+)
 from miner.select.console_scripts import module_file
 
 # Scripts that are not training: demos, plots, servers, webcams, data preparation, evaluation.
@@ -279,6 +284,8 @@ def _split_placeholders(
         placeholders.append(f"{previous} {arg}" if separate else arg)
         filled = repository_path(value, paths)
         if filled is None:
+            filled = repository_data(previous if separate else option, value, paths)
+        if filled is None:
             filled = fill_in_value(previous if separate else option, value)
         if filled is None:
             filled = repository_config(previous if separate else option, value, paths)
@@ -441,6 +448,7 @@ def readme_commands(
     base = str(PurePosixPath(doc).parent)
     found = []
     for no, line in joined_lines(text):
+        line = html_unmarked(line)
         named = scripts and not scripts.keys().isdisjoint(re.findall(r"[\w.-]+", line))
         if not named and not re.search(r"\.(?:py|sh)\b|-m\s+\w|(?:^|\s|`)\./\w", line):
             continue
@@ -448,6 +456,20 @@ def readme_commands(
         if command is not None:
             found.append(command)
     return found
+
+
+# A command written in HTML (`<code>python3 network.py -train <i>dataset_path</i></code>`): the
+# markup goes, and a value set in italics or as a variable is a placeholder, as `<path>` is.
+HTML_VALUE = re.compile(r"<(i|em|var)>\s*([^<>]+?)\s*</\1>", re.I)
+HTML_TAG = re.compile(r"</?(?:code|pre|kbd|samp|tt|b|strong|p|span|br)\b[^<>]*>", re.I)
+
+
+def html_unmarked(line: str) -> str:
+    """`line` without HTML's inline markup, a value in `<i>` or `<var>` as `<value>`."""
+    if "</" not in line:
+        return line
+    line = HTML_VALUE.sub(lambda m: "<" + "_".join(m.group(2).split()) + ">", line)
+    return " ".join(HTML_TAG.sub(" ", line).split())
 
 
 def is_training_script(path: str) -> bool:

@@ -157,3 +157,15 @@ def test_a_placeholder_inside_a_path_takes_the_repositorys_file_it_names() -> No
     )
     assert repository_path("data/<name>/train.csv", paths) is None  # nothing there: data
     assert repository_path("<path-to-config>", paths) is None  # a placeholder alone
+
+
+def test_a_data_placeholder_takes_the_one_shipped_file_its_words_name():
+    from miner.select.arguments import repository_data
+
+    paths = frozenset({"dataset.csv", "data/train.tsv", "data/test.tsv", "train.py", "dataset.py"})
+    assert repository_data("-train", "<dataset_path>", paths) == "dataset.csv"
+    assert repository_data("--train", "<train_file>", paths) == "data/train.tsv"
+    assert repository_data("--data", "<path>", paths) is None  # no file named by the words
+    two = paths | {"other/dataset.json"}
+    assert repository_data("-train", "<dataset_path>", two) is None  # which one: not ours to say
+    assert repository_data("--model", "<model_path>", paths | {"model.h5"}) is None  # weights

@@ -591,3 +591,22 @@ def test_a_launcher_that_starts_a_module_runs_that_module():
         "src.language_modeling.train",
         ("--config", "config/language_modeling/pretrain.yaml"),
     )
+
+
+def test_a_command_written_in_html_runs_with_its_italic_values_as_placeholders():
+    text = (
+        "<b>Training on new data:</b><br />\n"
+        "<code>python3 train.py -train <i>dataset_path</i> -iterations "
+        "<i>number of training iterations</i></code>\n"
+    )
+    paths = PATHS | {"dataset.csv", "results/summary.csv"}
+    [command] = readme_commands("README.md", text, paths)
+    # the one file the repository ships that the placeholder names; one iteration
+    assert (command.script, command.args) == (
+        "train.py",
+        ("-train", "dataset.csv", "-iterations", "1"),
+    )
+    assert command.placeholders == (
+        "-train <dataset_path>",
+        "-iterations <number_of_training_iterations>",
+    )
