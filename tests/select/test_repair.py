@@ -723,3 +723,20 @@ def test_a_failed_run_of_a_project_requiring_what_only_python_2_installs_rebuild
     py3 = "name = 'x'\nprint(f'{name}')\n" + script
     kept = _smoke_on_27(tmp_path / "py3", py3, {"selsearch-0.1": package}, requirements)
     assert kept.outcome == "import" and not kept.python.startswith("2.7")
+
+
+def test_a_requirement_dropped_for_its_failed_build_is_not_built_again_for_a_dependency(
+    tmp_path: Path,
+) -> None:
+    index = build_index(tmp_path / "index")
+    build_failing_sdist(index, "sparsekit", "0.6.18")  # an extension that never builds here
+    build_wheel(index, "geokit", "1.6.3", {"geokit/__init__.py": "import sparsekit\n"})
+    script = "import geokit\n" + train()  # the entry point imports sparsekit only through geokit
+    checkout = _project(tmp_path / "repo", index, ["tinyfit==0.1", "geokit==1.6.3",
+                                                   "sparsekit==0.6.18"], script)  # fmt: skip
+    result = smoke(_target(checkout), _options(tmp_path))
+    assert result.outcome == "import", result.evidence
+    assert [r.before for r in result.repairs if r.kind == "drop"] == ["sparsekit==0.6.18"]
+    log = (Path(result.log_dir) / "install.log").read_text(encoding="utf-8")
+    # built once, dropped; not built again when geokit's import asks for it
+    assert log.count("Building sparsekit==0.6.18") == 1, log

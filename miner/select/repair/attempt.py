@@ -341,6 +341,8 @@ class Attempt(RepairSteps):
             index = self._line(name_of(required))
             line = self.lines[index] if index is not None else ""
         if line and self.closure.files and not needed(line, self.closure):
+            if failure.kind == "build":  # a dependency's import does not bring it back
+                self.unbuilt.add(canonical(name_of(line)))
             del self.lines[index]  # type: ignore[arg-type]
             return self._record(
                 "drop",

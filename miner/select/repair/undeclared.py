@@ -88,6 +88,8 @@ def add_missing_dependencies(
         found = distribution_on_index(needed, attempt.source)
         if found is None or any(w[0] == needed for w in wanted):
             continue
+        if canonical(found[0]) in attempt.unbuilt:
+            continue  # its build failed and it was dropped (torch-sparse past the install bound)
         where = Evidence("import check", 0, f"import {module}: {error}"[:200],
                          "repair.import.dependency")  # fmt: skip
         dist, why = _with_companion(attempt.lines, found[0], f"{module} imports {needed}, "
