@@ -453,6 +453,11 @@ def test_a_training_log_names_the_repair_it_calls_for(tmp_path: Path) -> None:
         sndfile = fault(words)  # soundfile's words before and after 0.11
         assert sndfile is not None and (sndfile.kind, sndfile.distribution) == (
             "bound", "soundfile>=0.12.1")  # fmt: skip
+    gfortran = "OSError: libgfortran.so.3: cannot open shared object file: No such file"
+    frame = '  File "/env/lib/python3.7/site-packages/mxnet/base.py", line 103, in _load_lib\n'
+    mxnet = fault(frame + gfortran)
+    assert mxnet is not None and (mxnet.kind, mxnet.distribution) == ("bound", "mxnet>=1.0.0.post4")
+    assert fault(gfortran) is None  # another binding's: which release bundles it is not known
     loose = fault("AttributeError: module 'distutils' has no attribute 'version'", (3, 8))
     assert loose is not None and (loose.kind, loose.distribution) == ("bound", "setuptools<59.6")
     assert fault("AttributeError: module 'distutils' has no attribute 'version'", (3, 12)) is None

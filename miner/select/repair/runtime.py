@@ -203,7 +203,7 @@ def runtime_fault(log: Path, python: tuple[int, int], root: Path) -> RuntimeFaul
                 evidence = Evidence(log.name, number, line.strip()[:300],
                                     "repair.interpreter.runtime")  # fmt: skip
                 return RuntimeFault("interpreter", evidence, before=before, feature=feature)
-        if bundled := bundled_library(line):
+        if bundled := bundled_library(line, lines[max(0, number - 20) : number - 1]):
             evidence = Evidence(log.name, number, line.strip()[:300], "repair.bundled.runtime")
             return RuntimeFault("bound", evidence, distribution=bundled[0], feature=bundled[1])
         if PROTOBUF_4.search(line):
