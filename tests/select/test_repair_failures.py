@@ -854,3 +854,41 @@ def test_a_release_an_api_bound_chose_still_moves_back_for_an_older_api(
     own = EnvironmentBuild(None, 1.0, "python3.7", (), ("tensorflow==1.14.0",),
                            ImportClosure((), ()))  # fmt: skip
     assert older.older_release(own, fault, builder, {}) is None
+
+
+def test_a_sdist_that_does_not_build_with_no_wheel_by_the_date_takes_the_nearest_past_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """numpy 1.11.1 pinned in 2016, on Python 3.6 (the oldest interpreter at hand): its sdist no
+    longer builds and no release of the time has a wheel for 3.6; 1.12.0 has, past the date."""
+    from datetime import datetime, timezone
+
+    import miner.select.repair.attempt as attempt_module
+
+    def dated(version: str, files: tuple[str, ...], year: int) -> Release:
+        return Release(Version(version), files, datetime(year, 1, 1, tzinfo=timezone.utc))
+
+    wheel = "-cp36-cp36m-manylinux1_x86_64.whl"
+    every = [
+        dated(
+            "1.11.1", ("numpy-1.11.1.tar.gz", "numpy-1.11.1-cp35-cp35m-manylinux1_x86_64.whl"), 2016
+        ),
+        dated("1.12.0", (f"numpy-1.12.0{wheel}",), 2017),
+        dated("1.19.5", (f"numpy-1.19.5{wheel}",), 2021),
+    ]
+
+    def listed(source: IndexSource, name: str, as_of: str | None = None) -> list[Release]:
+        return [r for r in every if r.uploaded and r.uploaded.year < 2017] if as_of else every
+
+    monkeypatch.setattr(attempt_module, "releases", listed)
+    attempt = _attempt(tmp_path, IndexSource(), ["numpy==1.11.1", "scipy==0.18.0"])
+    attempt.version, attempt.as_of = (3, 6), "2016-09-01T00:00:00Z"
+    failure = diagnose(["error: Failed to build `numpy==1.11.1`",
+                        "  cause: The build backend returned an error"])  # fmt: skip
+    assert failure is not None and failure.kind == "build"
+    assert attempt._repair(failure)
+    assert attempt.lines == ["numpy==1.12.0", "scipy==0.18.0"]  # the nearest, not today's
+    assert attempt.builder.past_date == ("numpy",)
+    [repair] = attempt.repairs
+    assert repair.kind == "wheel" and "past the commit's date" in repair.reason
+    assert not attempt._repair(failure)  # once

@@ -5,7 +5,7 @@ the check that the entry point's imports import."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from miner.audit.closure import ImportClosure
@@ -217,6 +217,24 @@ class Attempt(RepairSteps):
                     "the installer cannot parse its metadata; installed by itself, what it "
                     "imports checked like any import", evidence))  # fmt: skip
 
+    def _wheel_past_the_date(self, line: str, failure: Failure) -> bool:
+        """A sdist that does not build and no release of the commit's time with a wheel for
+        this Python (numpy 1.11.1 in 2016, on 3.6, the oldest interpreter at hand): the
+        nearest release that has one, past the commit's date."""
+        if not self.as_of or failure.name in self.builder.past_date:
+            return False
+        every = releases(self.source, failure.name) or []
+        fixed = wheel_move(line, failure.name, failure.version, every, self.version)
+        if not fixed or fixed in self.tried:
+            return False
+        self.tried.add(fixed)
+        self.builder = replace(self.builder, past_date=(*self.builder.past_date, failure.name))
+        self._replace(self._line(failure.name), fixed)
+        python = f"{self.version[0]}.{self.version[1]}"
+        reason = (f"its sdist does not build and no release by {self.as_of[:10]} has a wheel for "
+                  f"Python {python}; {fixed} has one, past the commit's date")  # fmt: skip
+        return self._record("wheel", line, fixed, reason, failure)
+
     def checkpoint(self) -> Checkpoint:
         """What a failed try puts back: the lines, repairs, build settings and builder."""
         return Checkpoint(tuple(self.lines), len(self.repairs), self.constraints,
@@ -315,6 +333,8 @@ class Attempt(RepairSteps):
                 )
                 self._replace(index, fixed)
                 return self._record("wheel", before, fixed, reason, failure)
+            if failure.kind == "build" and line and self._wheel_past_the_date(line, failure):
+                return True
         if failure.kind == "not_found" and line:
             # An import name written as a requirement (`cv2`, `pkg-resources`, `sklearn`).
             mapped = distribution_on_index(failure.name.replace("-", "_"), self.source)
