@@ -27,6 +27,7 @@ from miner.select.arguments import (
     repository_path,
 )
 from miner.select.console_scripts import module_file
+from miner.select.shell_variables import ShellVariables
 
 # Scripts that are not training: demos, plots, servers, webcams, data preparation, evaluation.
 NOT_TRAINING = re.compile(
@@ -447,8 +448,12 @@ def readme_commands(
     console scripts)."""
     base = str(PurePosixPath(doc).parent)
     found = []
+    variables = ShellVariables()
     for no, line in joined_lines(text):
         line = html_unmarked(line)
+        if variables.observe(line):
+            continue
+        line = variables.expand(line)
         named = scripts and not scripts.keys().isdisjoint(re.findall(r"[\w.-]+", line))
         if not named and not re.search(r"\.(?:py|sh)\b|-m\s+\w|(?:^|\s|`)\./\w", line):
             continue
