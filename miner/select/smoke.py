@@ -24,6 +24,7 @@ from miner.codebook import Evidence
 from miner.errors import DiskFull, ExperimentError
 from miner.models import SMOKE_OUTCOMES
 from miner.select.blobs import fetch_omitted
+from miner.select.case_aliases import case_aliases
 from miner.select.closure import (
     closure_note,
     import_closure,
@@ -94,6 +95,7 @@ def smoke(
             blobs = fetch_omitted(target.checkout, copy, work)
             notes += [blobs.note()] if blobs is not None else []
         notes += mount_data(copy, options.data)  # the user's data over what the checkout has
+        notes += case_aliases(copy)
         entry = target.entry_script or script_in_command(target.command)
         closure = import_closure(copy, entry)
         static = time.perf_counter() - started
