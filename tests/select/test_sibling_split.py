@@ -45,3 +45,14 @@ def test_the_same_file_shipped_elsewhere_comes_first_and_a_training_split_is_nev
     assert sibling_split(outside, copy, (work,), tmp_path / "r3") is None
     folder = "No such file or directory: 'data/train'"
     assert sibling_split(folder, copy, (work,), tmp_path / "r4") is None
+
+
+def test_molecules_one_a_line_stand_in_from_a_testing_split(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    copy = _checkout(work / "src", {"datasets/manual_testing_cleaned.smi": "CCO\nc1ccccc1\n",
+                                    "datasets/TRPM8_inhibitors_for_fine-tune.smi": "CN\n"})  # fmt: skip
+    line = (
+        "FileNotFoundError: [Errno 2] No such file or directory: './datasets/dataset_cleansed.smi'"
+    )
+    written = sibling_split(line, copy, (work,), tmp_path / "report")
+    assert written is not None and written.root.read_text(encoding="utf-8") == "CCO\nc1ccccc1\n"

@@ -14,10 +14,12 @@ from miner.select.standins.benchmark_layouts import WrittenFiles
 
 # The names of the splits a project ships when its training split is too large for git, best
 # first; and the suffixes of files a loader reads whole, whatever their rows hold.
-SPLITS = ("val", "valid", "validation", "dev", "test", "sample", "samples", "small", "toy", "mini",
-          "example", "examples")  # fmt: skip
+SPLITS = ("val", "valid", "validation", "dev", "test", "testing", "eval", "sample", "samples",
+          "small", "toy", "mini", "example", "examples")  # fmt: skip
+# (molecules as SMILES and sequences as FASTA are read a record a line, as text is)
 SUFFIXES = frozenset((".csv", ".tsv", ".txt", ".json", ".jsonl", ".conll", ".conllu", ".npy",
-                      ".npz", ".pkl", ".pickle", ".h5", ".hdf5", ".parquet"))  # fmt: skip
+                      ".npz", ".pkl", ".pickle", ".h5", ".hdf5", ".parquet", ".smi", ".fasta",
+                      ".fa"))  # fmt: skip
 TOKEN = re.compile(r"[A-Za-z]+")
 MAX_BYTES = 512 * 1024**2  # a shipped split larger than this is not copied
 
