@@ -49,8 +49,9 @@ def test_the_same_file_shipped_elsewhere_comes_first_and_a_training_split_is_nev
 
 def test_molecules_one_a_line_stand_in_from_a_testing_split(tmp_path: Path) -> None:
     work = tmp_path / "work"
-    copy = _checkout(work / "src", {"datasets/manual_testing_cleaned.smi": "CCO\nc1ccccc1\n",
-                                    "datasets/TRPM8_inhibitors_for_fine-tune.smi": "CN\n"})  # fmt: skip
+    shipped = {"datasets/manual_testing_cleaned.smi": "CCO\nc1ccccc1\n",
+               "datasets/TRPM8_inhibitors_for_fine-tune.smi": "CN\n"}  # fmt: skip
+    copy = _checkout(work / "src", shipped)
     line = (
         "FileNotFoundError: [Errno 2] No such file or directory: './datasets/dataset_cleansed.smi'"
     )
