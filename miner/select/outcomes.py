@@ -102,6 +102,8 @@ WEIGHTS_FILE = re.compile(
     r"[^']*(?:\.pth|\.pt|\.ckpt[^'/]*|\.caffemodel|\.weights"
     r"|\.h5|\.hdf5|\.t7|\.params|\.pb|pretrain[^']*)'"
     r"|Unable to open file \(unable to open file: name = '[^']*(?:\.h5|\.hdf5)'"
+    # TensorFlow's words for a checkpoint's shard, index or graph it cannot open
+    r"|\S\.(?:data-\d{5}-of-\d{5}|index|meta); No such file or directory"
 )
 DOWNLOAD = re.compile(
     r"(?i)Dataset not found|download=True|urlopen error|URLError|Network is unreachable"

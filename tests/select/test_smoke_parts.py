@@ -143,6 +143,9 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
         "FileNotFoundError: [Errno 2] No such file or directory: 'ckpt/test_model.pth'": (
             "needs_weights"
         ),
+        # TensorFlow's words for a checkpoint it cannot open
+        "tensorflow.python.framework.errors_impl.OpError: ./models/parsers/amount/best.data-"
+        "00000-of-00001; No such file or directory": "needs_weights",
         "SyntaxError: Missing parentheses in call to 'print'. Did you mean print(x)?": "python2",
         "NameError: name 'xrange' is not defined": "python2",
         "ModuleNotFoundError: No module named 'cPickle'": "python2",
