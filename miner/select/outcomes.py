@@ -126,7 +126,8 @@ DOWNLOAD = re.compile(
 DATA = re.compile(
     r"(?i)^(?!\s*tee: )"  # tee's log file in a missing folder is an output, not data
     r".*(?:FileNotFoundError|No such file(?: or directory)?\b|(?:please|manually) download"
-    r"|not found\. (?:Download|Please)|does not exist|IsADirectoryError|NotADirectoryError"
+    r"|not found[.!] (?:Download|Please|You can download)|does not exist|IsADirectoryError"
+    r"|NotADirectoryError"
     # an empty data folder: "No audio files found in 'corpus'", "Found 0 images in ...",
     # a DataLoader over nothing ("num_samples=0")
     r"|\bno (?:\w+ ){0,2}files? (?:were )?found|\bfound 0 (?:\w+ )?(?:files|images|samples)"

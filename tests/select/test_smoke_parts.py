@@ -161,6 +161,8 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
         "backend found!": "needs_gpu",
         "ValueError: operands could not be broadcast together": "runtime",
         "ValueError: No audio files found in 'corpus'.": "needs_data",
+        "RuntimeError: radarPNG is not found! You can download the radarPNG using `bash "
+        "download_radar_png.bash`": "needs_data",
         "Exception: Did not find any audio files in specified directory": "needs_data",
         "OSError: No such file: /tmp/src/data/datasets/SQuAD-v1.1-dev.json": "needs_data",
         "RuntimeError: Found 0 images in subfolders of: data/train": "needs_data",
