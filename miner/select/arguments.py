@@ -45,6 +45,8 @@ COUNTING = frozenset("num n per node".split())
 # How long a run trains, in a placeholder's words (`<number_of_training_iterations>`).
 ITERATION_WORDS = frozenset("epoch epochs nepochs numepochs iteration iterations iters niters "
                             "numiters steps nsteps numsteps".split())  # fmt: skip
+BATCH_WORDS = frozenset("batch batchsize bs".split())
+SMALL_BATCH = 4  # a multiple of the usual group sizes (minibatch-std groups of 4, pairs)
 ID_WORDS = frozenset("id ids gpuid gpuids deviceid deviceids".split())
 PORT_WORDS = frozenset("port masterport distport".split())
 PORT = "29500"
@@ -112,8 +114,15 @@ def role_of(option: str, placeholder: str) -> str:
     device = _device_role(option_words, value_words)
     if device:
         return device
-    if ITERATION_WORDS.intersection(value_words) and not DATA_WORDS.intersection(value_words):
-        return "count"  # `-iterations <number_of_training_iterations>`: one is enough to train
+    if not DATA_WORDS.intersection(value_words):
+        # `-iterations <number_of_training_iterations>`, a required `--num_epochs`: one is enough
+        # to train; a required `--batch_size`: a small batch
+        if ITERATION_WORDS.intersection(value_words) or (
+            not value_words and ITERATION_WORDS.intersection(option_words)
+        ):
+            return "count"
+        if BATCH_WORDS.intersection(value_words or option_words):
+            return "batch"
     for words in (option_words, value_words) if option else (value_words,):
         # a run's name: an option's word, or a bare placeholder's (`<experiment-tag>`)
         if (
@@ -169,8 +178,8 @@ def fill(option: str, placeholder: str) -> FilledArgument | None:
         return None
     if role == "name":
         return FilledArgument(option, RUN_NAME, role)
-    if role in ("count", "device", "port"):
-        value = {"count": "1", "device": "0", "port": PORT}[role]
+    if role in ("count", "device", "port", "batch"):
+        value = {"count": "1", "device": "0", "port": PORT, "batch": str(SMALL_BATCH)}[role]
         return FilledArgument(option, value, role)
     folder = OUTPUTS if role == "output" else STAND_IN_DATA
     return FilledArgument(option, f"{folder}/{_name(option, placeholder, role)}", role)

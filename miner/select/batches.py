@@ -18,10 +18,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from miner.select.arguments import devices_asked
+from miner.select.arguments import SMALL_BATCH, devices_asked
 from miner.select.declared_options import declared_options
-
-SMALL_BATCH = 4  # a multiple of the usual group sizes (minibatch-std groups of 4, pairs)
 
 # A training batch option's name, with `-` read as `_` and without its dashes: `batch_size`,
 # `batch`, `bs`, `train_batch_size`, `per_device_train_batch_size`, `batch_gpu`, `micro_batch_size`.

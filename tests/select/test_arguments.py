@@ -169,3 +169,13 @@ def test_a_data_placeholder_takes_the_one_shipped_file_its_words_name():
     two = paths | {"other/dataset.json"}
     assert repository_data("-train", "<dataset_path>", two) is None  # which one: not ours to say
     assert repository_data("--model", "<model_path>", paths | {"model.h5"}) is None  # weights
+
+
+def test_required_counts_and_batch_sizes_get_small_values():
+    from miner.select.arguments import fill_required
+
+    filled = fill_required(("--train_dir", "--output_dir", "--batch_size", "--num_epochs"))
+    assert [(a.option, a.value, a.role) for a in filled][2:] == [
+        ("--batch_size", "4", "batch"), ("--num_epochs", "1", "count")]  # fmt: skip
+    assert filled[0].role == "data" and filled[1].role == "output"
+    assert fill_required(("--learning_rate",)) == ()  # nothing a run can make up

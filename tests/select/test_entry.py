@@ -238,7 +238,7 @@ def test_a_choice_written_out_takes_its_first_alternative():
 
 def test_a_variables_name_in_capitals_is_a_placeholder_and_other_capitals_are_values():
     [command] = commands("python train.py --batch BATCH_SIZE --gpus NUM_GPUS LMDB_PATH\n")
-    assert command.args == ("--gpus", "1", "{run_dir}/stand-in-data/lmdb")
+    assert command.args == ("--batch", "4", "--gpus", "1", "{run_dir}/stand-in-data/lmdb")
     assert command.placeholders == ("--batch BATCH_SIZE", "--gpus NUM_GPUS", "LMDB_PATH")
     [values] = commands("python train.py --loss CROSS_ENTROPY --mode TRAIN --dataset CIFAR10\n")
     assert values.placeholders == ()
