@@ -199,9 +199,14 @@ def repository_config(option: str, placeholder: str, paths: frozenset[str]) -> s
     if not words & {"cfg", "config", "conf", "configs"}:
         return None
     named = next((s for s in CONFIG_SUFFIXES if placeholder.lower().endswith(s)), "")
-    wanted = (named,) if named else CONFIG_SUFFIXES[:3]
-    found = [p for p in paths if CONFIG_FOLDER.search(p) and p.lower().endswith(wanted)
-             and "__init__" not in p and "/_base_" not in p]  # fmt: skip
+    found: list[str] = []
+    # YAML or JSON first; else Python, where a project keeps only Python configurations
+    # (OpenMMLab's `configs/.../*.py`, read by `Config.fromfile`)
+    for wanted in ((named,),) if named else (CONFIG_SUFFIXES[:3], (".py",)):
+        found = [p for p in paths if CONFIG_FOLDER.search(p) and p.lower().endswith(wanted)
+                 and "__init__" not in p and "/_base_" not in p]  # fmt: skip
+        if found:
+            break
 
     def rank(path: str) -> tuple[int, int, str]:
         stem = PurePosixPath(path).stem.lower()

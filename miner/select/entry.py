@@ -275,12 +275,15 @@ def _split_placeholders(
     that precedes it."""
     kept: list[str] = []
     placeholders: list[str] = []
+    follows = False  # whether kept[-1] is the word just before this one
     for arg in map(_first_choice, args):
         option, value = _option_value(arg)
         if not PLACEHOLDER.search(value):
             kept.append(arg)
+            follows = True
             continue
-        previous = kept[-1] if kept else ""
+        previous = kept[-1] if kept and follows else ""
+        follows = False
         separate = not option and previous.startswith("-") and "=" not in previous
         placeholders.append(f"{previous} {arg}" if separate else arg)
         filled = repository_path(value, paths)
@@ -292,7 +295,10 @@ def _split_placeholders(
             filled = repository_config(previous if separate else option, value, paths)
         if filled is not None:
             kept.append(arg[: len(arg) - len(value)] + filled)
-        elif separate:
+            follows = True
+        elif separate or (option and previous.startswith("-") and "=" not in previous):
+            # `--work-dir <SAVE_PATH>`, or `--options model.pretrained=<PRETRAIN_MODEL>` as the
+            # option's first value: the option goes with it
             kept.pop()
     return tuple(kept), tuple(placeholders)
 
@@ -401,7 +407,9 @@ def _parse(
              or asks_to_train(rest))  # fmt: skip
     if not _trains(name) or not named or evaluates(rest):
         return None
-    args, placeholders = _split_placeholders(rest, paths)
+    # a command that starts in a folder names the repository's files from there
+    below = frozenset(p.removeprefix(f"{folder}/") for p in paths if p.startswith(f"{folder}/"))
+    args, placeholders = _split_placeholders(rest, below if folder else paths)
     return ReadmeCommand(no, line.strip(), runner, script, args, placeholders, module, folder)
 
 

@@ -610,3 +610,18 @@ def test_a_command_written_in_html_runs_with_its_italic_values_as_placeholders()
         "-train <dataset_path>",
         "-iterations <number_of_training_iterations>",
     )
+
+
+def test_a_sub_project_command_takes_its_own_python_config_and_drops_an_option_left_empty():
+    text = ("bash dist_train.sh <CONFIG_PATH> <NUM_GPUS> --work-dir <SAVE_PATH> "
+            "--options model.pretrained=<PRETRAIN_MODEL>\n")  # fmt: skip
+    paths = frozenset({"seg/dist_train.sh", "seg/train.py", "seg/configs/_base_/models/up.py",
+                       "seg/configs/hornet/upernet_hornet_small_512.py",
+                       "seg/configs/hornet/upernet_hornet_tiny_512.py",
+                       "det/configs/hornet/mask_rcnn_hornet_tiny.py"})  # fmt: skip
+    scripts = {"seg/dist_train.sh": "python -m torch.distributed.launch $(dirname $0)/train.py\n"}
+    [command] = readme_commands("seg/README.md", text, paths, scripts.get)
+    # the folder's own configuration (OpenMMLab's are Python), named from that folder
+    assert command.folder == "seg"
+    assert command.args == ("configs/hornet/upernet_hornet_tiny_512.py", "1",
+                            "--work-dir", "{run_dir}/outputs/save")  # fmt: skip
