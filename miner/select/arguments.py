@@ -84,7 +84,7 @@ class FilledArgument:
 
     option: str
     value: str
-    role: str  # output | data | name | count | device | port | choice
+    role: str  # output | data | name | count | device | port | batch | config | choice
 
     def words(self) -> tuple[str, ...]:
         """The argv words it adds to a command."""
@@ -93,8 +93,9 @@ class FilledArgument:
     def note(self) -> str:
         """What was given, and why, for the run's notes."""
         what = {"output": "an output folder of the run", "data": "a stand-in data path",
-                "name": "a run name", "count": "one device", "device": "the first device",
-                "port": "a port of the run's own network",
+                "name": "a run name", "count": "one (device, epoch or step)",
+                "device": "the first device", "port": "a port of the run's own network",
+                "batch": "a small batch", "config": "the repository's configuration",
                 "choice": "a choice its parser lists"}[self.role]  # fmt: skip
         return f"{self.option or 'positional argument'} given {what}: {self.value}"
 
@@ -203,18 +204,30 @@ def repository_config(option: str, placeholder: str, paths: frozenset[str]) -> s
     # YAML or JSON first; else Python, where a project keeps only Python configurations
     # (OpenMMLab's `configs/.../*.py`, read by `Config.fromfile`)
     for wanted in ((named,),) if named else (CONFIG_SUFFIXES[:3], (".py",)):
-        found = [p for p in paths if CONFIG_FOLDER.search(p) and p.lower().endswith(wanted)
-                 and "__init__" not in p and "/_base_" not in p]  # fmt: skip
+        found = [p for p in paths if p.lower().endswith(wanted) and _configuration(p)]
         if found:
             break
 
-    def rank(path: str) -> tuple[int, int, str]:
+    def rank(path: str) -> tuple[int, bool, int, str]:
         stem = PurePosixPath(path).stem.lower()
         size = next((i for i, names in enumerate(SIZE_WORDS) if any(n in stem for n in names)),
                     len(SIZE_WORDS))  # fmt: skip
-        return size, len(path), path
+        # a training configuration before a test or prediction one (`train_config.yml`)
+        other = bool(re.search(r"test|predict|eval|infer", stem)) and "train" not in stem
+        return size, other, len(path), path
 
     return min(found, key=rank) if found else None
+
+
+def _configuration(path: str) -> bool:
+    """A configuration file: in a folder of configurations, or a data file named one
+    (`resources/train_config.yml`; a `config.py` is the code's own module), never a package's
+    `__init__`, an `_base_` fragment or a hidden file."""
+    name = PurePosixPath(path).name
+    if "__init__" in path or "/_base_" in path or name.startswith("."):
+        return False
+    named = {"config", "cfg", "conf"} & set(_words(PurePosixPath(path).stem))
+    return bool(CONFIG_FOLDER.search(path) or (named and not name.endswith(".py")))
 
 
 # Files a data placeholder may name: tables, arrays and text the code reads as they are.
@@ -318,11 +331,13 @@ def _choice(option: str, choices: tuple[str, ...]) -> FilledArgument:
 
 
 def fill_required(
-    names: tuple[str, ...], choices: dict[str, tuple[str, ...]] | None = None
-) -> tuple[FilledArgument, ...]:
-    """A value for each required argument (one of its choices where the usage lists them), or
-    () when any of them cannot be made up (a rerun would stop at the same message); at most one
-    positional argument."""
+    names: tuple[str, ...], choices: dict[str, tuple[str, ...]] | None = None,
+    paths: frozenset[str] = frozenset(),
+) -> tuple[FilledArgument, ...]:  # fmt: skip
+    """A value for each required argument (one of its choices where the usage lists them, a
+    configuration file of the repository's `paths` for a `--config`), or () when any of them
+    cannot be made up (a rerun would stop at the same message); at most one positional
+    argument."""
     choices = choices or {}
     filled = []
     for name in names:
@@ -331,6 +346,9 @@ def fill_required(
             filled.append(_choice(option, choices[option]))
             continue
         argument = fill(option, "" if option else name)
+        config = repository_config(option or name, "", paths) if argument is None else None
+        if config is not None:
+            argument = FilledArgument(option, config, "config")
         if argument is None:
             return ()
         filled.append(argument)

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 PLACEHOLDER_OUTCOMES = ("usage", "needs_data", "data")
 USAGE_LINES = 30  # how far above its error argparse's usage may begin (it wraps long lines)
 # Placeholders the run gives a value that serves as well as the user's: they explain nothing.
-MADE_UP_ROLES = ("output", "name", "count", "device", "port")
+MADE_UP_ROLES = ("output", "name", "count", "device", "port", "batch")
 
 
 def _wants_the_user(placeholder: str) -> bool:
@@ -60,7 +60,20 @@ def required_values(
             lines = []
         end = training.evidence.line
         choices = usage_choices("\n".join(lines[max(0, end - USAGE_LINES) : end]))
-    return fill_required(required_arguments(training.evidence.text), choices)
+    # a command that starts at the root names the repository's files from there
+    paths = frozenset() if "cd " in " ".join(target.command[:4]) else _paths(target.checkout)
+    return fill_required(required_arguments(training.evidence.text), choices, paths)
+
+
+def _paths(root: Path, most: int = 20000) -> frozenset[str]:
+    """The checkout's files, relative to its root (at most `most`, outside `.git`)."""
+    found: list[str] = []
+    for path in root.rglob("*"):
+        if len(found) >= most:
+            break
+        if ".git" not in path.parts and path.is_file():
+            found.append(path.relative_to(root).as_posix())
+    return frozenset(found)
 
 
 def placeholder_outcome(

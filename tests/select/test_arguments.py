@@ -179,3 +179,17 @@ def test_required_counts_and_batch_sizes_get_small_values():
         ("--batch_size", "4", "batch"), ("--num_epochs", "1", "count")]  # fmt: skip
     assert filled[0].role == "data" and filled[1].role == "output"
     assert fill_required(("--learning_rate",)) == ()  # nothing a run can make up
+
+
+def test_a_required_config_takes_a_configuration_the_repository_ships():
+    from miner.select.arguments import fill_required, repository_config
+
+    paths = frozenset({"resources/unet/train_config.yml", "resources/unet/test_config.yml",
+                       "tests/resources/config_train.yml", ".travis.yml", "conda/meta.yaml",
+                       "config.py", "train.py"})  # fmt: skip
+    [config] = fill_required(("--config",), None, paths)
+    assert (config.option, config.role) == ("--config", "config")
+    assert config.value == "resources/unet/train_config.yml"  # training's, the shortest path
+    assert "configuration" in config.note()
+    assert repository_config("--config", "", frozenset({"config.py", "train.py"})) is None
+    assert fill_required(("--config",), None, frozenset()) == ()
