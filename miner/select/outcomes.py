@@ -73,6 +73,8 @@ PYTHON2 = re.compile(
     r"|cStringIO|StringIO|ConfigParser|Tkinter|commands|itertools\.izip)\b"
     r"|name '(?:xrange|unicode|raw_input|basestring|long|unichr|reduce|file|execfile)' is not"
     r"|has no attribute '(?:iteritems|itervalues|iterkeys|has_key|maxint)'"
+    # tabs and spaces mixed as Python 2 read them (a tab to the next multiple of eight)
+    r"|^TabError: inconsistent use of tabs and spaces in indentation"
 )
 USAGE = re.compile(
     r"^\S+: error: (?:the following arguments are required|unrecognized arguments|argument )"

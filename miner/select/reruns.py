@@ -31,7 +31,7 @@ from miner.select.repair import BuildRequest, EnvironmentBuild, build_environmen
 from miner.select.repair.envs import python2_interpreters
 from miner.select.repair.extensions import extension_repair
 from miner.select.repair.generated import run_setup
-from miner.select.repair.python2_pins import python2_requirement
+from miner.select.repair.python2_pins import compiles_on_python2, python2_requirement
 from miner.select.repair.records import Repair
 from miner.select.repair.runtime import RuntimeFault, install_module, runtime_fault
 from miner.select.smoke_records import SmokeOptions, SmokeTarget
@@ -142,7 +142,7 @@ def train_with_reruns(
             training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
             continue
         py2 = (
-            training.evidence
+            (training.evidence if compiles_on_python2(copy, built.closure.files) else None)
             if training.outcome == "python2"
             else (
                 python2_requirement(built, copy)

@@ -740,3 +740,15 @@ def test_a_requirement_dropped_for_its_failed_build_is_not_built_again_for_a_dep
     log = (Path(result.log_dir) / "install.log").read_text(encoding="utf-8")
     # built once, dropped; not built again when geokit's import asks for it
     assert log.count("Building sparsekit==0.6.18") == 1, log
+
+
+def test_tabs_and_spaces_mixed_as_python_2_read_them_rebuild_on_27(tmp_path: Path) -> None:
+    # eight spaces, then a tab: the same column to Python 2, a TabError to Python 3
+    script = ("import oldpin\n\ndef loss(step):\n        value = 0.5 / (step + 1)\n"
+              "\treturn value\n\nfor step in range(2):\n"
+              "    print('step %d loss %.2f' % (step, loss(step)))\n")  # fmt: skip
+    result = _smoke_on_27(tmp_path, script)
+    assert result.outcome == "ok", result.evidence
+    assert result.python.startswith("2.7")
+    [moved] = [r for r in result.repairs if r.kind == "python2"]
+    assert "TabError" in moved.evidence.text

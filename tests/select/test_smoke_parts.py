@@ -148,6 +148,7 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
         "00000-of-00001; No such file or directory": "needs_weights",
         "SyntaxError: Missing parentheses in call to 'print'. Did you mean print(x)?": "python2",
         "NameError: name 'xrange' is not defined": "python2",
+        "TabError: inconsistent use of tabs and spaces in indentation": "python2",
         "ModuleNotFoundError: No module named 'cPickle'": "python2",
         "urllib.error.URLError: <urlopen error [Errno 101] Network is unreachable>": "data",
         "AssertionError: Torch not compiled with CUDA enabled": "needs_gpu",
