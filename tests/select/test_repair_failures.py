@@ -892,3 +892,33 @@ def test_a_sdist_that_does_not_build_with_no_wheel_by_the_date_takes_the_nearest
     [repair] = attempt.repairs
     assert repair.kind == "wheel" and "past the commit's date" in repair.reason
     assert not attempt._repair(failure)  # once
+
+
+def test_a_feature_three_release_lines_back_still_missing_walks_no_further(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """accelerate's `DummyOptim`, exported only where deepspeed is installed: each step back a
+    full rerun, none of which brings it."""
+    from miner.audit.closure import ImportClosure
+    from miner.select.repair import older, runtime
+    from miner.select.repair.attempt import EnvironmentBuild
+    from miner.select.repair.records import Repair
+
+    builder, installed = _recording_builder(monkeypatch, tmp_path, ["accelerate==0.26.1"])
+    feature = "accelerate.utils.DummyOptim"
+    fault = runtime.RuntimeFault("older", Evidence("train.log", 9, "ImportError", "r"),
+                                 module="accelerate", feature=feature)  # fmt: skip
+
+    def walked(steps: int) -> EnvironmentBuild:
+        why = f"{feature} is not in accelerate 0.{{}}.0, the release installed"
+        repairs = tuple(
+            Repair("older", f"accelerate==0.{29 - n}.0", f"accelerate<0.{29 - n}",
+                   why.format(29 - n), fault.evidence)
+            for n in range(steps)
+        )  # fmt: skip
+        lines = ("torch", *(r.after for r in repairs))
+        return EnvironmentBuild(None, 1.0, "python3.11", repairs, lines, ImportClosure((), ()))
+
+    assert older.older_release(walked(2), fault, builder, {}) is not None  # a line further back
+    assert older.older_release(walked(3), fault, builder, {}) is None  # no further
+    assert len(installed) == 1

@@ -28,6 +28,11 @@ if TYPE_CHECKING:
     from miner.select.repair.runtime import RuntimeFault
 
 
+# Release lines one feature may walk a package back (after its era's release, when known):
+# accelerate's `DummyOptim`, exported only where deepspeed is installed, walked six back.
+MAX_STEPS_BACK = 3
+
+
 def older_release(
     built: EnvironmentBuild, fault: RuntimeFault, builder: Builder, env: dict[str, str],
     why: str = "", held_by: tuple[str, str, IndexSource] | None = None,
@@ -45,6 +50,10 @@ def older_release(
     if len(installed) != 1 or "==" not in installed[0]:
         return None
     dist, version = installed[0].split("==", 1)
+    walked = [r for r in built.repairs if r.kind == "older" and fault.feature in r.reason
+              and canonical(r.before.split("==")[0]) == canonical(dist)]  # fmt: skip
+    if len(walked) >= MAX_STEPS_BACK:
+        return None  # release lines back, still missing: never there, or something else lacks
     # a bound an earlier step of this repair set may go one release line further back, and so
     # may the date's bound on an import nobody declared (`torch<=1.2.0` for Python 2's pip)
     stepped = {r.after for r in built.repairs if r.kind in ("older", "import", "era")
