@@ -134,6 +134,7 @@ DATA = re.compile(
     # a DataLoader over nothing ("num_samples=0")
     r"|\bno (?:\w+ ){0,2}files? (?:were )?found|\bfound 0 (?:\w+ )?(?:files|images|samples)"
     r"|\bfound no (?:\w+ )?(?:files|images)|num_samples=0"
+    r"|datasets should not be an empty iterable"  # a ConcatDataset over no data set found
     # TensorFlow 1's input producers ("Failed to find file: ./data/cityscapes/...png")
     r"|Failed to find (?:any )?(?:matching )?files?\b"
     r"|\b(?:did not|didn't|could not|couldn't|cannot) find any (?:\w+ ){0,2}files\b"
