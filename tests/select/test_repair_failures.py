@@ -894,7 +894,7 @@ def test_a_sdist_that_does_not_build_with_no_wheel_by_the_date_takes_the_nearest
     assert not attempt._repair(failure)  # once
 
 
-def test_a_feature_three_release_lines_back_still_missing_walks_no_further(
+def test_a_feature_four_release_lines_back_still_missing_walks_no_further(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """accelerate's `DummyOptim`, exported only where deepspeed is installed: each step back a
@@ -919,6 +919,6 @@ def test_a_feature_three_release_lines_back_still_missing_walks_no_further(
         lines = ("torch", *(r.after for r in repairs))
         return EnvironmentBuild(None, 1.0, "python3.11", repairs, lines, ImportClosure((), ()))
 
-    assert older.older_release(walked(2), fault, builder, {}) is not None  # a line further back
-    assert older.older_release(walked(3), fault, builder, {}) is None  # no further
+    assert older.older_release(walked(3), fault, builder, {}) is not None  # a line further back
+    assert older.older_release(walked(4), fault, builder, {}) is None  # no further
     assert len(installed) == 1
