@@ -128,7 +128,8 @@ DOWNLOAD = re.compile(
 DATA = re.compile(
     r"(?i)^(?!\s*tee: )"  # tee's log file in a missing folder is an output, not data
     r".*(?:FileNotFoundError|No such file(?: or directory)?\b|(?:please|manually) download"
-    r"|not found[.!] (?:Download|Please|You can download)|does not exist|IsADirectoryError"
+    r"|not found[.!] (?:Download|Please|You can download)|does not exist|doesn't exist"
+    r"|IsADirectoryError"
     r"|NotADirectoryError"
     # an empty data folder: "No audio files found in 'corpus'", "Found 0 images in ...",
     # a DataLoader over nothing ("num_samples=0")

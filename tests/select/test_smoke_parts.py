@@ -163,6 +163,8 @@ def test_logs_are_classified_by_the_exception_line(tmp_path):
         "ValueError: operands could not be broadcast together": "runtime",
         "ValueError: No audio files found in 'corpus'.": "needs_data",
         "AssertionError: datasets should not be an empty iterable": "needs_data",
+        "RuntimeError: Setting file /x/stand-in-data/train.csv doesn't exist. Check "
+        "opt.train-list and opt.val-list.": "needs_data",
         "RuntimeError: radarPNG is not found! You can download the radarPNG using `bash "
         "download_radar_png.bash`": "needs_data",
         "Exception: Did not find any audio files in specified directory": "needs_data",
