@@ -27,7 +27,7 @@ from miner.select.arguments import (
     repository_path,
 )
 from miner.select.console_scripts import module_file
-from miner.select.shell_variables import ShellVariables
+from miner.select.readme_lines import ShellVariables, html_unmarked
 
 # Scripts that are not training: demos, plots, servers, webcams, data preparation, evaluation.
 NOT_TRAINING = re.compile(
@@ -469,20 +469,6 @@ def readme_commands(
         if command is not None:
             found.append(command)
     return found
-
-
-# A command written in HTML (`<code>python3 network.py -train <i>dataset_path</i></code>`): the
-# markup goes, and a value set in italics or as a variable is a placeholder, as `<path>` is.
-HTML_VALUE = re.compile(r"<(i|em|var)>\s*([^<>]+?)\s*</\1>", re.I)
-HTML_TAG = re.compile(r"</?(?:code|pre|kbd|samp|tt|b|strong|p|span|br)\b[^<>]*>", re.I)
-
-
-def html_unmarked(line: str) -> str:
-    """`line` without HTML's inline markup, a value in `<i>` or `<var>` as `<value>`."""
-    if "</" not in line:
-        return line
-    line = HTML_VALUE.sub(lambda m: "<" + "_".join(m.group(2).split()) + ">", line)
-    return " ".join(HTML_TAG.sub(" ", line).split())
 
 
 def is_training_script(path: str) -> bool:

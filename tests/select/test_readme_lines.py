@@ -1,9 +1,9 @@
-"""Shell variables a README assigns before its command are the command's values."""
+"""A README's lines as a shell reads them: HTML's markup gone, its variables replaced."""
 
 from __future__ import annotations
 
 from miner.select.entry import readme_commands
-from miner.select.shell_variables import ShellVariables
+from miner.select.readme_lines import ShellVariables, html_unmarked
 
 
 def test_assignments_alone_on_their_line_hold_until_assigned_again():
@@ -39,3 +39,9 @@ def test_a_readme_command_takes_the_values_its_block_assigned():
     [unassigned] = readme_commands("README.md", "python run_multi-task_rnn.py --data_dir $d\n",
                                    paths)  # fmt: skip
     assert unassigned.placeholders == ("--data_dir $d",)
+
+
+def test_html_markup_goes_and_an_italic_value_is_a_placeholder():
+    line = "<code>python3 train.py -train <i>dataset path</i> <b>now</b></code>"
+    assert html_unmarked(line) == "python3 train.py -train <dataset_path> now"
+    assert html_unmarked("python train.py --size <N>") == "python train.py --size <N>"

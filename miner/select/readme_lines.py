@@ -1,5 +1,11 @@
-"""Shell variables a README assigns before its command: `data_dir=data/ATIS_samples` on one
-line, `python run.py --data_dir $data_dir` a few lines on.
+"""A README's lines as a shell would read them: HTML's markup gone, the variables the README
+assigned replaced by their values.
+
+A command written in HTML (`<code>python3 network.py -train <i>dataset_path</i></code>`) loses
+its markup, and a value set in italics or as a variable (`<i>`, `<em>`, `<var>`) becomes a
+placeholder as `<path>` is. Shell variables a README assigns before its command
+(`data_dir=data/ATIS_samples` on one line, `python run.py --data_dir $data_dir` a few lines on)
+are its values.
 
 Read as written, `$data_dir` is a placeholder, and a run gives it a stand-in path; the README
 said which folder it meant (often one the repository ships). Each assignment on a line of its
@@ -51,3 +57,17 @@ class ShellVariables:
             return self.values.get(name, match.group(0))
 
         return REFERENCE.sub(value, line)
+
+
+# A command written in HTML (`<code>python3 network.py -train <i>dataset_path</i></code>`): the
+# markup goes, and a value set in italics or as a variable is a placeholder, as `<path>` is.
+HTML_VALUE = re.compile(r"<(i|em|var)>\s*([^<>]+?)\s*</\1>", re.I)
+HTML_TAG = re.compile(r"</?(?:code|pre|kbd|samp|tt|b|strong|p|span|br)\b[^<>]*>", re.I)
+
+
+def html_unmarked(line: str) -> str:
+    """`line` without HTML's inline markup, a value in `<i>` or `<var>` as `<value>`."""
+    if "</" not in line:
+        return line
+    line = HTML_VALUE.sub(lambda m: "<" + "_".join(m.group(2).split()) + ">", line)
+    return " ".join(HTML_TAG.sub(" ", line).split())
