@@ -51,7 +51,9 @@ def case_aliases(copy: Path) -> list[str]:
             if name in sys.stdlib_module_names:
                 continue
             for folder in dict.fromkeys((path.parent, copy)):
-                modules = listings.setdefault(folder, _modules(folder))
+                if folder not in listings:  # each folder listed once
+                    listings[folder] = _modules(folder)
+                modules = listings[folder]
                 actual = modules.get(name.lower())
                 if actual is None:
                     continue

@@ -407,9 +407,9 @@ def _parse(
              or asks_to_train(rest))  # fmt: skip
     if not _trains(name) or not named or evaluates(rest):
         return None
-    # a command that starts in a folder names the repository's files from there
-    below = frozenset(p.removeprefix(f"{folder}/") for p in paths if p.startswith(f"{folder}/"))
-    args, placeholders = _split_placeholders(rest, below if folder else paths)
+    if folder:  # a command that starts in a folder names the repository's files from there
+        paths = frozenset(p.removeprefix(f"{folder}/") for p in paths if p.startswith(f"{folder}/"))
+    args, placeholders = _split_placeholders(rest, paths)
     return ReadmeCommand(no, line.strip(), runner, script, args, placeholders, module, folder)
 
 

@@ -141,16 +141,8 @@ def train_with_reruns(
             target = replace(target, command=(*target.command, *words))
             training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
             continue
-        py2 = (
-            (training.evidence if compiles_on_python2(copy, built.closure.files) else None)
-            if training.outcome == "python2"
-            else (
-                python2_requirement(built, copy)
-                if training.outcome in ("import", "runtime")
-                else None
-            )
-        )
-        if py2 is not None and not built.python2 and python2_interpreters():
+        py2 = _python2_evidence(training, built, copy)
+        if py2 is not None:
             # Python 2 names met at run time (`unicode`, `dict.iteritems`) in code that parses as
             # Python 3, or a failed run of a project that requires what only Python 2 installs
             # (`functools32`): the environment rebuilt on 2.7, once (built.python2 is then true)
@@ -183,6 +175,19 @@ def train_with_reruns(
             notes += ran
         training = train_entry(target, copy, venv, logs, work, base, options, started_epoch)
     return training, built
+
+
+def _python2_evidence(training: Training, built: EnvironmentBuild, copy: Path) -> Evidence | None:
+    """Why a failed run on Python 3 is rebuilt on 2.7: Python 2 names met at run time, in files
+    that compile there, or a requirement only Python 2 installs; None where it is not (on 2.7
+    already, no 2.7 interpreter, another outcome)."""
+    if built.python2 or not python2_interpreters():
+        return None
+    if training.outcome == "python2":
+        return training.evidence if compiles_on_python2(copy, built.closure.files) else None
+    if training.outcome in ("import", "runtime"):
+        return python2_requirement(built, copy)
+    return None
 
 
 def _repaired(

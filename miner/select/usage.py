@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from miner.audit.files import RepoTree
 from miner.codebook import Evidence
 from miner.select.arguments import (
     FilledArgument,
@@ -61,19 +62,10 @@ def required_values(
         end = training.evidence.line
         choices = usage_choices("\n".join(lines[max(0, end - USAGE_LINES) : end]))
     # a command that starts at the root names the repository's files from there
-    paths = frozenset() if "cd " in " ".join(target.command[:4]) else _paths(target.checkout)
+    paths = (
+        frozenset() if "cd " in " ".join(target.command[:4]) else RepoTree(target.checkout).paths
+    )
     return fill_required(required_arguments(training.evidence.text), choices, paths)
-
-
-def _paths(root: Path, most: int = 20000) -> frozenset[str]:
-    """The checkout's files, relative to its root (at most `most`, outside `.git`)."""
-    found: list[str] = []
-    for path in root.rglob("*"):
-        if len(found) >= most:
-            break
-        if ".git" not in path.parts and path.is_file():
-            found.append(path.relative_to(root).as_posix())
-    return frozenset(found)
 
 
 def placeholder_outcome(

@@ -22,7 +22,7 @@ from miner.select.repair.index import IndexSource, newest_release, releases
 from miner.select.repair.names import canonical
 from miner.select.repair.past_date import required_by
 from miner.select.repair.records import Repair
-from miner.select.repair.requirements import is_option, requirement
+from miner.select.repair.requirements import is_option, name_of, requirement
 
 if TYPE_CHECKING:
     from miner.select.repair.runtime import RuntimeFault
@@ -52,7 +52,7 @@ def older_release(
         return None
     dist, version = installed[0].split("==", 1)
     walked = [r for r in built.repairs if r.kind == "older" and fault.feature in r.reason
-              and canonical(r.before.split("==")[0]) == canonical(dist)]  # fmt: skip
+              and canonical(name_of(r.before)) == canonical(dist)]  # fmt: skip
     if len(walked) >= MAX_STEPS_BACK:
         return None  # release lines back, still missing: never there, or something else lacks
     # a bound an earlier step of this repair set may go one release line further back, and so
